@@ -1,0 +1,1 @@
+"""Goldtable companion: rules engine, journal, app and command line."""

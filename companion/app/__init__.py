@@ -1,0 +1,1 @@
+"""The Kivy touchscreen app.  Nothing outside this package (and the board renderer) imports Kivy."""

@@ -1,0 +1,124 @@
+"""`goldtable` command line.  Bad input ends in one line on stderr and exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from companion.engine.errors import UserError
+
+# Modules that add their own sub-commands with `register(subparsers)`.
+COMMAND_MODULES: tuple[str, ...] = ("companion.layout.cli",)
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _journal(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from companion.engine.journal import Journal
+
+    journal = Journal(args.journal)
+    if journal.notice:
+        print(journal.notice, file=sys.stderr)
+    return journal
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Re-apply every action of a record and print the final summary."""
+    from companion.engine.record import load_record, replay, summary
+
+    record = load_record(args.file)
+    result = replay(record, args.file)
+    info = summary(record, result.state)
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False))
+        return 0
+    state = "over" if info["over"] else "not over"
+    print(f"{record.game}: {info['actions']} actions, game {state}")
+    for name, score in info["scores"].items():
+        marker = "  (winner)" if name in info["winners"] else ""
+        print(f"  {name}: {score}{marker}")
+    return 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    """List the games in the journal."""
+    journal = _journal(args)
+    games = journal.games()
+    if args.json:
+        print(json.dumps([g.model_dump(mode="json") for g in games], ensure_ascii=False))
+        return 0
+    if not games:
+        print("No saved games.")
+    for g in games:
+        status = "finished" if g.finished else "in progress"
+        print(f"{g.id:4d}  {g.game:16s} {g.updated:%Y-%m-%d %H:%M}  {g.actions:4d} actions  {status:11s}  "
+              f"{', '.join(g.players)}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write a journalled game as a game record."""
+    journal = _journal(args)
+    try:
+        record = journal.record(args.id)
+    except KeyError as error:
+        raise UserError(str(error.args[0])) from None
+    text = record.to_json()
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise UserError(f"{args.output}: cannot write: {error.strerror or error}") from None
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="goldtable", description="Goldtable: referee, scorer and timer "
+                                     "for gold-rush board games.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("replay", help="re-apply a game record and print the result")
+    p.add_argument("file", help="game record (JSON)")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.set_defaults(handler=cmd_replay)
+
+    p = sub.add_parser("games", help="list the games in the journal")
+    p.add_argument("--journal", help="journal file (default: the user's data directory)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_games)
+
+    p = sub.add_parser("export", help="write a journalled game as a game record")
+    p.add_argument("id", type=int, help="game id from `goldtable games`")
+    p.add_argument("-o", "--output", help="output file (default: standard output)")
+    p.add_argument("--journal", help="journal file (default: the user's data directory)")
+    p.set_defaults(handler=cmd_export)
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 0
+    try:
+        return handler(args)
+    except UserError as error:
+        print(f"goldtable: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+"""The game record: one JSON document that replays a whole game, our equivalent of a chess PGN.
+
+See docs/record-format.md.  A record holds the setup (game, players, options, seed, first player) and
+the accepted actions in order, each with when it happened and where it came from.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from companion.engine.core import ActionModel, Event, Game, IllegalAction, Player, Refusal, Setup, Value
+from companion.engine.errors import UserError, describe_validation_error
+from companion.engine.registry import get_game
+
+RECORD_FORMAT = "goldtable-record/1"
+
+Source = Literal["gpio", "serial", "touch", "keyboard", "virtual", "bot"]
+
+
+def now_utc() -> datetime:
+    """Wall-clock time for record timestamps (never used for rules; the sand timer has its own clock)."""
+    return datetime.now(timezone.utc)
+
+
+class RecordedAction(Value):
+    """One accepted action: when, from which input, and the action itself as JSON."""
+
+    at: datetime
+    source: Source
+    action: dict[str, Any]
+
+
+class GameRecord(Value):
+    """A whole game, replayable with `goldtable replay`."""
+
+    format: Literal["goldtable-record/1"] = RECORD_FORMAT
+    game: str
+    players: tuple[Player, ...] = Field(min_length=1)
+    options: dict[str, Any] = Field(default_factory=dict)
+    seed: int = 0
+    first_player: int = 0
+    started: datetime | None = None
+    actions: tuple[RecordedAction, ...] = ()
+
+    @classmethod
+    def from_setup(cls, setup: Setup, actions: tuple[RecordedAction, ...] = (),
+                   started: datetime | None = None) -> GameRecord:
+        """A record for a setup and the actions accepted so far."""
+        return cls(game=setup.game, players=setup.players, options=setup.options, seed=setup.seed,
+                   first_player=setup.first_player, started=started, actions=actions)
+
+    def setup(self) -> Setup:
+        """The setup this record starts from."""
+        return Setup(game=self.game, players=self.players, options=self.options, seed=self.seed,
+                     first_player=self.first_player)
+
+    def to_json(self) -> str:
+        """Pretty JSON, stable field order, for files people may read."""
+        return json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+
+
+class ReplayError(UserError):
+    """An action in a record that the rules refuse (or cannot read).  `index` counts from 0."""
+
+    def __init__(self, source: str | Path, index: int, reason: str, refusal: Refusal | None = None) -> None:
+        super().__init__(f"{source}: action {index}: {reason}")
+        self.index = index
+        self.refusal = refusal
+
+
+class Replay(Value):
+    """The outcome of re-applying a record: the final state (as the game's model) and every event."""
+
+    model_config = Value.model_config | {"arbitrary_types_allowed": True}
+
+    state: Value
+    events: tuple[Event, ...]
+
+
+def load_record(path: str | Path) -> GameRecord:
+    """Read and validate a record file; any problem becomes a one-line UserError naming file and field."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"{path}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UserError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    try:
+        record = GameRecord.model_validate(raw)
+    except ValidationError as error:
+        raise UserError(describe_validation_error(path, error)) from None
+    try:
+        game = get_game(record.game)
+    except KeyError as error:
+        raise UserError(f"{path}: game: {error.args[0]}") from None
+    try:
+        game.options(record.options)
+    except ValidationError as error:
+        raise UserError(describe_validation_error(f"{path}: options", error)) from None
+    if not game.min_players <= len(record.players) <= game.max_players:
+        raise UserError(f"{path}: players: {game.title} needs {game.min_players}-{game.max_players} players, "
+                        f"not {len(record.players)}")
+    if not 0 <= record.first_player < len(record.players):
+        raise UserError(f"{path}: first_player: must be a seat from 0 to {len(record.players) - 1}")
+    return record
+
+
+def parse_recorded(game: Game, entry: RecordedAction, source: str | Path, index: int) -> ActionModel:
+    """The typed action of one record entry, or a ReplayError naming its index."""
+    try:
+        return game.parse_action(entry.action)
+    except ValidationError as error:
+        detail = describe_validation_error("action", error).removeprefix("action: ")
+        raise ReplayError(source, index, f"unreadable action: {detail}") from None
+
+
+def replay(record: GameRecord, source: str | Path = "record") -> Replay:
+    """Re-apply every action of a record; the first illegal one raises ReplayError with its index."""
+    game = get_game(record.game)
+    state = game.initial_state(record.setup())
+    events: list[Event] = []
+    for index, entry in enumerate(record.actions):
+        action = parse_recorded(game, entry, source, index)
+        try:
+            state, new_events = game.apply(state, action)
+        except IllegalAction as error:
+            refusal = error.refusal
+            raise ReplayError(source, index, f"{action.type} refused by {refusal.rule} ({refusal.code}): "
+                                             f"{refusal.text()}", refusal) from None
+        events.extend(new_events)
+    return Replay(state=state, events=tuple(events))
+
+
+def summary(record: GameRecord, state: Value) -> dict[str, Any]:
+    """The final summary printed by `goldtable replay --json`."""
+    game = get_game(record.game)
+    names = [player.name for player in record.players]
+    scores = game.scores(state)
+    return {
+        "game": record.game,
+        "over": game.is_over(state),
+        "actions": len(record.actions),
+        "scores": {name: int(score) for name, score in zip(names, scores)},
+        "winners": [names[seat] for seat in game.winners(state)] if game.is_over(state) else [],
+    }

@@ -1,0 +1,40 @@
+"""Where games are found by id.  Each game package under `companion.games` registers itself on import."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from companion.engine.core import Game
+
+_GAMES: dict[str, Game] = {}  # type: ignore[type-arg]
+
+
+def register(game_class: type[Game]) -> type[Game]:  # type: ignore[type-arg]
+    """Class decorator: make a game available under its `id`."""
+    _GAMES[game_class.id] = game_class()
+    return game_class
+
+
+def _load_all() -> None:
+    import companion.games as games_package
+
+    for module in pkgutil.iter_modules(games_package.__path__):
+        importlib.import_module(f"{games_package.__name__}.{module.name}")
+
+
+def get_game(game_id: str) -> Game:  # type: ignore[type-arg]
+    """The registered game with this id; KeyError names the ids that exist."""
+    if not _GAMES:
+        _load_all()
+    try:
+        return _GAMES[game_id]
+    except KeyError:
+        raise KeyError(f"unknown game {game_id!r} (known: {', '.join(sorted(_GAMES))})") from None
+
+
+def all_games() -> dict[str, Game]:  # type: ignore[type-arg]
+    """Every registered game by id."""
+    if not _GAMES:
+        _load_all()
+    return dict(_GAMES)

@@ -1,0 +1,155 @@
+"""A game in progress: the rules, the states so far, and (optionally) the journal that keeps them.
+
+The app, the CLI and the tests all play through a Session, so "validate, journal, then acknowledge"
+happens in exactly one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from random import Random
+from typing import Any
+
+from pydantic import ValidationError
+
+from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
+from companion.engine.journal import Journal
+from companion.engine.record import GameRecord, RecordedAction, Source, now_utc, parse_recorded
+from companion.engine.registry import get_game
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The answer to one submitted action: accepted with events, or refused with the reason."""
+
+    accepted: bool
+    events: tuple[Event, ...] = ()
+    refusal: Refusal | None = None
+
+
+NOTHING_TO_UNDO = Refusal(code="undo.nothing", message=N_("There is nothing to undo."), rule="TABLE-1")
+
+
+@dataclass
+class Session:
+    """One game being played.  `states[i]` is the state after the first i actions."""
+
+    game: Game  # type: ignore[type-arg]
+    setup: Setup
+    journal: Journal | None = None
+    game_id: int | None = None
+    actions: list[RecordedAction] = field(default_factory=list)
+    states: list[Value] = field(default_factory=list)
+    events: list[tuple[Event, ...]] = field(default_factory=list)
+
+    # -- creation ----------------------------------------------------------------------------------
+    @classmethod
+    def new(cls, setup: Setup, journal: Journal | None = None) -> Session:
+        """Start a game (journalled when a journal is given)."""
+        game = get_game(setup.game)
+        setup = setup.model_copy(update={"options": game.options(setup.options).model_dump(mode="json")})
+        session = cls(game=game, setup=setup, journal=journal)
+        session.states.append(game.initial_state(setup))
+        if journal is not None:
+            session.game_id = journal.new_game(setup)
+        return session
+
+    @classmethod
+    def resume(cls, journal: Journal, game_id: int) -> Session:
+        """Rebuild a journalled game with exactly the actions that were acknowledged."""
+        setup = journal.setup(game_id)
+        game = get_game(setup.game)
+        session = cls(game=game, setup=setup, journal=journal, game_id=game_id)
+        session.states.append(game.initial_state(setup))
+        for index, entry in enumerate(journal.actions(game_id)):
+            action = parse_recorded(game, entry, f"journal game {game_id}", index)
+            state, events = game.apply(session.state, action)
+            session.actions.append(entry)
+            session.states.append(state)
+            session.events.append(tuple(events))
+        return session
+
+    @classmethod
+    def from_record(cls, record: GameRecord, journal: Journal | None = None) -> Session:
+        """Continue a game from a record (e.g. an imported file); every action is checked again."""
+        session = cls.new(record.setup(), journal)
+        for index, entry in enumerate(record.actions):
+            action = parse_recorded(session.game, entry, "record", index)
+            outcome = session.submit(action, entry.source, entry.at)
+            if not outcome.accepted:
+                assert outcome.refusal is not None
+                raise ValueError(f"action {index}: {outcome.refusal.text()}")
+        return session
+
+    # -- reading -----------------------------------------------------------------------------------
+    @property
+    def state(self) -> Value:
+        """The current state."""
+        return self.states[-1]
+
+    def prompt(self) -> Prompt:
+        """What the table has to do next."""
+        return self.game.prompt(self.state)
+
+    def is_over(self) -> bool:
+        return bool(self.game.is_over(self.state))
+
+    def scores(self) -> list[int]:
+        return list(self.game.scores(self.state))
+
+    def record(self) -> GameRecord:
+        """This game as a game record."""
+        return GameRecord.from_setup(self.setup, tuple(self.actions))
+
+    # -- playing -----------------------------------------------------------------------------------
+    def check(self, action: ActionModel | dict[str, Any]) -> tuple[ActionModel | None, Refusal | None]:
+        """Parse and validate without changing anything (the app uses it to grey out choices)."""
+        if isinstance(action, dict):
+            try:
+                action = self.game.parse_action(action)
+            except ValidationError as error:
+                first = error.errors()[0]
+                where = ".".join(str(p) for p in first["loc"])
+                return None, Refusal(code="action.malformed", message=N_("Unreadable input ({where}): {problem}"),
+                                     rule="TABLE-2", params={"where": where, "problem": first["msg"]})
+        return action, self.game.validate(self.state, action)
+
+    def submit(self, action: ActionModel | dict[str, Any], source: Source,
+               at: datetime | None = None) -> Outcome:
+        """Validate, journal (durably), then apply.  A refused action changes nothing.
+
+        Raises JournalError when the journal cannot be written; the state is then unchanged too.
+        """
+        parsed, refusal = self.check(action)
+        if refusal is not None or parsed is None:
+            return Outcome(accepted=False, refusal=refusal)
+        state, events = self.game.apply(self.state, parsed)
+        entry = RecordedAction(at=at or now_utc(), source=source, action=parsed.model_dump(mode="json"))
+        if self.journal is not None and self.game_id is not None:
+            self.journal.append(self.game_id, "action", entry)
+            if self.game.is_over(state):
+                self.journal.mark_finished(self.game_id)
+        self.actions.append(entry)
+        self.states.append(state)
+        self.events.append(tuple(events))
+        return Outcome(accepted=True, events=tuple(events))
+
+    def virtual_roll(self, source: Source = "virtual") -> Outcome | None:
+        """Let the Pi roll the dice that are due, from a RNG seeded by the game's seed and move number."""
+        rng = Random(f"{self.setup.seed}:{len(self.actions)}")
+        action = self.game.virtual_roll(self.state, rng)
+        return None if action is None else self.submit(action, source)
+
+    def undo(self) -> Outcome:
+        """Take back the last action; the undo is journalled, the history kept."""
+        if not self.actions:
+            return Outcome(accepted=False, refusal=NOTHING_TO_UNDO)
+        if self.journal is not None and self.game_id is not None:
+            self.journal.append(self.game_id, "undo", None)
+            if self.game.is_over(self.state):
+                self.journal.mark_finished(self.game_id, finished=False)
+        self.actions.pop()
+        self.states.pop()
+        self.events.pop()
+        return Outcome(accepted=True, events=(Event(kind="undo", message=N_("Last action taken back.")),))

@@ -1,0 +1,1 @@
+"""One sub-package per game; each registers itself with `companion.engine.registry` when imported."""

@@ -1,0 +1,86 @@
+"""Board and card data in `layouts/`: one validated JSON file per board, checked and rendered by the CLI.
+
+A game registers a `LayoutKind` for each kind of file it reads.  Files name their kind in a top-level
+`"kind"` field, so `goldtable layout check FILE` can find the right schema and checks for any file.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import BaseModel, ValidationError
+
+from companion.engine.errors import UserError, describe_validation_error
+
+LAYOUTS_DIR = Path(__file__).resolve().parents[2] / "layouts"
+
+
+@dataclass(frozen=True)
+class LayoutKind:
+    """How to read one kind of layout file.
+
+    `problems` returns semantic problems (unknown references, unreachable fields, wrong counts), one
+    string per problem, each starting with the element it concerns.  `board_module` names the module
+    under `companion.app.boards` whose `board_widget(layout)` draws it (for render and the app), or None
+    for data that has no picture (e.g. scoring cards).
+    """
+
+    kind: str
+    model: type[BaseModel]
+    problems: Callable[[Any], list[str]]
+    board_module: str | None = None
+
+
+_KINDS: dict[str, LayoutKind] = {}
+
+
+def register_layout_kind(kind: LayoutKind) -> LayoutKind:
+    """Make a layout kind known to `load_layout` and the CLI."""
+    _KINDS[kind.kind] = kind
+    return kind
+
+
+def layout_kinds() -> dict[str, LayoutKind]:
+    """Every registered kind (importing all games first, since games register their kinds)."""
+    from companion.engine.registry import all_games
+
+    all_games()
+    return dict(_KINDS)
+
+
+def read_layout(path: str | Path) -> tuple[LayoutKind, BaseModel]:
+    """Parse and schema-validate a layout file; a bad file is a one-line UserError naming the field."""
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UserError(f"{path}: cannot read: {error.strerror or error}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise UserError(f"{path}: not valid JSON ({error})") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("kind"), str):
+        raise UserError(f"{path}: kind: missing; a layout file starts with a \"kind\" field")
+    kinds = layout_kinds()
+    kind = kinds.get(raw["kind"])
+    if kind is None:
+        raise UserError(f"{path}: kind: unknown layout kind {raw['kind']!r} (known: {', '.join(sorted(kinds))})")
+    try:
+        return kind, kind.model.model_validate(raw)
+    except ValidationError as error:
+        raise UserError(describe_validation_error(path, error)) from None
+
+
+def check_layout(path: str | Path) -> list[str]:
+    """Every problem of a layout file as `FILE: element: problem` lines; empty when it is sound."""
+    kind, layout = read_layout(path)
+    return [f"{path}: {problem}" for problem in kind.problems(layout)]
+
+
+def load_layout(path: str | Path) -> BaseModel:
+    """A layout that passed both the schema and the semantic checks (games call this)."""
+    problems = check_layout(path)
+    if problems:
+        raise UserError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    return read_layout(path)[1]

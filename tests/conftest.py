@@ -1,0 +1,17 @@
+"""Test-wide setup: Kivy headless (offscreen SDL on Mesa, never the mock GL backend), a private data dir."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+from hypothesis import settings
+
+os.environ.setdefault("GOLDTABLE_DATA", tempfile.mkdtemp(prefix="goldtable-test-data-"))
+from companion.headless import prepare_kivy  # noqa: E402
+
+prepare_kivy((800, 480), offscreen=True)
+
+settings.register_profile("default", deadline=None)
+settings.register_profile("thorough", deadline=None, max_examples=2000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
