@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from random import Random
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 
 def N_(message: str) -> str:
@@ -127,7 +127,12 @@ class Game(ABC, Generic[StateT, OptionsT]):
 
     # -- setup -------------------------------------------------------------------------------------
     def options(self, raw: dict[str, Any]) -> OptionsT:
-        """Validate raw options (from a record, a file or the Options screen)."""
+        """Validate raw options (from a record, a file or the Options screen); unknown names are errors,
+        so a misspelt house rule is reported instead of silently ignored."""
+        unknown = [key for key in raw if key not in self.options_model.model_fields]
+        if unknown:
+            raise ValidationError.from_exception_data(self.options_model.__name__, [
+                {"type": "extra_forbidden", "loc": (key,), "input": raw[key]} for key in unknown])
         return self.options_model.model_validate(raw)  # type: ignore[return-value]
 
     @abstractmethod

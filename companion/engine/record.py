@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 
 from companion.engine.core import ActionModel, Event, Game, IllegalAction, Player, Refusal, Setup, Value
 from companion.engine.errors import UserError, describe_validation_error
@@ -46,6 +46,15 @@ class GameRecord(Value):
     first_player: int = 0
     started: datetime | None = None
     actions: tuple[RecordedAction, ...] = ()
+
+    @field_validator("players")
+    @classmethod
+    def _names_unique(cls, players: tuple[Player, ...]) -> tuple[Player, ...]:
+        """Scores are reported by name, so two seats may not share one."""
+        names = [player.name for player in players]
+        if len(set(names)) != len(names):
+            raise ValueError("player names must be different")
+        return players
 
     @classmethod
     def from_setup(cls, setup: Setup, actions: tuple[RecordedAction, ...] = (),

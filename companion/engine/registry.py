@@ -8,6 +8,7 @@ import pkgutil
 from companion.engine.core import Game
 
 _GAMES: dict[str, Game] = {}  # type: ignore[type-arg]
+_loaded = False
 
 
 def register(game_class: type[Game]) -> type[Game]:  # type: ignore[type-arg]
@@ -17,16 +18,20 @@ def register(game_class: type[Game]) -> type[Game]:  # type: ignore[type-arg]
 
 
 def _load_all() -> None:
+    """Import every game package once, so each registers itself."""
+    global _loaded
+    if _loaded:
+        return
     import companion.games as games_package
 
     for module in pkgutil.iter_modules(games_package.__path__):
         importlib.import_module(f"{games_package.__name__}.{module.name}")
+    _loaded = True
 
 
 def get_game(game_id: str) -> Game:  # type: ignore[type-arg]
     """The registered game with this id; KeyError names the ids that exist."""
-    if not _GAMES:
-        _load_all()
+    _load_all()
     try:
         return _GAMES[game_id]
     except KeyError:
@@ -35,6 +40,5 @@ def get_game(game_id: str) -> Game:  # type: ignore[type-arg]
 
 def all_games() -> dict[str, Game]:  # type: ignore[type-arg]
     """Every registered game by id."""
-    if not _GAMES:
-        _load_all()
+    _load_all()
     return dict(_GAMES)

@@ -1,0 +1,145 @@
+"""Session + journal: validate, journal, acknowledge; undo is journalled; resume; unreadable files."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from companion.engine.core import Player, Setup
+from companion.engine.journal import Journal
+from companion.engine.record import replay
+from companion.engine.session import Session
+from tests.engine.counting_game import GAME_ID
+
+
+def _setup(target: int = 12, players: int = 2) -> Setup:
+    return Setup(game=GAME_ID, players=tuple(Player(name=f"P{i}") for i in range(players)),
+                 options={"target": target}, seed=7)
+
+
+def test_refused_action_changes_nothing_and_is_not_journalled(journal: Journal) -> None:
+    session = Session.new(_setup(), journal)
+    before = session.state
+    outcome = session.submit({"type": "pass"}, "touch")
+    assert not outcome.accepted
+    assert outcome.refusal is not None and outcome.refusal.rule == "CT-1"
+    assert session.state == before
+    assert journal.actions(session.game_id) == []
+
+
+def test_malformed_action_is_refused_with_reason(journal: Journal) -> None:
+    session = Session.new(_setup(), journal)
+    outcome = session.submit({"type": "roll", "values": ["7"]}, "serial")
+    assert not outcome.accepted
+    assert outcome.refusal is not None and outcome.refusal.code == "action.malformed"
+    assert "values" in outcome.refusal.text()
+
+
+def test_accepted_actions_are_journalled_before_acknowledged(journal: Journal) -> None:
+    session = Session.new(_setup(), journal)
+    assert session.submit({"type": "roll", "values": ["4"]}, "gpio").accepted
+    other = Journal(journal.path)  # a second connection sees the row at once: it is committed
+    assert [a.action for a in other.actions(session.game_id)] == [{"type": "roll", "values": ["4"]}]
+    assert other.actions(session.game_id)[0].source == "gpio"
+    other.close()
+
+
+def test_undo_is_journalled_and_history_kept(journal: Journal) -> None:
+    session = Session.new(_setup(), journal)
+    session.submit({"type": "roll", "values": ["2"]}, "touch")
+    session.submit({"type": "roll", "values": ["5"]}, "touch")
+    assert session.undo().accepted
+    assert session.state.totals == (2, 0)
+    kinds = [kind for kind, _ in journal.history(session.game_id)]
+    assert kinds == ["action", "action", "undo"]
+    assert len(journal.actions(session.game_id)) == 1
+    resumed = Session.resume(journal, session.game_id)
+    assert resumed.state == session.state
+
+
+def test_undo_with_nothing_to_undo_is_refused(journal: Journal) -> None:
+    session = Session.new(_setup(), journal)
+    outcome = session.undo()
+    assert not outcome.accepted and outcome.refusal is not None and outcome.refusal.rule == "TABLE-1"
+    assert journal.history(session.game_id) == []
+
+
+def test_finished_game_is_marked_and_reopened_by_undo(journal: Journal) -> None:
+    session = Session.new(_setup(target=3), journal)
+    session.submit({"type": "roll", "values": ["6"]}, "touch")
+    assert session.is_over()
+    assert journal.latest_unfinished() is None
+    assert journal.games()[0].finished
+    session.undo()
+    assert journal.latest_unfinished() == session.game_id
+
+
+def test_resume_rebuilds_exact_state(journal: Journal) -> None:
+    session = Session.new(_setup(target=40, players=3), journal)
+    for value in "3625416":
+        session.submit({"type": "roll", "values": [value]}, "serial")
+    resumed = Session.resume(Journal(journal.path), session.game_id)
+    assert resumed.state == session.state
+    assert resumed.actions == session.actions
+
+
+def test_virtual_roll_is_reproducible_from_seed(journal: Journal) -> None:
+    first = Session.new(_setup(target=30))
+    second = Session.new(_setup(target=30))
+    for _ in range(5):
+        first.virtual_roll()
+        second.virtual_roll()
+    assert first.state == second.state
+    assert all(a.source == "virtual" for a in first.actions)
+
+
+def test_journal_record_replays_to_same_state(journal: Journal) -> None:
+    session = Session.new(_setup(target=20), journal)
+    while not session.is_over():
+        session.virtual_roll()
+    record = journal.record(session.game_id)
+    assert replay(record).state == session.state
+
+
+def test_games_listing_counts_actions_in_force(journal: Journal) -> None:
+    session = Session.new(_setup(), journal)
+    session.submit({"type": "roll", "values": ["1"]}, "touch")
+    session.submit({"type": "roll", "values": ["1"]}, "touch")
+    session.undo()
+    (summary,) = journal.games()
+    assert summary.actions == 1 and summary.players == ("P0", "P1") and not summary.finished
+
+
+def test_unreadable_journal_is_moved_aside_intact(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    garbage = b"this is not a database" * 100
+    path.write_bytes(garbage)
+    journal = Journal(path)
+    assert journal.notice is not None and "could not be read" in journal.notice
+    kept = [p for p in tmp_path.iterdir() if "unreadable" in p.name]
+    assert len(kept) == 1 and kept[0].read_bytes() == garbage
+    assert journal.games() == []  # the new journal works
+    Session.new(_setup(), journal)
+    assert len(journal.games()) == 1
+
+
+def test_journal_from_a_newer_program_is_moved_aside(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version=99")
+    conn.close()
+    journal = Journal(path)
+    assert journal.notice is not None and "newer" in journal.notice
+
+
+def test_journal_write_failure_leaves_state_unchanged(journal: Journal) -> None:
+    session = Session.new(_setup(), journal)
+    before = session.state
+    journal.close()  # any write now fails
+    try:
+        session.submit({"type": "roll", "values": ["3"]}, "touch")
+    except Exception as error:  # noqa: BLE001 - the type is part of what we check
+        assert type(error).__name__ == "JournalError"
+    else:
+        raise AssertionError("a failed journal write must not be acknowledged")
+    assert session.state == before and session.actions == []
