@@ -1,0 +1,483 @@
+"""Digger (Roberto Fraga): roll five colour dice against a 30-second sand timer and grab unique colours.
+
+Rule ids (DIG-n, DIG-Rn) refer to docs/rules/digger.md.  The engine never reads a clock: the sand timer
+runs in the app (companion.engine.countdown.Countdown) and its end enters the game as a `time_up` action.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations, combinations_with_replacement
+from random import Random
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
+from companion.engine.errors import UserError
+from companion.engine.registry import register
+from companion.games.digger.cards import SCORING_COLOURS, Card, DiggerCardsLayout, load_cards
+
+COLOURS: tuple[str, ...] = ("B", "Y", "R", "G", "W")  # blue (water), yellow, red, green, white
+BLACK = "K"
+FACES: tuple[str, ...] = COLOURS + (BLACK,)
+DICE_COUNT = 5
+STONES_PER_COLOUR = 10
+ROBBABLE: tuple[str, ...] = ("Y", "R", "G", "W")
+COLOUR_NAMES = {"B": "blue", "Y": "yellow", "R": "red", "G": "green", "W": "white", "K": "black"}
+
+Colour = Literal["B", "Y", "R", "G", "W"]
+RobbableColour = Literal["Y", "R", "G", "W"]
+
+
+# -- options ----------------------------------------------------------------------------------------
+class DiggerOptions(BaseModel):
+    """Variants and the readings we chose (docs/rules/digger.md, DIG-R1 ... DIG-R6)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    side: Literal["white", "black"] = Field("white", description="Scoring-card side: white (basic game, all "
+                                            "cards alike) or black (the variant, every card different)")
+    black_cards: tuple[str, ...] | None = Field(None, description="Black card id per seat; dealt by the seed "
+                                                "when left out")
+    cards_file: str | None = Field(None, description="The owner's own card file instead of "
+                                   "layouts/digger_cards.json")
+    timer_seconds: int = Field(30, ge=5, le=600, description="Length of the sand timer in seconds")
+    fumble_robbed_to: Literal["middle", "owner"] = Field("middle", description="DIG-R1: where stones robbed "
+                                                         "in a fumbled turn go")
+    game_end: Literal["no_blue_after_turn", "blue_ran_out_in_turn"] = Field(
+        "no_blue_after_turn", description="DIG-R2: when the last blue stone counts as gone")
+    fumble_needs_black: bool = Field(True, description="DIG-R3: a fumble can only be entered after a roll "
+                                     "that allows robbing")
+    blue_to_tin_at_once: bool = Field(False, description="DIG-R4: blue stones go into the tin as soon as "
+                                      "they are taken")
+    time_up_keeps_stowed: bool = Field(True, description="DIG-R5: at time up the table may mark colours "
+                                       "already stowed, which the digger keeps")
+    tie_break: Literal["shared", "most_stones"] = Field("shared", description="DIG-R6: how a tie for the "
+                                                        "best score is settled")
+
+
+class DiggerRules(Value):
+    """The option values the rules need while playing, carried in the state so it is self-contained."""
+
+    timer_seconds: int
+    fumble_robbed_to: Literal["middle", "owner"]
+    game_end: Literal["no_blue_after_turn", "blue_ran_out_in_turn"]
+    fumble_needs_black: bool
+    blue_to_tin_at_once: bool
+    time_up_keeps_stowed: bool
+    tie_break: Literal["shared", "most_stones"]
+
+
+# -- state ------------------------------------------------------------------------------------------
+class Stones(Value):
+    """A heap of stones counted per colour (the middle, the stones waiting, one player's box)."""
+
+    B: int = 0
+    Y: int = 0
+    R: int = 0
+    G: int = 0
+    W: int = 0
+
+    def count(self, colour: str) -> int:
+        return int(getattr(self, colour))
+
+    def plus(self, colour: str, amount: int = 1) -> Stones:
+        return self.model_copy(update={colour: getattr(self, colour) + amount})
+
+    def total(self) -> int:
+        return self.B + self.Y + self.R + self.G + self.W
+
+    def only(self, colours: tuple[str, ...] | frozenset[str]) -> Stones:
+        """The stones of the given colours, the others left out."""
+        return Stones(**{colour: self.count(colour) for colour in colours})
+
+    def add(self, other: Stones) -> Stones:
+        return Stones(B=self.B + other.B, Y=self.Y + other.Y, R=self.R + other.R, G=self.G + other.G,
+                      W=self.W + other.W)
+
+    def subtract(self, other: Stones) -> Stones:
+        return Stones(B=self.B - other.B, Y=self.Y - other.Y, R=self.R - other.R, G=self.G - other.G,
+                      W=self.W - other.W)
+
+
+class Robbery(Value):
+    """One stone robbed this turn: its colour and the seat it came from (for DIG-R1 "owner")."""
+
+    colour: str
+    victim: int
+
+
+class DiggerState(Value):
+    """Everything on the table.  Blue stones in boxes are always 0: stowed blue goes into the tin."""
+
+    names: tuple[str, ...]
+    cards: tuple[Card, ...]
+    rules: DiggerRules
+    middle: Stones
+    boxes: tuple[Stones, ...]
+    tin: int = 0
+    waiting: Stones = Stones()
+    robbed: tuple[Robbery, ...] = ()
+    digger: int
+    keeper: int
+    turn: int = 1
+    rolls: int = 0
+    roll: tuple[str, ...] = ()
+    claimed: tuple[str, ...] = ()
+    timer_running: bool = False
+    blue_ran_out: bool = False
+    over: bool = False
+
+
+# -- actions ----------------------------------------------------------------------------------------
+class Roll(ActionModel):
+    """The five dice as they lie (from hardware, touch or the virtual roller)."""
+
+    type: Literal["roll"] = "roll"
+    values: tuple[str, ...]
+
+
+class Take(ActionModel):
+    """Take one stone of a colour from the middle."""
+
+    type: Literal["take"] = "take"
+    colour: Colour
+
+
+class Rob(ActionModel):
+    """Rob one stone of a colour from another player's box."""
+
+    type: Literal["rob"] = "rob"
+    colour: RobbableColour
+    victim: int
+
+
+class Stop(ActionModel):
+    """The digger has stowed everything and calls Stop before the sand ran out."""
+
+    type: Literal["stop"] = "stop"
+
+
+class Fumble(ActionModel):
+    """While robbing, the digger touched or shifted a neighbouring pile."""
+
+    type: Literal["fumble"] = "fumble"
+
+
+class TimeUp(ActionModel):
+    """The sand ran out before Stop.  `stowed`: colours the table saw already stowed (blue: in the tin)."""
+
+    type: Literal["time_up"] = "time_up"
+    stowed: tuple[Colour, ...] = ()
+
+
+DiggerAction = Annotated[Union[Roll, Take, Rob, Stop, Fumble, TimeUp], Field(discriminator="type")]
+
+# Every distinct roll once (faces sorted): the dice are identical, so order never matters to the rules.
+ALL_ROLLS: tuple[Roll, ...] = tuple(Roll(values=values)
+                                    for values in combinations_with_replacement(FACES, DICE_COUNT))
+
+
+def unique_colours(roll: tuple[str, ...]) -> tuple[str, ...]:
+    """Stone colours that show on exactly one die (DIG-4)."""
+    return tuple(colour for colour in COLOURS if roll.count(colour) == 1)
+
+
+def may_rob(roll: tuple[str, ...]) -> bool:
+    """Robbing needs black on exactly one die (DIG-6)."""
+    return roll.count(BLACK) == 1
+
+
+def _refuse(code: str, rule: str, message: str, **params: object) -> Refusal:
+    return Refusal(code=code, rule=rule, message=message, params=params)
+
+
+@register
+class Digger(Game[DiggerState, DiggerOptions]):
+    """The rules of Digger."""
+
+    id = "digger"
+    title = "Digger"
+    min_players = 2
+    max_players = 5
+    rule_prefix = "DIG"
+    options_model = DiggerOptions
+    state_model = DiggerState
+    action_adapter: TypeAdapter[ActionModel] = TypeAdapter(DiggerAction)
+
+    # -- setup -------------------------------------------------------------------------------------
+    def initial_state(self, setup: Setup) -> DiggerState:
+        """All 50 stones in the middle, one card per seat; the first digger's right neighbour keeps time."""
+        options = DiggerOptions.model_validate(setup.options)
+        players = len(setup.players)
+        if not self.min_players <= players <= self.max_players:
+            raise UserError(f"players: Digger needs {self.min_players}-{self.max_players} players, not {players}")
+        cards = self._cards(options, players, setup.seed)
+        first = setup.first_player % players
+        rules = DiggerRules(**options.model_dump(include=set(DiggerRules.model_fields)))
+        return DiggerState(
+            names=tuple(player.name for player in setup.players), cards=cards, rules=rules,
+            middle=Stones(**{colour: STONES_PER_COLOUR for colour in COLOURS}),
+            boxes=tuple(Stones() for _ in range(players)), digger=first, keeper=(first - 1) % players)
+
+    @staticmethod
+    def _cards(options: DiggerOptions, players: int, seed: int) -> tuple[Card, ...]:
+        """White side: the same card for all.  Black side: the chosen cards, else dealt by the seed (DIG-15)."""
+        layout: DiggerCardsLayout = load_cards(options.cards_file)
+        if options.side == "white":
+            return tuple(Card.from_values("white", "white", layout.white) for _ in range(players))
+        by_id = {card.id: card for card in layout.black}
+        chosen = options.black_cards
+        if chosen is None:
+            chosen = tuple(Random(f"digger-cards:{seed}").sample(sorted(by_id), players))
+        if len(chosen) != players:
+            raise UserError(f"options: black_cards: {len(chosen)} card ids for {players} players")
+        for seat, card_id in enumerate(chosen):
+            if card_id not in by_id:
+                raise UserError(f"options: black_cards.{seat}: no black card {card_id!r} "
+                                f"(known: {', '.join(sorted(by_id))})")
+            if chosen.index(card_id) != seat:
+                raise UserError(f"options: black_cards.{seat}: card {card_id!r} is already held by seat "
+                                f"{chosen.index(card_id)}")
+        return tuple(Card.from_values(card_id, "black", by_id[card_id]) for card_id in chosen)
+
+    # -- rules -------------------------------------------------------------------------------------
+    def validate(self, state: DiggerState, action: ActionModel) -> Refusal | None:
+        if state.over:
+            return _refuse("game.over", "DIG-13", N_("The game is over."))
+        if isinstance(action, Roll):
+            return self._check_roll(action)
+        if not state.roll:
+            return _refuse("turn.roll_first", "DIG-11",
+                           N_("{digger} has not rolled yet; a turn starts with a roll of all five dice."),
+                           digger=state.names[state.digger])
+        if isinstance(action, Take):
+            return self._check_claim(state, action.colour) or self._check_middle(state, action.colour)
+        if isinstance(action, Rob):
+            return self._check_claim(state, action.colour) or self._check_rob(state, action)
+        if isinstance(action, Fumble):
+            if state.rules.fumble_needs_black and not may_rob(state.roll):
+                return _refuse("fumble.not_robbing", "DIG-R3",
+                               N_("A fumble can only happen while robbing, and this roll does not allow robbing."))
+            return None
+        if isinstance(action, TimeUp):
+            return self._check_time_up(state, action)
+        if isinstance(action, Stop):
+            return None
+        return _refuse("action.unknown", "DIG-2", N_("Digger has no action {type}."), type=action.type)
+
+    @staticmethod
+    def _check_roll(action: Roll) -> Refusal | None:
+        if len(action.values) != DICE_COUNT:
+            return _refuse("roll.dice_count", "DIG-2", N_("Roll all five dice at once, not {count}."),
+                           count=len(action.values))
+        for value in action.values:
+            if value not in FACES:
+                return _refuse("roll.bad_face", "DIG-2",
+                               N_("A colour die has no face {face}; its faces are B Y R G W K."), face=value)
+        return None
+
+    @staticmethod
+    def _check_claim(state: DiggerState, colour: str) -> Refusal | None:
+        """One stone per colour shown on exactly one die, once per roll (DIG-4, DIG-6)."""
+        shown = state.roll.count(colour)
+        if shown != 1:
+            return _refuse("claim.not_unique", "DIG-4",
+                           N_("{colour} shows on {count} dice; only a colour on exactly one die may be taken."),
+                           colour=COLOUR_NAMES[colour], count=shown)
+        if colour in state.claimed:
+            return _refuse("claim.already", "DIG-4",
+                           N_("A {colour} stone was already taken for this roll; roll again for another."),
+                           colour=COLOUR_NAMES[colour])
+        return None
+
+    @staticmethod
+    def _check_middle(state: DiggerState, colour: str) -> Refusal | None:
+        if state.middle.count(colour) == 0:
+            return _refuse("take.none_left", "DIG-5", N_("No {colour} stone is left in the middle."),
+                           colour=COLOUR_NAMES[colour])
+        return None
+
+    @staticmethod
+    def _check_rob(state: DiggerState, action: Rob) -> Refusal | None:
+        if not may_rob(state.roll):
+            return _refuse("rob.no_black", "DIG-6",
+                           N_("Robbing needs black on exactly one die; it shows on {count}."),
+                           count=state.roll.count(BLACK))
+        if not 0 <= action.victim < len(state.names):
+            return _refuse("rob.no_such_player", "DIG-6", N_("There is no seat {victim}."), victim=action.victim)
+        if action.victim == state.digger:
+            return _refuse("rob.self", "DIG-6", N_("The digger cannot rob his own box."))
+        if state.boxes[action.victim].count(action.colour) == 0:
+            return _refuse("rob.empty", "DIG-6", N_("{victim} has no {colour} stone to rob."),
+                           victim=state.names[action.victim], colour=COLOUR_NAMES[action.colour])
+        return None
+
+    @staticmethod
+    def _check_time_up(state: DiggerState, action: TimeUp) -> Refusal | None:
+        if not state.timer_running:
+            return _refuse("time_up.not_running", "DIG-12", N_("The sand timer is not running."))
+        if action.stowed and not state.rules.time_up_keeps_stowed:
+            return _refuse("time_up.no_stowing", "DIG-R5",
+                           N_("With this house rule nothing counts as stowed when the sand runs out."))
+        for colour in action.stowed:
+            if state.waiting.count(colour) == 0:
+                return _refuse("time_up.nothing_to_stow", "DIG-12",
+                               N_("No {colour} stone is waiting, so none can have been stowed."),
+                               colour=COLOUR_NAMES[colour])
+        if len(set(action.stowed)) != len(action.stowed):
+            return _refuse("time_up.repeated_colour", "DIG-12", N_("Name each stowed colour once."))
+        return None
+
+    # -- applying ----------------------------------------------------------------------------------
+    def _apply(self, state: DiggerState, action: ActionModel) -> tuple[DiggerState, list[Event]]:
+        if isinstance(action, Roll):
+            return self._roll(state, action)
+        if isinstance(action, Take):
+            return self._take(state, action.colour)
+        if isinstance(action, Rob):
+            return self._rob(state, action)
+        if isinstance(action, Stop):
+            return self._end_turn(state, stowed=COLOURS, reason="stop")
+        if isinstance(action, Fumble):
+            return self._end_turn(state, stowed=(), reason="fumble")
+        assert isinstance(action, TimeUp)
+        return self._end_turn(state, stowed=tuple(action.stowed), reason="time_up")
+
+    @staticmethod
+    def _roll(state: DiggerState, action: Roll) -> tuple[DiggerState, list[Event]]:
+        events = []
+        if not state.timer_running:
+            events.append(Event(kind="timer_start", message=N_("{keeper}: turn the sand timer now."),
+                                params={"keeper": state.names[state.keeper], "seconds": state.rules.timer_seconds}))
+        events.append(Event(kind="rolled", message=N_("{digger} rolled {faces}."),
+                            params={"digger": state.names[state.digger], "faces": " ".join(action.values),
+                                    "unique": list(unique_colours(action.values)), "rob": may_rob(action.values)}))
+        return state.model_copy(update={"roll": tuple(action.values), "rolls": state.rolls + 1, "claimed": (),
+                                        "timer_running": True}), events
+
+    @staticmethod
+    def _take(state: DiggerState, colour: str) -> tuple[DiggerState, list[Event]]:
+        middle = state.middle.plus(colour, -1)
+        update: dict[str, object] = {"middle": middle, "claimed": state.claimed + (colour,)}
+        if colour == "B" and state.rules.blue_to_tin_at_once:
+            update["tin"] = state.tin + 1
+        else:
+            update["waiting"] = state.waiting.plus(colour)
+        if colour == "B" and middle.B == 0:
+            update["blue_ran_out"] = True
+        event = Event(kind="took", message=N_("{digger} took a {colour} stone from the middle."),
+                      params={"digger": state.names[state.digger], "colour": COLOUR_NAMES[colour]})
+        return state.model_copy(update=update), [event]
+
+    @staticmethod
+    def _rob(state: DiggerState, action: Rob) -> tuple[DiggerState, list[Event]]:
+        boxes = list(state.boxes)
+        boxes[action.victim] = boxes[action.victim].plus(action.colour, -1)
+        event = Event(kind="robbed", message=N_("{digger} robbed a {colour} stone from {victim}."),
+                      params={"digger": state.names[state.digger], "colour": COLOUR_NAMES[action.colour],
+                              "victim": state.names[action.victim]})
+        return state.model_copy(update={
+            "boxes": tuple(boxes), "waiting": state.waiting.plus(action.colour),
+            "claimed": state.claimed + (action.colour,),
+            "robbed": state.robbed + (Robbery(colour=action.colour, victim=action.victim),)}), [event]
+
+    def _end_turn(self, state: DiggerState, stowed: tuple[str, ...],
+                  reason: Literal["stop", "fumble", "time_up"]) -> tuple[DiggerState, list[Event]]:
+        """Stow what counts as stowed, send the rest back (DIG-9, DIG-10, DIG-12), pass the dice (DIG-3)."""
+        kept = state.waiting.only(tuple(stowed))
+        lost = state.waiting.subtract(kept)
+        boxes = list(state.boxes)
+        boxes[state.digger] = boxes[state.digger].add(kept.model_copy(update={"B": 0}))
+        middle = state.middle.add(lost)
+        if reason == "fumble" and state.rules.fumble_robbed_to == "owner":
+            for robbery in state.robbed:
+                middle = middle.plus(robbery.colour, -1)
+                boxes[robbery.victim] = boxes[robbery.victim].plus(robbery.colour)
+        digger = state.names[state.digger]
+        messages = {"stop": N_("{digger} called Stop and keeps {kept} stone(s)."),
+                    "fumble": N_("{digger} fumbled: {lost} stone(s) taken this turn go back."),
+                    "time_up": N_("Time is up for {digger}: {lost} stone(s) go back to the middle.")}
+        events = [Event(kind=reason, message=messages[reason],
+                        params={"digger": digger, "kept": kept.total(), "lost": lost.total()})]
+        players = len(state.names)
+        ended = middle.B == 0 or (state.rules.game_end == "blue_ran_out_in_turn" and state.blue_ran_out)
+        update: dict[str, object] = {
+            "boxes": tuple(boxes), "middle": middle, "tin": state.tin + kept.B, "waiting": Stones(),
+            "robbed": (), "rolls": 0, "roll": (), "claimed": (), "timer_running": False}
+        if ended:
+            update["over"] = True
+            new_state = state.model_copy(update=update)
+            scores = self.scores(new_state)
+            events.append(Event(kind="game_over", message=N_("No blue stone is left in the middle: the game is over."),
+                                params={"scores": dict(zip(state.names, scores))}))
+            return new_state, events
+        update.update({"digger": (state.digger + 1) % players, "keeper": state.digger, "turn": state.turn + 1})
+        new_state = state.model_copy(update=update)
+        events.append(Event(kind="next_turn", message=N_("{digger} digs next; {keeper} keeps the time."),
+                            params={"digger": state.names[new_state.digger], "keeper": digger}))
+        return new_state, events
+
+    # -- choices -----------------------------------------------------------------------------------
+    def legal_actions(self, state: DiggerState) -> list[ActionModel]:
+        """Every allowed action; each distinct roll appears once with its faces sorted."""
+        if state.over:
+            return []
+        actions: list[ActionModel] = list(ALL_ROLLS)
+        if not state.roll:
+            return actions
+        for colour in unique_colours(state.roll):
+            if colour in state.claimed:
+                continue
+            if state.middle.count(colour):
+                actions.append(Take(colour=colour))
+            if colour != "B" and may_rob(state.roll):
+                actions.extend(Rob(colour=colour, victim=seat) for seat, box in enumerate(state.boxes)  # type: ignore[arg-type]
+                               if seat != state.digger and box.count(colour))
+        actions.append(Stop())
+        if not state.rules.fumble_needs_black or may_rob(state.roll):
+            actions.append(Fumble())
+        waiting = [colour for colour in COLOURS if state.waiting.count(colour)]
+        sizes = range(len(waiting) + 1) if state.rules.time_up_keeps_stowed else range(1)
+        actions.extend(TimeUp(stowed=subset) for size in sizes for subset in combinations(waiting, size))  # type: ignore[arg-type]
+        return actions
+
+    def prompt(self, state: DiggerState) -> Prompt:
+        dice = (FACES,) * DICE_COUNT
+        who = {"digger": state.names[state.digger], "keeper": state.names[state.keeper], "turn": state.turn}
+        if state.over:
+            return Prompt(player=None, expects=(), message=N_("The game is over."), params=who)
+        if not state.roll:
+            return Prompt(player=state.digger, expects=("roll",), dice=dice, roll_action="roll", params=who,
+                          message=N_("{digger}: roll all five colour dice. {keeper} turns the sand timer "
+                                     "at the first roll."))
+        takeable = [colour for colour in unique_colours(state.roll)
+                    if colour not in state.claimed and state.middle.count(colour)]
+        robbable = [colour for colour in unique_colours(state.roll) if colour != "B" and may_rob(state.roll)
+                    and colour not in state.claimed
+                    and any(box.count(colour) for seat, box in enumerate(state.boxes) if seat != state.digger)]
+        expects = ["roll"] + (["take"] if takeable else []) + (["rob"] if robbable else []) + ["stop"]
+        if not state.rules.fumble_needs_black or may_rob(state.roll):
+            expects.append("fumble")
+        expects.append("time_up")
+        return Prompt(player=state.digger, expects=tuple(expects), dice=dice, roll_action="roll",
+                      params=who | {"take": takeable, "rob": robbable, "waiting": state.waiting.model_dump()},
+                      message=N_("{digger}: take or rob what this roll allows, roll again, or stow and call "
+                                 "Stop. {keeper} calls time when the sand runs out."))
+
+    # -- outcome -----------------------------------------------------------------------------------
+    def is_over(self, state: DiggerState) -> bool:
+        return state.over
+
+    def scores(self, state: DiggerState) -> list[int]:
+        """Stones in the box times the card's value of their colour; blue scores nothing (DIG-14)."""
+        return [sum(box.count(colour) * card.value(colour) for colour in SCORING_COLOURS)
+                for box, card in zip(state.boxes, state.cards)]
+
+    def winners(self, state: DiggerState) -> list[int]:
+        """Best score wins; a tie is shared unless DIG-R6 `most_stones` prefers the fuller box."""
+        best = super().winners(state)
+        if state.rules.tie_break == "most_stones" and len(best) > 1:
+            most = max(state.boxes[seat].total() for seat in best)
+            best = [seat for seat in best if state.boxes[seat].total() == most]
+        return best
