@@ -1,0 +1,360 @@
+"""GTP/1, the Goldtable wire protocol (docs/protocol.md): framing, checksums, parsing, seq/ACK rules.
+
+Framing and meaning are kept apart: `FrameParser` turns a byte stream into `Frame`s and `Rejection`s
+(it never raises on input and resynchronises at the next `$`), `DeviceLink` applies the seq/ACK rules
+for one device, and `frame_to_event` gives a frame its meaning as a `BridgeEvent`.
+
+The parser is on the hot path of every serial byte, so frames are plain named tuples and the checksum
+is folded over a big integer instead of looping byte by byte (see benchmarks/bench_bridge_parser.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, NamedTuple
+
+from firmware_bridge.events import (
+    FACE_TOKENS,
+    BeepCommand,
+    BridgeEvent,
+    ButtonEvent,
+    LedCommand,
+    OutputCommand,
+    RejectedEvent,
+    RollEvent,
+    RollingEvent,
+    StatusEvent,
+    TimerEvent,
+)
+
+PROTOCOL = "GTP1"
+#: Longest line on the wire, CR LF included.
+MAX_LINE = 82
+SEQ_LIMIT = 65536
+MAX_BEEP_MS = 10000
+
+DEVICE_KINDS = frozenset({"HELLO", "ROLL", "ROLLING", "BTN", "TIMER", "HB"})
+HOST_KINDS = frozenset({"ACK", "LED", "BEEP"})
+
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,16}\Z")
+_VERSION = re.compile(r"[A-Za-z0-9._+-]{1,16}\Z")
+_HEX_VALUE = {b"%02X" % value: value for value in range(256)}
+_BUTTON_ACTIONS = {"DOWN": "down", "UP": "up", "HELD": "held"}
+_TIMER_STATES = {"FLIP": "flip", "FLAT": "flat"}
+_LED_MODES = {"ON": "on", "OFF": "off", "BLINK": "blink"}
+
+
+class Frame(NamedTuple):
+    """One accepted line.  `fields` are the fields after the type and, if the type has one, the seq."""
+
+    kind: str
+    seq: int | None
+    fields: tuple[str, ...]
+    raw: bytes
+
+
+class Rejection(NamedTuple):
+    """One refused line (or run of noise) and why."""
+
+    reason: str
+    raw: bytes
+
+
+def checksum(body: bytes) -> int:
+    """XOR of every byte of `body` (the bytes between `$` and `*`).
+
+    Folding the bytes as one integer does the work in a handful of big-int operations instead of one
+    Python step per byte; bodies are at most 77 bytes, so five folds of 512..8 bits cover them.
+    """
+    x = int.from_bytes(body, "little")
+    if x >> 512:
+        x = (x & ((1 << 512) - 1)) ^ (x >> 512)
+    if x >> 256:
+        x = (x & ((1 << 256) - 1)) ^ (x >> 256)
+    x = (x & 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF) ^ (x >> 128)
+    x = (x & 0xFFFFFFFFFFFFFFFF) ^ (x >> 64)
+    x = (x & 0xFFFFFFFF) ^ (x >> 32)
+    x = (x & 0xFFFF) ^ (x >> 16)
+    return (x & 0xFF) ^ (x >> 8)
+
+
+def encode_frame(kind: str, *fields: str | int) -> bytes:
+    """`$KIND,f1,f2*HH\\r\\n`.  Raises ValueError for a line that would break the framing rules."""
+    body = ",".join((kind, *(str(field) for field in fields))).encode("ascii")
+    if any(ch in body for ch in b"$*\r\n"):
+        raise ValueError(f"frame body may not contain $, *, CR or LF: {body!r}")
+    line = b"$%s*%02X\r\n" % (body, checksum(body))
+    if len(line) > MAX_LINE:
+        raise ValueError(f"frame is {len(line)} bytes, longer than {MAX_LINE}: {line!r}")
+    return line
+
+
+def encode_ack(seq: int) -> bytes:
+    return encode_frame("ACK", seq)
+
+
+def encode_command(command: OutputCommand) -> bytes:
+    """The host frame for an output command (`$LED,seat1,BLINK*..` or `$BEEP,200*..`)."""
+    if isinstance(command, LedCommand):
+        return encode_frame("LED", command.name, command.mode.upper())
+    if isinstance(command, BeepCommand):
+        return encode_frame("BEEP", command.ms)
+    raise TypeError(f"not an output command: {command!r}")
+
+
+# --- field validation: each returns a Frame or the reason string for a Rejection -------------------
+
+def _seq(text: str) -> int | None:
+    if 0 < len(text) <= 5 and text.isdigit():
+        value = int(text)
+        if value < SEQ_LIMIT:
+            return value
+    return None
+
+
+def _parse_hello(parts: list[str], raw: bytes) -> Frame | str:
+    if len(parts) != 4:
+        return "HELLO needs 3 fields"
+    if not _NAME.match(parts[1]):
+        return "HELLO: bad device id"
+    if not _VERSION.match(parts[2]):
+        return "HELLO: bad firmware version"
+    if parts[3] != PROTOCOL:
+        return f"HELLO: unsupported protocol {parts[3]!r}"
+    return Frame("HELLO", None, (parts[1], parts[2], parts[3]), raw)
+
+
+def _parse_roll(parts: list[str], raw: bytes) -> Frame | str:
+    if len(parts) < 3:
+        return "ROLL needs a seq and at least one value"
+    seq = _seq(parts[1])
+    if seq is None:
+        return "ROLL: bad seq"
+    values = tuple(parts[2:])
+    if not FACE_TOKENS.issuperset(values):
+        return "ROLL: bad value"
+    return Frame("ROLL", seq, values, raw)
+
+
+def _only_seq(kind: str) -> Callable[[list[str], bytes], Frame | str]:
+    def parse(parts: list[str], raw: bytes) -> Frame | str:
+        if len(parts) != 2:
+            return f"{kind} needs exactly a seq"
+        seq = _seq(parts[1])
+        if seq is None:
+            return f"{kind}: bad seq"
+        return Frame(kind, seq, (), raw)
+
+    return parse
+
+
+def _parse_button(parts: list[str], raw: bytes) -> Frame | str:
+    if len(parts) != 4:
+        return "BTN needs 3 fields"
+    seq = _seq(parts[1])
+    if seq is None:
+        return "BTN: bad seq"
+    if not _NAME.match(parts[2]):
+        return "BTN: bad name"
+    if parts[3] not in _BUTTON_ACTIONS:
+        return "BTN: action must be DOWN, UP or HELD"
+    return Frame("BTN", seq, (parts[2], parts[3]), raw)
+
+
+def _parse_timer(parts: list[str], raw: bytes) -> Frame | str:
+    if len(parts) != 3:
+        return "TIMER needs 2 fields"
+    seq = _seq(parts[1])
+    if seq is None:
+        return "TIMER: bad seq"
+    if parts[2] not in _TIMER_STATES:
+        return "TIMER: state must be FLIP or FLAT"
+    return Frame("TIMER", seq, (parts[2],), raw)
+
+
+def _parse_heartbeat(parts: list[str], raw: bytes) -> Frame | str:
+    if len(parts) != 3:
+        return "HB needs 2 fields"
+    seq = _seq(parts[1])
+    if seq is None:
+        return "HB: bad seq"
+    if not (0 < len(parts[2]) <= 10 and parts[2].isdigit()):
+        return "HB: bad uptime"
+    return Frame("HB", seq, (parts[2],), raw)
+
+
+def _parse_led(parts: list[str], raw: bytes) -> Frame | str:
+    if len(parts) != 3:
+        return "LED needs 2 fields"
+    if not _NAME.match(parts[1]):
+        return "LED: bad name"
+    if parts[2] not in _LED_MODES:
+        return "LED: mode must be ON, OFF or BLINK"
+    return Frame("LED", None, (parts[1], parts[2]), raw)
+
+
+def _parse_beep(parts: list[str], raw: bytes) -> Frame | str:
+    if len(parts) != 2:
+        return "BEEP needs 1 field"
+    text = parts[1]
+    if not (0 < len(text) <= 5 and text.isdigit() and 1 <= int(text) <= MAX_BEEP_MS):
+        return f"BEEP: ms must be 1..{MAX_BEEP_MS}"
+    return Frame("BEEP", None, (text,), raw)
+
+
+_PARSERS: dict[str, Callable[[list[str], bytes], Frame | str]] = {
+    "HELLO": _parse_hello,
+    "ROLL": _parse_roll,
+    "ROLLING": _only_seq("ROLLING"),
+    "BTN": _parse_button,
+    "TIMER": _parse_timer,
+    "HB": _parse_heartbeat,
+    "ACK": _only_seq("ACK"),
+    "LED": _parse_led,
+    "BEEP": _parse_beep,
+}
+
+
+class FrameParser:
+    """Byte stream in, frames and rejections out.  Never raises on input; keeps at most one line.
+
+    A line is split at LF (a CR before it is dropped).  The frame starts at the line's *last* `$`, so a
+    frame glued to noise or to a frame whose line end was lost is still recovered; the noise before it
+    is reported as a rejection.  A line that grows past `MAX_LINE` without an LF is cut back to its
+    last `$`, so a lost line end cannot swallow the frames that follow.
+    """
+
+    def __init__(self, kinds: frozenset[str] = DEVICE_KINDS) -> None:
+        self._parsers = {kind: _PARSERS[kind] for kind in kinds}
+        self._pending = b""
+        self.frames = 0
+        self.rejected = 0
+
+    def feed(self, data: bytes) -> list[Frame | Rejection]:
+        """Parse everything complete in `pending + data`; keep the unfinished tail for next time."""
+        out: list[Frame | Rejection] = []
+        if b"\n" not in data:
+            self._pending += data
+            if len(self._pending) > MAX_LINE:
+                self._cut_runaway_line(out)
+            return out
+        lines = (self._pending + data).split(b"\n")
+        pending = lines.pop()
+        for line in lines:
+            self._parse_line(line, out)
+        self._pending = pending
+        if len(pending) > MAX_LINE:
+            self._cut_runaway_line(out)
+        return out
+
+    def _cut_runaway_line(self, out: list[Frame | Rejection]) -> None:
+        pending = self._pending
+        start = pending.rfind(b"$")
+        keep = pending[start:] if start >= 0 and len(pending) - start <= MAX_LINE else b""
+        self._reject("no line end within 82 bytes", pending[: len(pending) - len(keep)], out)
+        self._pending = keep
+
+    def _reject(self, reason: str, raw: bytes, out: list[Frame | Rejection]) -> None:
+        self.rejected += 1
+        out.append(Rejection(reason, raw))
+
+    def _parse_line(self, line: bytes, out: list[Frame | Rejection]) -> None:
+        start = line.rfind(b"$")
+        if start != 0:
+            if start < 0:
+                if line.strip():
+                    self._reject("no $ at the start of a frame", line, out)
+                return
+            if line[:start].strip():
+                self._reject("noise before $", line[:start], out)
+            line = line[start:]
+        if line[-1:] == b"\r":
+            line = line[:-1]
+        if len(line) + 2 > MAX_LINE:
+            self._reject("line longer than 82 bytes", line, out)
+            return
+        if len(line) < 5 or line[-3] != 42:  # 42 == ord("*")
+            self._reject("no *HH checksum at the end", line, out)
+            return
+        expected = _HEX_VALUE.get(line[-2:])
+        if expected is None:
+            self._reject("checksum is not two upper-case hex digits", line, out)
+            return
+        body = line[1:-3]
+        if not body.isascii():
+            self._reject("non-ASCII byte", line, out)
+            return
+        if checksum(body) != expected:
+            self._reject("checksum mismatch", line, out)
+            return
+        parts = body.decode("ascii").split(",")
+        parse = self._parsers.get(parts[0])
+        if parse is None:
+            self._reject(f"unknown frame type {parts[0][:16]!r}", line, out)
+            return
+        result = parse(parts, line)
+        if result.__class__ is str:
+            self._reject(result, line, out)  # type: ignore[arg-type]
+        else:
+            self.frames += 1
+            out.append(result)  # type: ignore[arg-type]
+
+
+class DeviceLink:
+    """The host's seq/ACK rules for one device.
+
+    Every accepted frame with a seq is ACKed.  A frame repeating the seq last accepted (a resend after
+    a lost ACK) is ACKed again but not delivered.  HELLO means the device (re)started its numbering, so
+    the remembered seq is forgotten.  The state survives reconnects of the port on purpose: a device
+    that resends its last frame after a cable glitch must not deliver it twice.
+    """
+
+    def __init__(self) -> None:
+        self.last_seq: int | None = None
+        self.duplicates = 0
+
+    def accept(self, frame: Frame) -> tuple[bytes | None, bool]:
+        """(ACK frame to send or None, whether to deliver the frame)."""
+        if frame.seq is None:
+            if frame.kind == "HELLO":
+                self.last_seq = None
+            return None, True
+        ack = encode_ack(frame.seq)
+        if frame.seq == self.last_seq:
+            self.duplicates += 1
+            return ack, False
+        self.last_seq = frame.seq
+        return ack, True
+
+
+def frame_to_event(frame: Frame, source: str) -> BridgeEvent | None:
+    """The event a device frame means; None for frames that only keep the link alive (HB)."""
+    kind = frame.kind
+    if kind == "ROLL":
+        return RollEvent(source=source, seq=frame.seq, values=frame.fields)  # type: ignore[arg-type]
+    if kind == "BTN":
+        return ButtonEvent(source=source, seq=frame.seq, name=frame.fields[0],
+                           action=_BUTTON_ACTIONS[frame.fields[1]])  # type: ignore[arg-type]
+    if kind == "TIMER":
+        return TimerEvent(source=source, seq=frame.seq,
+                          state=_TIMER_STATES[frame.fields[0]])  # type: ignore[arg-type]
+    if kind == "ROLLING":
+        return RollingEvent(source=source, seq=frame.seq)
+    if kind == "HELLO":
+        return StatusEvent(source=source, state="hello", device=frame.fields[0], firmware=frame.fields[1])
+    return None
+
+
+def rejection_to_event(rejection: Rejection, source: str) -> RejectedEvent:
+    """A rejection as an event; the bytes are escaped (`\\r`, `\\xff`) so the log stays printable."""
+    text = rejection.raw[: MAX_LINE * 2].decode("latin-1").encode("unicode_escape").decode("ascii")
+    return RejectedEvent(source=source, reason=rejection.reason, frame=text)
+
+
+def command_from_frame(frame: Frame) -> OutputCommand:
+    """The output command a host frame carries (the simulator and tests use this)."""
+    if frame.kind == "LED":
+        return LedCommand(name=frame.fields[0], mode=_LED_MODES[frame.fields[1]])  # type: ignore[arg-type]
+    if frame.kind == "BEEP":
+        return BeepCommand(ms=int(frame.fields[0]))
+    raise ValueError(f"{frame.kind} is not an output command")
