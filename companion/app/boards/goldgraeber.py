@@ -1,0 +1,250 @@
+"""The Goldgräber board drawn from its layout: hexes, Golden City, houses with doors, lakes, rail.
+
+The same widget serves `goldtable layout render` (ids shown) and the table screen, which passes a
+`BoardView` (figures, locomotive, rafts, chips, highlighted destinations) and asks `field_at` which hex
+was tapped.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from kivy.core.text import Label as CoreLabel
+from kivy.graphics import Color, Ellipse, Line, Mesh, Rectangle
+from kivy.properties import BooleanProperty, ObjectProperty
+from kivy.uix.widget import Widget
+
+from companion.games.goldgraeber.board import GoldgraeberLayout, compile_board
+
+SQRT3 = math.sqrt(3.0)
+
+FIELD_COLOURS: dict[str, tuple[float, float, float]] = {
+    "town": (0.93, 0.86, 0.70),
+    "path": (0.80, 0.72, 0.52),
+    "dig": (0.62, 0.47, 0.30),
+    "shore": (0.86, 0.80, 0.58),
+    "rail": (0.55, 0.55, 0.55),
+    "lake": (0.30, 0.55, 0.85),
+    "house": (0.5, 0.5, 0.5),
+}
+
+NAMED_COLOURS: dict[str, tuple[float, float, float]] = {
+    "red": (0.85, 0.15, 0.15), "yellow": (0.95, 0.85, 0.15), "green": (0.15, 0.65, 0.25),
+    "blue": (0.15, 0.35, 0.85), "white": (0.97, 0.97, 0.97), "black": (0.12, 0.12, 0.12),
+}
+
+
+def colour_rgb(name: str) -> tuple[float, float, float]:
+    """A colour word or `#rrggbb` as RGB floats (grey for anything unknown)."""
+    if name.startswith("#") and len(name) == 7:
+        return tuple(int(name[i:i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
+    return NAMED_COLOURS.get(name.lower(), (0.5, 0.5, 0.5))
+
+
+@dataclass
+class BoardView:
+    """What lies on the board right now, by field id (filled by the table screen from the game state)."""
+
+    figures: dict[str, list[str]] = field(default_factory=dict)
+    locomotive: str | None = None
+    rafts: list[str] = field(default_factory=list)
+    face_down: set[str] = field(default_factory=set)
+    stacks: dict[str, int] = field(default_factory=dict)
+    highlights: set[str] = field(default_factory=set)
+    selected: str | None = None
+
+
+class GoldgraeberBoard(Widget):
+    """Hex board widget; redraws when resized or when `view` changes."""
+
+    layout = ObjectProperty(None)
+    view = ObjectProperty(None, allownone=True)
+    show_ids = BooleanProperty(False)
+
+    def __init__(self, layout: GoldgraeberLayout, show_ids: bool = False, **kwargs: object) -> None:
+        self.board = compile_board(layout)
+        super().__init__(**kwargs)
+        self.layout = layout
+        self.show_ids = show_ids
+        self._radius = 10.0
+        self._origin = (0.0, 0.0)
+        self.bind(pos=self.redraw, size=self.redraw, view=self.redraw, show_ids=self.redraw)
+        self.redraw()
+
+    # -- geometry ----------------------------------------------------------------------------------
+    def _fit(self) -> None:
+        """Choose hex radius and origin so the whole map fits the widget, centred."""
+        xs = [SQRT3 * (q + r / 2) for q, r in self.board.coords]
+        ys = [-1.5 * r for _, r in self.board.coords]
+        span_x = max(xs) - min(xs) + SQRT3
+        span_y = max(ys) - min(ys) + 2.0
+        self._radius = max(2.0, min(self.width / span_x, self.height / span_y))
+        mid_x = (max(xs) + min(xs)) / 2
+        mid_y = (max(ys) + min(ys)) / 2
+        self._origin = (self.center_x - mid_x * self._radius, self.center_y - mid_y * self._radius)
+
+    def centre_of(self, field_id: str) -> tuple[float, float]:
+        """Pixel centre of a field."""
+        q, r = self.board.coords[self.board.index[field_id]]
+        return (self._origin[0] + self._radius * SQRT3 * (q + r / 2), self._origin[1] - self._radius * 1.5 * r)
+
+    def field_at(self, x: float, y: float) -> str | None:
+        """The field id under a pixel (axial rounding), or None off the map."""
+        px = (x - self._origin[0]) / self._radius
+        py = -(y - self._origin[1]) / self._radius
+        r = py / 1.5
+        q = px / SQRT3 - r / 2
+        s = -q - r
+        rq, rr, rs = round(q), round(r), round(s)
+        dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
+        if dq > dr and dq > ds:
+            rq = -rr - rs
+        elif dr > ds:
+            rr = -rq - rs
+        for i, coord in enumerate(self.board.coords):
+            if coord == (rq, rr):
+                return self.board.ids[i]
+        return None
+
+    def _corners(self, cx: float, cy: float, scale: float = 1.0) -> list[float]:
+        size = self._radius * scale
+        points: list[float] = []
+        for k in range(6):
+            angle = math.radians(60 * k + 30)
+            points += [cx + size * math.cos(angle), cy + size * math.sin(angle)]
+        return points
+
+    def _hex(self, cx: float, cy: float, rgb: tuple[float, float, float], scale: float = 0.97) -> None:
+        corners = self._corners(cx, cy, scale)
+        vertices = [cx, cy, 0.0, 0.0]
+        for k in range(7):
+            vertices += [corners[(2 * k) % 12], corners[(2 * k + 1) % 12], 0.0, 0.0]
+        Color(*rgb)
+        Mesh(vertices=vertices, indices=list(range(8)), mode="triangle_fan")
+
+    def _text(self, text: str, cx: float, cy: float, size: float,
+              rgb: tuple[float, float, float] = (0.1, 0.1, 0.1)) -> None:
+        label = CoreLabel(text=text, font_size=max(6.0, size), bold=True)
+        label.refresh()
+        texture = label.texture
+        Color(*rgb)
+        Rectangle(texture=texture, size=texture.size, pos=(cx - texture.width / 2, cy - texture.height / 2))
+
+    # -- drawing -----------------------------------------------------------------------------------
+    def redraw(self, *_: object) -> None:
+        """Draw the board, then whatever `view` puts on it."""
+        self.canvas.clear()
+        self._fit()
+        board = self.board
+        house_colour = dict(zip(board.houses, board.house_colours))
+        with self.canvas:
+            Color(0.36, 0.50, 0.28)
+            Rectangle(pos=self.pos, size=self.size)
+            for i, field_id in enumerate(board.ids):
+                cx, cy = self.centre_of(field_id)
+                kind = board.types[i]
+                rgb = colour_rgb(house_colour[i]) if kind == "house" else FIELD_COLOURS[kind]
+                self._hex(cx, cy, rgb)
+                if kind == "dig":
+                    Color(0.32, 0.22, 0.12)
+                    hole = self._radius * 0.35
+                    Ellipse(pos=(cx - hole, cy - hole * 0.6), size=(2 * hole, 1.2 * hole))
+                if kind == "rail":
+                    Color(0.25, 0.18, 0.10)
+                    for offset in (-0.45, 0.0, 0.45):
+                        Line(points=[cx - self._radius * 0.5, cy + offset * self._radius,
+                                     cx + self._radius * 0.5, cy + offset * self._radius], width=1.2)
+            self._draw_rail_line()
+            self._draw_doors()
+            self._draw_raft_posts()
+            if self.view is not None:
+                self._draw_view(self.view)
+            if self.show_ids:
+                for field_id in board.ids:
+                    if board.types[board.index[field_id]] != "lake":
+                        cx, cy = self.centre_of(field_id)
+                        self._text(field_id, cx, cy - self._radius * 0.45, self._radius * 0.42)
+            town_x, town_y = self.centre_of(board.ids[board.doors[0]])
+            self._text("Golden City", self._origin[0], self._origin[1] + self._radius * 0.1, self._radius * 0.55,
+                       (0.35, 0.2, 0.05))
+
+    def _draw_rail_line(self) -> None:
+        points: list[float] = []
+        for rail in self.board.rail:
+            points += list(self.centre_of(self.board.ids[rail]))
+        Color(0.15, 0.15, 0.15)
+        Line(points=points, width=max(1.0, self._radius * 0.08))
+        start_x, start_y = points[0], points[1]
+        Color(0.1, 0.1, 0.1)
+        Ellipse(pos=(start_x - self._radius * 0.5, start_y - self._radius * 0.5),
+                size=(self._radius, self._radius), angle_start=-90, angle_end=90)
+
+    def _draw_doors(self) -> None:
+        """A thick bar on the edge between each house and its door field."""
+        for house, door in zip(self.board.houses, self.board.doors):
+            hx, hy = self.centre_of(self.board.ids[house])
+            dx, dy = self.centre_of(self.board.ids[door])
+            mx, my = (hx + dx) / 2, (hy + dy) / 2
+            ux, uy = -(dy - hy), dx - hx
+            length = math.hypot(ux, uy) or 1.0
+            half = self._radius * 0.35
+            Color(0.35, 0.2, 0.05)
+            Line(points=[mx - ux / length * half, my - uy / length * half,
+                         mx + ux / length * half, my + uy / length * half], width=max(1.5, self._radius * 0.12))
+
+    def _draw_raft_posts(self) -> None:
+        Color(0.3, 0.18, 0.05)
+        for post in self.board.raft_posts:
+            cx, cy = self.centre_of(self.board.ids[post])
+            stake = self._radius * 0.12
+            Ellipse(pos=(cx + self._radius * 0.45 - stake, cy + self._radius * 0.3 - stake), size=(2 * stake, 2 * stake))
+
+    def _draw_view(self, view: BoardView) -> None:
+        radius = self._radius
+        for field_id in view.highlights:
+            cx, cy = self.centre_of(field_id)
+            Color(1.0, 0.95, 0.2, 0.9)
+            Line(points=self._corners(cx, cy, 0.92), close=True, width=max(1.5, radius * 0.1))
+        if view.selected:
+            cx, cy = self.centre_of(view.selected)
+            Color(1, 1, 1)
+            Line(points=self._corners(cx, cy, 0.92), close=True, width=max(1.5, radius * 0.12))
+        for field_id in view.rafts:
+            cx, cy = self.centre_of(field_id)
+            Color(0.55, 0.35, 0.12)
+            Rectangle(pos=(cx - radius * 0.7, cy - radius * 0.45), size=(radius * 1.4, radius * 0.9))
+            Color(0.35, 0.2, 0.05)
+            for k in range(1, 4):
+                x = cx - radius * 0.7 + k * radius * 0.35
+                Line(points=[x, cy - radius * 0.45, x, cy + radius * 0.45], width=1)
+        for field_id in view.face_down:
+            cx, cy = self.centre_of(field_id)
+            Color(0.95, 0.75, 0.2)
+            Ellipse(pos=(cx - radius * 0.55, cy - radius * 0.55), size=(radius * 1.1, radius * 1.1))
+            Color(0.5, 0.35, 0.1)
+            Line(circle=(cx, cy, radius * 0.55), width=1.2)
+        for field_id, count in view.stacks.items():
+            cx, cy = self.centre_of(field_id)
+            Color(0.2, 0.2, 0.2)
+            Ellipse(pos=(cx - radius * 0.6, cy - radius * 0.6), size=(radius * 1.2, radius * 1.2))
+            self._text(f"R{count}", cx, cy, radius * 0.6, (1, 1, 1))
+        if view.locomotive:
+            cx, cy = self.centre_of(view.locomotive)
+            Color(0.1, 0.1, 0.1)
+            Rectangle(pos=(cx - radius * 0.6, cy - radius * 0.35), size=(radius * 1.2, radius * 0.7))
+            Color(0.8, 0.1, 0.1)
+            Rectangle(pos=(cx + radius * 0.15, cy + radius * 0.35), size=(radius * 0.3, radius * 0.35))
+        for field_id, colours in view.figures.items():
+            cx, cy = self.centre_of(field_id)
+            for k, colour in enumerate(colours):
+                offset = (k - (len(colours) - 1) / 2) * radius * 0.45
+                Color(0, 0, 0)
+                Ellipse(pos=(cx + offset - radius * 0.36, cy - radius * 0.36), size=(radius * 0.72, radius * 0.72))
+                Color(*colour_rgb(colour))
+                Ellipse(pos=(cx + offset - radius * 0.3, cy - radius * 0.3), size=(radius * 0.6, radius * 0.6))
+
+
+def board_widget(layout: GoldgraeberLayout, show_ids: bool = False) -> GoldgraeberBoard:
+    """The board widget for a layout (the contract of `companion.app.boards`)."""
+    return GoldgraeberBoard(layout, show_ids=show_ids)
