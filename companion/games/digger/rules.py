@@ -247,6 +247,8 @@ class Digger(Game[DiggerState, DiggerOptions]):
             return _refuse("game.over", "DIG-13", N_("The game is over."))
         if isinstance(action, Roll):
             return self._check_roll(action)
+        if isinstance(action, TimeUp):
+            return self._check_time_up(state, action)
         if not state.roll:
             return _refuse("turn.roll_first", "DIG-11",
                            N_("{digger} has not rolled yet; a turn starts with a roll of all five dice."),
@@ -260,8 +262,6 @@ class Digger(Game[DiggerState, DiggerOptions]):
                 return _refuse("fumble.not_robbing", "DIG-R3",
                                N_("A fumble can only happen while robbing, and this roll does not allow robbing."))
             return None
-        if isinstance(action, TimeUp):
-            return self._check_time_up(state, action)
         if isinstance(action, Stop):
             return None
         return _refuse("action.unknown", "DIG-2", N_("Digger has no action {type}."), type=action.type)
