@@ -1,0 +1,996 @@
+"""Gold Connection (Sid Sackson): move your arrow through the vault, loot safes, sort bars into rows.
+
+Rule ids (GC-n, GC-Rn) refer to docs/rules/gold_connection.md.  The vault comes from
+`layouts/gold_connection.json` (companion.games.gold_connection.board); dice enter as `roll` actions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from itertools import product
+from random import Random
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
+from companion.engine.errors import UserError
+from companion.engine.registry import register
+from companion.games.gold_connection.board import COUNTER_FIELDS, Vault, load_vault
+
+COLOURS: tuple[str, ...] = ("B", "G", "R", "Y")
+COLOUR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
+BARS_PER_NUMBER = {1: 6, 2: 5, 3: 4, 4: 3, 5: 2, 6: 1}  # per colour: six 1s, five 2s, ... one 6
+ALL_BARS: tuple[str, ...] = tuple(f"{colour}{number}" for colour in COLOURS
+                                  for number, count in BARS_PER_NUMBER.items() for _ in range(count))
+BARS_PER_SAFE = 6
+CHIP_SUPPLY = 20
+CHIP_LIMIT = 5
+PLUNDER_MINIMUM = 10
+DIE_FACES: tuple[str, ...] = ("1", "2", "3", "4", "5", "6")
+TWO_DICE = (DIE_FACES, DIE_FACES)
+BEST_ROLL = 12
+
+
+def bar_colour(bar: str) -> str:
+    return bar[0]
+
+
+def bar_number(bar: str) -> int:
+    return int(bar[1:])
+
+
+def bar_sort_key(bar: str) -> tuple[str, int]:
+    return bar[0], int(bar[1:])
+
+
+def is_bar(code: str) -> bool:
+    """True for a code such as `G3`: a colour letter and a number 1-6."""
+    return len(code) == 2 and code[0] in COLOURS and code[1] in "123456"
+
+
+def row_lengths(players: int) -> tuple[int, ...]:
+    """Row sizes per colour in a box: 4, 5 and 6, but no 4-rows in a four-player game (GC-13)."""
+    return (5, 6) if players == 4 else (4, 5, 6)
+
+
+def row_ids(players: int) -> tuple[str, ...]:
+    """Ids of a box's rows: colour letter plus the row's length, e.g. `G5`."""
+    return tuple(f"{colour}{length}" for colour in COLOURS for length in row_lengths(players))
+
+
+def row_capacity(row: str) -> int:
+    return int(row[1:])
+
+
+# -- odds (GC-20) -----------------------------------------------------------------------------------
+_TWO_DICE_SUMS = Counter(a + b for a in range(1, 7) for b in range(1, 7))
+
+
+def chance(target: int, bonus: int = 0) -> Fraction:
+    """Exact chance that two dice plus `bonus` (consolation chips) reach at least `target`."""
+    hits = sum(ways for total, ways in _TWO_DICE_SUMS.items() if total + bonus >= target)
+    return Fraction(hits, 36)
+
+
+class Odds(Value):
+    """What the table sees before a loot roll: the number to reach and the exact chances."""
+
+    target: int
+    chips: int
+    without_chips: Fraction
+    with_chips: Fraction
+
+    def percent(self, value: Fraction) -> float:
+        return round(float(value) * 100, 1)
+
+
+# -- options ----------------------------------------------------------------------------------------
+class GoldConnectionOptions(BaseModel):
+    """Variants and readings (docs/rules/gold_connection.md, GC-2, GC-21, GC-R3)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    deal: Literal["app", "table"] = Field("app", description="GC-2: the app deals the bars from the seed, or "
+                                          "the table shuffles and enters each safe's six bars")
+    game_end: Literal["counter", "series"] = Field("counter", description="GC-18/GC-21: end after field 36 "
+                                                   "of the turn counter, or the variant without counter")
+    series_reading: Literal["two_six_or_three_five", "any_two"] = Field(
+        "two_six_or_three_five", description="GC-R3: which complete rows end the variant game")
+
+
+class GoldConnectionRules(Value):
+    """The option values the rules need while playing, carried in the state so it is self-contained."""
+
+    game_end: Literal["counter", "series"]
+    series_reading: Literal["two_six_or_three_five", "any_two"]
+
+
+# -- state ------------------------------------------------------------------------------------------
+class Robber(Value):
+    """One player's pieces: robber stone, arrow (where it is and which safe it points to), chips, box rows."""
+
+    stone: str | None = None
+    arrow: str | None = None
+    heading: str | None = None
+    chips: int = 0
+    rows: dict[str, tuple[int, ...]]
+
+    def bar_count(self) -> int:
+        return sum(len(row) for row in self.rows.values())
+
+    def bars(self) -> list[str]:
+        return [f"{row[0]}{number}" for row, numbers in self.rows.items() for number in numbers]
+
+
+class Announcement(Value):
+    """What the active player announced before the roll: bars from a safe, from a box, or a plain stop."""
+
+    kind: Literal["loot", "plunder", "stop"]
+    bars: tuple[str, ...] = ()
+    victim: int | None = None
+    take: dict[str, int] = Field(default_factory=dict)
+    target: int
+
+
+Phase = Literal["enter_safes", "start_roll", "start_choose", "arrows", "turn", "roll", "chips", "sort", "over"]
+
+
+class GoldConnectionState(Value):
+    """The whole table: safes, pieces, boxes, chips, counter and where the current turn stands."""
+
+    names: tuple[str, ...]
+    rules: GoldConnectionRules
+    phase: Phase
+    safes: dict[str, tuple[str, ...]]
+    robbers: tuple[Robber, ...]
+    chip_supply: int = CHIP_SUPPLY
+    counter: int = 0
+    current: int = 0
+    start_roll: tuple[int, int] | None = None
+    arrow_order: tuple[int, ...] = ()
+    turn_start: str | None = None
+    start_heading: str | None = None
+    tray: tuple[str, ...] = ()
+    distance: int = 0
+    moved: bool = False
+    last_success: Literal["none", "loot", "plunder"] = "none"
+    looted: tuple[str, ...] = ()
+    plundered: tuple[int, ...] = ()
+    announcement: Announcement | None = None
+    roll: tuple[int, int] | None = None
+
+    def stone_owner(self, safe: str) -> int | None:
+        """The seat whose robber stone stands on `safe`, if any."""
+        for seat, robber in enumerate(self.robbers):
+            if robber.stone == safe:
+                return seat
+        return None
+
+
+# -- actions ----------------------------------------------------------------------------------------
+class EnterSafe(ActionModel):
+    """Table-dealt setup: the six bars the table laid into one safe."""
+
+    type: Literal["enter_safe"] = "enter_safe"
+    safe: str
+    bars: tuple[str, ...]
+
+
+class Roll(ActionModel):
+    """Both dice, read from hardware, typed on the touch keypad or rolled by the Pi."""
+
+    type: Literal["roll"] = "roll"
+    values: tuple[int, ...]
+
+
+class ChooseStart(ActionModel):
+    """Put the robber stone on a free safe numbered by one die or by the sum of both."""
+
+    type: Literal["choose_start"] = "choose_start"
+    safe: str
+
+
+class PlaceArrow(ActionModel):
+    """Lay the arrow on the robber stone pointing at a neighbouring safe."""
+
+    type: Literal["place_arrow"] = "place_arrow"
+    heading: str
+
+
+class Move(ActionModel):
+    """Move the arrow along `path` (every safe entered, in order); `heading` only when ending on a choice point."""
+
+    type: Literal["move"] = "move"
+    path: tuple[str, ...]
+    heading: str | None = None
+
+
+class Loot(ActionModel):
+    """Announce bars to take from the safe under the arrow."""
+
+    type: Literal["loot"] = "loot"
+    bars: tuple[str, ...]
+
+
+class Plunder(ActionModel):
+    """Announce how many bars to take from the top of which rows of the victim's box."""
+
+    type: Literal["plunder"] = "plunder"
+    victim: int
+    take: dict[str, int]
+
+
+class Stop(ActionModel):
+    """End the turn here without looting; needs a roll of at least the distance."""
+
+    type: Literal["stop"] = "stop"
+
+
+class EndTurn(ActionModel):
+    """End the turn right after a successful loot."""
+
+    type: Literal["end_turn"] = "end_turn"
+
+
+class UseChips(ActionModel):
+    """After a short roll: spend exactly the missing points in chips (count), or 0 to accept failure."""
+
+    type: Literal["use_chips"] = "use_chips"
+    count: int
+
+
+class Sort(ActionModel):
+    """Lay the tray's bars onto rows: row id -> numbers placed there; bars not named go back to the safe."""
+
+    type: Literal["sort"] = "sort"
+    rows: dict[str, tuple[int, ...]] = Field(default_factory=dict)
+
+
+GoldConnectionAction = Annotated[Union[EnterSafe, Roll, ChooseStart, PlaceArrow, Move, Loot, Plunder, Stop, EndTurn,
+                                       UseChips, Sort], Field(discriminator="type")]
+
+
+def _refuse(code: str, message: str, rule: str, **params: Any) -> Refusal:
+    return Refusal(code=code, message=message, rule=rule, params=params)
+
+
+def _remove_bars(pile: tuple[str, ...], bars: tuple[str, ...]) -> tuple[str, ...]:
+    left = list(pile)
+    for bar in bars:
+        left.remove(bar)
+    return tuple(left)
+
+
+def _add_bars(pile: tuple[str, ...], bars: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    return tuple(sorted((*pile, *bars), key=bar_sort_key))
+
+
+def top_bars(rows: dict[str, tuple[int, ...]], take: dict[str, int]) -> tuple[str, ...]:
+    """The bars taken from the top of rows (highest number first), as bar codes."""
+    bars: list[str] = []
+    for row, count in take.items():
+        bars.extend(f"{row[0]}{number}" for number in reversed(rows[row][len(rows[row]) - count:]))
+    return tuple(bars)
+
+
+def auto_sort(rows: dict[str, tuple[int, ...]], tray: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
+    """A legal sorting of the tray: bars ascending, each onto the longest row it fits (a suggestion only)."""
+    lengths = {row: len(numbers) for row, numbers in rows.items()}
+    placed: dict[str, list[int]] = {}
+    for bar in sorted(tray, key=bar_sort_key):
+        colour, number = bar_colour(bar), bar_number(bar)
+        fitting = [row for row in rows if row[0] == colour and lengths[row] == number - 1
+                   and number <= row_capacity(row)]
+        if fitting:
+            row = max(fitting, key=row_capacity)
+            placed.setdefault(row, []).append(number)
+            lengths[row] += 1
+    return {row: tuple(numbers) for row, numbers in placed.items()}
+
+
+def series_complete(robber: Robber, reading: str) -> bool:
+    """GC-21: has this box the complete rows that end the variant game?"""
+    full = [row for row, numbers in robber.rows.items() if len(numbers) == row_capacity(row)]
+    sixes = sum(1 for row in full if row_capacity(row) == 6)
+    fives = sum(1 for row in full if row_capacity(row) == 5)
+    if reading == "any_two":
+        return sixes + fives >= 2
+    return sixes >= 2 or fives >= 3
+
+
+def box_score(robber: Robber) -> int:
+    """GC-19: bar numbers plus 5 per complete 5-row and 10 per complete 6-row."""
+    total = 0
+    for row, numbers in robber.rows.items():
+        total += sum(numbers)
+        if len(numbers) == row_capacity(row):
+            total += {5: 5, 6: 10}.get(row_capacity(row), 0)
+    return total
+
+
+@register
+class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
+    """Gold Connection for 2-4 players on the vault of `layouts/gold_connection.json`."""
+
+    id = "gold_connection"
+    title = "Gold Connection"
+    min_players = 2
+    max_players = 4
+    rule_prefix = "GC"
+    options_model = GoldConnectionOptions
+    state_model = GoldConnectionState
+    action_adapter: TypeAdapter[Any] = TypeAdapter(GoldConnectionAction)
+
+    @property
+    def vault(self) -> Vault:
+        return load_vault()
+
+    # -- setup (GC-2 ... GC-5) -------------------------------------------------------------------------
+    def initial_state(self, setup: Setup) -> GoldConnectionState:
+        options = self.options(setup.options)
+        players = len(setup.players)
+        if not self.min_players <= players <= self.max_players:
+            raise UserError(f"players: Gold Connection needs 2-4 players, not {players}")
+        vault = self.vault
+        if options.deal == "app":
+            bars = list(ALL_BARS)
+            Random(setup.seed).shuffle(bars)
+            safes = {safe: tuple(sorted(bars[i * BARS_PER_SAFE:(i + 1) * BARS_PER_SAFE], key=bar_sort_key))
+                     for i, safe in enumerate(vault.safe_ids)}
+            phase: Phase = "start_roll"
+        else:
+            safes = {safe: () for safe in vault.safe_ids}
+            phase = "enter_safes"
+        empty_rows = {row: () for row in row_ids(players)}
+        return GoldConnectionState(
+            names=tuple(player.name for player in setup.players),
+            rules=GoldConnectionRules(game_end=options.game_end, series_reading=options.series_reading),
+            phase=phase, safes=safes, robbers=tuple(Robber(rows=empty_rows) for _ in range(players)),
+            current=setup.first_player)
+
+    # -- validation --------------------------------------------------------------------------------
+    def validate(self, state: GoldConnectionState, action: ActionModel) -> Refusal | None:
+        expected = self._expects(state)
+        if action.type not in expected:
+            if state.phase == "over":
+                return _refuse("game.over", N_("The game is over."), "GC-18")
+            return _refuse("action.not_now", N_("Not now: the table expects {expected}."), self._phase_rule(state),
+                           expected=", ".join(expected), action=action.type)
+        check = getattr(self, f"_check_{action.type}")
+        return check(state, action)  # type: ignore[no-any-return]
+
+    def _expects(self, state: GoldConnectionState) -> tuple[str, ...]:
+        phase = state.phase
+        if phase == "enter_safes":
+            return ("enter_safe",)
+        if phase in ("start_roll", "roll"):
+            return ("roll",)
+        if phase == "start_choose":
+            return ("choose_start",)
+        if phase == "arrows":
+            return ("place_arrow",)
+        if phase == "chips":
+            return ("use_chips",)
+        if phase == "sort":
+            return ("sort",)
+        if phase == "turn":
+            return ("move", "loot", "plunder", "stop", "end_turn")
+        return ()
+
+    @staticmethod
+    def _phase_rule(state: GoldConnectionState) -> str:
+        return {"enter_safes": "GC-2", "start_roll": "GC-4", "start_choose": "GC-4", "arrows": "GC-5",
+                "turn": "GC-7", "roll": "GC-9", "chips": "GC-10", "sort": "GC-13"}.get(state.phase, "GC-18")
+
+    def _check_enter_safe(self, state: GoldConnectionState, action: EnterSafe) -> Refusal | None:
+        if action.safe not in state.safes:
+            return _refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=action.safe)
+        if state.safes[action.safe]:
+            return _refuse("setup.safe_filled", N_("Safe {safe} is already filled; undo to correct it."), "GC-2",
+                           safe=action.safe)
+        if len(action.bars) != BARS_PER_SAFE:
+            return _refuse("setup.six_bars", N_("Every safe starts with exactly 6 bars, not {count}."), "GC-2",
+                           count=len(action.bars))
+        for bar in action.bars:
+            if not is_bar(bar):
+                return _refuse("bar.unknown", N_("{bar} is not a gold bar (colour B, G, R or Y and a number 1-6)."),
+                               "GC-2", bar=bar)
+        laid = Counter(bar for bars in state.safes.values() for bar in bars)
+        wanted = Counter(action.bars)
+        for bar, count in wanted.items():
+            if laid[bar] + count > ALL_BARS.count(bar):
+                return _refuse("setup.too_many", N_("The game has only {available} of bar {bar}."), "GC-2",
+                               bar=bar, available=ALL_BARS.count(bar))
+        return None
+
+    def _check_roll(self, state: GoldConnectionState, action: Roll) -> Refusal | None:
+        if len(action.values) != 2:
+            return _refuse("dice.count", N_("Roll both dice: two values, not {count}."), "GC-9",
+                           count=len(action.values))
+        for value in action.values:
+            if not 1 <= value <= 6:
+                return _refuse("dice.impossible", N_("A die shows 1 to 6, not {value}."), "GC-9", value=value)
+        return None
+
+    def _check_choose_start(self, state: GoldConnectionState, action: ChooseStart) -> Refusal | None:
+        assert state.start_roll is not None
+        number = self.vault.numbers.get(action.safe)
+        allowed = self.start_numbers(state)
+        if action.safe not in state.safes:
+            return _refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=action.safe)
+        if state.stone_owner(action.safe) is not None:
+            return _refuse("start.taken", N_("Safe {safe} already has a robber stone."), "GC-4", safe=action.safe)
+        if number not in allowed:
+            first, second = state.start_roll
+            return _refuse("start.not_rolled", N_("With {first} and {second} the start safe is number {first}, "
+                                                  "{second} or {sum}."), "GC-4",
+                           first=first, second=second, sum=first + second, safe=action.safe)
+        return None
+
+    def _check_place_arrow(self, state: GoldConnectionState, action: PlaceArrow) -> Refusal | None:
+        stone = state.robbers[state.current].stone
+        assert stone is not None
+        if action.heading not in self.vault.neighbours[stone]:
+            return self._step_refusal(stone, action.heading, "GC-5")
+        return None
+
+    def _step_refusal(self, here: str, there: str, rule: str) -> Refusal:
+        if there not in self.vault.numbers:
+            return _refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=there)
+        walls = {frozenset(wall) for wall in self.vault.layout.walls}
+        if frozenset((here, there)) in walls:
+            return _refuse("move.wall", N_("A wall stands between {here} and {there}."), "GC-7",
+                           here=here, there=there)
+        return _refuse("move.not_adjacent", N_("{there} is not next to {here}."), rule, here=here, there=there)
+
+    def _check_move(self, state: GoldConnectionState, action: Move) -> Refusal | None:
+        robber = state.robbers[state.current]
+        assert robber.arrow is not None and robber.heading is not None
+        if not action.path:
+            return _refuse("move.at_least_one", N_("Move the arrow at least one field."), "GC-7")
+        if action.path[0] != robber.heading:
+            if action.path[0] in self.vault.neighbours[robber.arrow]:
+                return _refuse("move.against_arrow", N_("Move in the arrow's direction, towards {heading}."), "GC-7",
+                               heading=robber.heading)
+            return self._step_refusal(robber.arrow, action.path[0], "GC-7")
+        came, here = robber.arrow, action.path[0]
+        for step in action.path[1:]:
+            if step not in self.vault.neighbours[here]:
+                return self._step_refusal(here, step, "GC-7")
+            if step == came:
+                return _refuse("move.reverse", N_("No turning back: from {here} the arrow cannot return to {there}."),
+                               "GC-7", here=here, there=step)
+            came, here = here, step
+        exits = self.vault.exits(here, came)
+        if self.vault.is_choice_point(here):
+            if action.heading is None:
+                return _refuse("move.heading_needed", N_("{safe} is a choice point: say where the arrow points "
+                                                         "next ({options})."), "GC-7",
+                               safe=here, options=", ".join(exits))
+            if action.heading not in exits:
+                return _refuse("move.bad_heading", N_("From {safe} the arrow can point to {options}, not "
+                                                      "{heading}."), "GC-7",
+                               safe=here, options=", ".join(exits), heading=action.heading)
+        elif action.heading is not None and action.heading != exits[0]:
+            return _refuse("move.no_choice", N_("Only the unnumbered safes allow a choice of direction; at {safe} "
+                                                "the arrow points to {heading}."), "GC-7",
+                           safe=here, heading=exits[0])
+        return None
+
+    def _need_fresh_move(self, state: GoldConnectionState) -> Refusal | None:
+        if state.moved:
+            return None
+        if state.last_success == "plunder":
+            return _refuse("plunder.move_on", N_("After a successful plunder you must move on."), "GC-17")
+        if state.last_success == "loot":
+            return _refuse("turn.move_first", N_("To go on looting, move the arrow first."), "GC-11")
+        return _refuse("move.at_least_one", N_("Move the arrow at least one field first."), "GC-7")
+
+    def _check_loot(self, state: GoldConnectionState, action: Loot) -> Refusal | None:
+        if (refusal := self._need_fresh_move(state)) is not None:
+            return refusal
+        robber = state.robbers[state.current]
+        safe = robber.arrow
+        assert safe is not None
+        owner = state.stone_owner(safe)
+        if owner is not None and owner != state.current:
+            return _refuse("loot.occupied", N_("{owner}'s robber stone stands on {safe}: it cannot be looted."),
+                           "GC-8", owner=state.names[owner], safe=safe)
+        if safe == state.turn_start:
+            return _refuse("loot.start_safe", N_("{safe} is where this turn began; it cannot be looted."), "GC-8",
+                           safe=safe)
+        if safe in state.looted:
+            return _refuse("loot.twice", N_("{safe} was already looted this turn."), "GC-8", safe=safe)
+        if not action.bars:
+            return _refuse("loot.no_bars", N_("Name at least one bar to loot, or stop."), "GC-8")
+        available = Counter(state.safes[safe])
+        for bar, count in Counter(action.bars).items():
+            if available[bar] < count:
+                return _refuse("loot.bar_not_in_safe", N_("Bar {bar} is not in safe {safe}."), "GC-8",
+                               bar=bar, safe=safe)
+        return None
+
+    def _check_plunder(self, state: GoldConnectionState, action: Plunder) -> Refusal | None:
+        if (refusal := self._need_fresh_move(state)) is not None:
+            return refusal
+        if not 0 <= action.victim < len(state.robbers) or action.victim == state.current:
+            return _refuse("plunder.victim", N_("Choose another player's box to plunder."), "GC-16",
+                           victim=action.victim)
+        robber = state.robbers[state.current]
+        victim = state.robbers[action.victim]
+        name = state.names[action.victim]
+        if victim.stone != robber.arrow:
+            return _refuse("plunder.not_there", N_("Stop on {victim}'s robber stone to plunder that box."), "GC-16",
+                           victim=name)
+        if victim.bar_count() < PLUNDER_MINIMUM:
+            return _refuse("plunder.too_few", N_("{victim}'s box holds {count} bars; it takes at least 10 to "
+                                                 "plunder it."), "GC-16", victim=name, count=victim.bar_count())
+        if action.victim in state.plundered:
+            return _refuse("plunder.twice", N_("{victim}'s box was already plundered this turn."), "GC-16",
+                           victim=name)
+        if not action.take or not any(action.take.values()):
+            return _refuse("plunder.no_bars", N_("Name at least one bar to take."), "GC-16")
+        for row, count in action.take.items():
+            if row not in victim.rows:
+                return _refuse("plunder.unknown_row", N_("{victim}'s box has no row {row}."), "GC-16",
+                               victim=name, row=row)
+            if not 1 <= count <= len(victim.rows[row]):
+                return _refuse("plunder.row_count", N_("Row {row} holds {length} bars; take 1 to {length} from "
+                                                       "its top, not {count}."), "GC-16",
+                               row=row, length=len(victim.rows[row]), count=count)
+        return None
+
+    def _check_stop(self, state: GoldConnectionState, action: Stop) -> Refusal | None:
+        if (refusal := self._need_fresh_move(state)) is not None:
+            return refusal
+        safe = state.robbers[state.current].arrow
+        assert safe is not None
+        owner = state.stone_owner(safe)
+        if owner is not None and owner != state.current:
+            return _refuse("stop.occupied", N_("{owner}'s robber stone stands on {safe}: a turn cannot end there."),
+                           "GC-14", owner=state.names[owner], safe=safe)
+        return None
+
+    def _check_end_turn(self, state: GoldConnectionState, action: EndTurn) -> Refusal | None:
+        if state.last_success == "plunder" and not state.moved:
+            return _refuse("plunder.move_on", N_("After a successful plunder you must move on."), "GC-17")
+        if state.last_success != "loot" or state.moved:
+            return _refuse("end.needs_roll", N_("A turn ends freely only right after a successful loot; "
+                                                "otherwise stop and roll at least the distance."), "GC-14")
+        return None
+
+    def _check_use_chips(self, state: GoldConnectionState, action: UseChips) -> Refusal | None:
+        shortfall = self._shortfall(state)
+        if action.count not in (0, shortfall):
+            return _refuse("chips.exact", N_("Spend exactly {shortfall} chips to reach the target, or none."),
+                           "GC-10", shortfall=shortfall, count=action.count)
+        return None
+
+    def _check_sort(self, state: GoldConnectionState, action: Sort) -> Refusal | None:
+        robber = state.robbers[state.current]
+        tray = Counter(state.tray)
+        lengths = {row: len(numbers) for row, numbers in robber.rows.items()}
+        for row, numbers in action.rows.items():
+            if row not in robber.rows:
+                return _refuse("sort.unknown_row", N_("Your box has no row {row}."), "GC-13", row=row)
+            for number in numbers:
+                bar = f"{row[0]}{number}"
+                if tray[bar] == 0:
+                    return _refuse("sort.not_in_tray", N_("Bar {bar} is not in your tray."), "GC-13", bar=bar)
+                tray[bar] -= 1
+            expected = list(range(lengths[row] + 1, lengths[row] + 1 + len(numbers)))
+            if sorted(numbers) != expected:
+                return _refuse("sort.order", N_("Row {row} holds {length} bars; the next ones must be "
+                                                "{expected}."), "GC-13",
+                               row=row, length=lengths[row], expected=", ".join(map(str, expected)) or "-")
+            if lengths[row] + len(numbers) > row_capacity(row):
+                return _refuse("sort.full", N_("Row {row} holds at most {capacity} bars."), "GC-13",
+                               row=row, capacity=row_capacity(row))
+            lengths[row] += len(numbers)
+        for bar, count in tray.items():
+            if count and any(row[0] == bar_colour(bar) and lengths[row] == bar_number(bar) - 1
+                             and bar_number(bar) <= row_capacity(row) for row in robber.rows):
+                return _refuse("sort.must_place", N_("Bar {bar} fits a row; only bars that fit nowhere go back."),
+                               "GC-13", bar=bar)
+        return None
+
+    # -- applying ----------------------------------------------------------------------------------
+    def _apply(self, state: GoldConnectionState, action: ActionModel) -> tuple[GoldConnectionState, list[Event]]:
+        handler = getattr(self, f"_do_{action.type}")
+        return handler(state, action)  # type: ignore[no-any-return]
+
+    def _do_enter_safe(self, state: GoldConnectionState, action: EnterSafe) -> tuple[GoldConnectionState, list[Event]]:
+        safes = dict(state.safes)
+        safes[action.safe] = tuple(sorted(action.bars, key=bar_sort_key))
+        done = all(safes.values())
+        state = state.model_copy(update={"safes": safes, "phase": "start_roll" if done else "enter_safes"})
+        events = [Event(kind="setup.safe", message=N_("Safe {safe} filled."), params={"safe": action.safe})]
+        return state, events
+
+    def _do_roll(self, state: GoldConnectionState, action: Roll) -> tuple[GoldConnectionState, list[Event]]:
+        first, second = action.values
+        if state.phase == "start_roll":
+            return self._start_roll(state, (first, second))
+        return self._resolve_roll(state, (first, second))
+
+    def start_numbers(self, state: GoldConnectionState) -> list[int]:
+        """GC-4: safe numbers the start roll allows that are still free (one die or the sum)."""
+        if state.start_roll is None:
+            return []
+        first, second = state.start_roll
+        numbers = sorted({first, second, first + second})
+        return [n for n in numbers if state.stone_owner(self.vault.by_number[n]) is None]
+
+    def _start_roll(self, state: GoldConnectionState, dice: tuple[int, int]) -> tuple[GoldConnectionState,
+                                                                                      list[Event]]:
+        rolled = state.model_copy(update={"start_roll": dice})
+        if not self.start_numbers(rolled):
+            return state, [Event(kind="start.reroll", message=N_("{first}, {second} and {sum} are all taken: "
+                                                                 "roll again."),
+                                 params={"first": dice[0], "second": dice[1], "sum": sum(dice)})]
+        return rolled.model_copy(update={"phase": "start_choose"}), []
+
+    def _do_choose_start(self, state: GoldConnectionState,
+                         action: ChooseStart) -> tuple[GoldConnectionState, list[Event]]:
+        robbers = list(state.robbers)
+        robbers[state.current] = robbers[state.current].model_copy(update={"stone": action.safe, "arrow": action.safe})
+        events = [Event(kind="start.placed", message=N_("{player} starts on {safe}."),
+                        params={"player": state.names[state.current], "safe": action.safe})]
+        players = len(robbers)
+        if all(robber.stone is not None for robber in robbers):
+            first = max(range(players), key=lambda seat: self.vault.numbers[robbers[seat].stone or ""] or 0)
+            order = tuple((first + k) % players for k in range(players))
+            return state.model_copy(update={"robbers": tuple(robbers), "phase": "arrows", "start_roll": None,
+                                            "arrow_order": order, "current": first}), events
+        return state.model_copy(update={"robbers": tuple(robbers), "phase": "start_roll", "start_roll": None,
+                                        "current": (state.current + 1) % players}), events
+
+    def _do_place_arrow(self, state: GoldConnectionState,
+                        action: PlaceArrow) -> tuple[GoldConnectionState, list[Event]]:
+        robbers = list(state.robbers)
+        robbers[state.current] = robbers[state.current].model_copy(update={"heading": action.heading})
+        order = state.arrow_order[1:]
+        state = state.model_copy(update={"robbers": tuple(robbers), "arrow_order": order})
+        if order:
+            return state.model_copy(update={"current": order[0]}), []
+        first = max(range(len(robbers)), key=lambda seat: self.vault.numbers[robbers[seat].stone or ""] or 0)
+        return self._begin_turn(state, first)
+
+    def _begin_turn(self, state: GoldConnectionState, seat: int) -> tuple[GoldConnectionState, list[Event]]:
+        """GC-6: a new turn; the counter moves one field (not in the variant without counter)."""
+        robber = state.robbers[seat]
+        counter = state.counter + 1 if state.rules.game_end == "counter" else state.counter
+        state = state.model_copy(update={
+            "phase": "turn", "current": seat, "counter": counter, "turn_start": robber.stone,
+            "start_heading": robber.heading, "tray": (), "distance": 0, "moved": False, "last_success": "none",
+            "looted": (), "plundered": (), "announcement": None, "roll": None})
+        params = {"player": state.names[seat], "counter": counter}
+        message = (N_("{player}'s turn; the counter moves to {counter}.") if state.rules.game_end == "counter"
+                   else N_("{player}'s turn."))
+        return state, [Event(kind="turn.start", message=message, params=params)]
+
+    def _do_move(self, state: GoldConnectionState, action: Move) -> tuple[GoldConnectionState, list[Event]]:
+        robber = state.robbers[state.current]
+        came = action.path[-2] if len(action.path) > 1 else robber.arrow
+        here = action.path[-1]
+        heading = action.heading if action.heading is not None else self.vault.exits(here, came or "")[0]
+        robbers = list(state.robbers)
+        robbers[state.current] = robber.model_copy(update={"arrow": here, "heading": heading})
+        distance = state.distance + len(action.path)
+        state = state.model_copy(update={"robbers": tuple(robbers), "distance": distance, "moved": True})
+        return state, [Event(kind="move", message=N_("Arrow to {safe}; distance this turn {distance}."),
+                             params={"safe": here, "distance": distance})]
+
+    def _announce(self, state: GoldConnectionState, announcement: Announcement) -> tuple[GoldConnectionState,
+                                                                                          list[Event]]:
+        odds = self.odds(state, announcement.target)
+        params = {"target": announcement.target, "chance": odds.percent(odds.without_chips),
+                  "chance_with_chips": odds.percent(odds.with_chips), "chips": odds.chips}
+        state = state.model_copy(update={"phase": "roll", "announcement": announcement})
+        return state, [Event(kind="roll.target", message=N_("Roll {target} or more: {chance}% ({chance_with_chips}% "
+                                                            "with {chips} chips)."), params=params)]
+
+    def _do_loot(self, state: GoldConnectionState, action: Loot) -> tuple[GoldConnectionState, list[Event]]:
+        bars = tuple(sorted(action.bars, key=bar_sort_key))
+        target = state.distance + sum(bar_number(bar) for bar in bars)
+        return self._announce(state, Announcement(kind="loot", bars=bars, target=target))
+
+    def _do_plunder(self, state: GoldConnectionState, action: Plunder) -> tuple[GoldConnectionState, list[Event]]:
+        take = {row: count for row, count in action.take.items() if count}
+        bars = top_bars(state.robbers[action.victim].rows, take)
+        target = state.distance + sum(bar_number(bar) for bar in bars)
+        return self._announce(state, Announcement(kind="plunder", bars=bars, victim=action.victim, take=take,
+                                                  target=target))
+
+    def _do_stop(self, state: GoldConnectionState, action: Stop) -> tuple[GoldConnectionState, list[Event]]:
+        return self._announce(state, Announcement(kind="stop", target=state.distance))
+
+    def _shortfall(self, state: GoldConnectionState) -> int:
+        assert state.announcement is not None and state.roll is not None
+        return state.announcement.target - sum(state.roll)
+
+    def _resolve_roll(self, state: GoldConnectionState, dice: tuple[int, int]) -> tuple[GoldConnectionState,
+                                                                                       list[Event]]:
+        assert state.announcement is not None
+        total = sum(dice)
+        events = [Event(kind="roll", message=N_("Rolled {first} and {second}: {total} against {target}."),
+                        params={"first": dice[0], "second": dice[1], "total": total,
+                                "target": state.announcement.target})]
+        if total >= state.announcement.target:
+            state, more = self._success(state)
+            return state, events + more
+        shortfall = state.announcement.target - total
+        if state.robbers[state.current].chips >= shortfall:
+            return state.model_copy(update={"phase": "chips", "roll": dice}), events
+        state, more = self._failure(state)
+        return state, events + more
+
+    def _do_use_chips(self, state: GoldConnectionState, action: UseChips) -> tuple[GoldConnectionState, list[Event]]:
+        if action.count == 0:
+            return self._failure(state)
+        robbers = list(state.robbers)
+        robber = robbers[state.current]
+        robbers[state.current] = robber.model_copy(update={"chips": robber.chips - action.count})
+        state = state.model_copy(update={"robbers": tuple(robbers), "chip_supply": state.chip_supply + action.count})
+        events = [Event(kind="chips.spent", message=N_("{player} spends {count} chips."),
+                        params={"player": state.names[state.current], "count": action.count})]
+        state, more = self._success(state)
+        return state, events + more
+
+    def _success(self, state: GoldConnectionState) -> tuple[GoldConnectionState, list[Event]]:
+        """GC-11/GC-17: the announced bars go to the tray; a stop ends the turn."""
+        announcement = state.announcement
+        assert announcement is not None
+        robber = state.robbers[state.current]
+        base = {"phase": "turn", "announcement": None, "roll": None, "moved": False}
+        if announcement.kind == "stop":
+            return self._end_turn(state.model_copy(update=base))
+        if announcement.kind == "loot":
+            safe = robber.arrow or ""
+            safes = dict(state.safes)
+            safes[safe] = _remove_bars(safes[safe], announcement.bars)
+            state = state.model_copy(update=base | {
+                "safes": safes, "tray": _add_bars(state.tray, announcement.bars), "looted": (*state.looted, safe),
+                "last_success": "loot"})
+            return state, [Event(kind="loot.success", message=N_("Loot succeeds: {bars} into the tray."),
+                                 params={"bars": " ".join(announcement.bars)})]
+        assert announcement.victim is not None
+        robbers = list(state.robbers)
+        victim = robbers[announcement.victim]
+        rows = {row: numbers[:len(numbers) - announcement.take.get(row, 0)] for row, numbers in victim.rows.items()}
+        robbers[announcement.victim] = victim.model_copy(update={"rows": rows})
+        state = state.model_copy(update=base | {
+            "robbers": tuple(robbers), "tray": _add_bars(state.tray, announcement.bars),
+            "plundered": (*state.plundered, announcement.victim), "last_success": "plunder"})
+        return state, [Event(kind="plunder.success", message=N_("Plunder succeeds: {bars} taken from {victim}; "
+                                                                "move on."),
+                             params={"bars": " ".join(announcement.bars), "victim": state.names[announcement.victim]})]
+
+    def consolation(self, state: GoldConnectionState, seat: int) -> tuple[GoldConnectionState, int]:
+        """GC-3/GC-15: 2 chips, 1 when holding 4, none at 5 or when the supply is empty."""
+        robber = state.robbers[seat]
+        count = min(2, CHIP_LIMIT - robber.chips, state.chip_supply)
+        if count <= 0:
+            return state, 0
+        robbers = list(state.robbers)
+        robbers[seat] = robber.model_copy(update={"chips": robber.chips + count})
+        return state.model_copy(update={"robbers": tuple(robbers), "chip_supply": state.chip_supply - count}), count
+
+    def _failure(self, state: GoldConnectionState) -> tuple[GoldConnectionState, list[Event]]:
+        """GC-15/GC-17: tray back into the safe under the arrow, arrow home, consolation chips."""
+        announcement = state.announcement
+        assert announcement is not None
+        robbers = list(state.robbers)
+        robber = robbers[state.current]
+        safe = robber.arrow or ""
+        safes = dict(state.safes)
+        safes[safe] = _add_bars(safes[safe], state.tray)
+        robbers[state.current] = robber.model_copy(update={"arrow": robber.stone, "heading": state.start_heading})
+        state = state.model_copy(update={"robbers": tuple(robbers), "safes": safes, "tray": (), "announcement": None,
+                                         "roll": None})
+        seat = announcement.victim if announcement.kind == "plunder" else state.current
+        assert seat is not None
+        state, chips = self.consolation(state, seat)
+        events = [Event(kind="roll.failed", message=N_("The roll fails: the tray goes back into {safe}; "
+                                                       "{player} gets {chips} chips."),
+                        params={"safe": safe, "player": state.names[seat], "chips": chips})]
+        state, more = self._finish_turn(state)
+        return state, events + more
+
+    def _do_end_turn(self, state: GoldConnectionState, action: EndTurn) -> tuple[GoldConnectionState, list[Event]]:
+        return self._end_turn(state)
+
+    def _end_turn(self, state: GoldConnectionState) -> tuple[GoldConnectionState, list[Event]]:
+        """GC-12: the robber stone moves under the arrow; then the tray is sorted."""
+        robbers = list(state.robbers)
+        robber = robbers[state.current]
+        robbers[state.current] = robber.model_copy(update={"stone": robber.arrow})
+        state = state.model_copy(update={"robbers": tuple(robbers)})
+        events = [Event(kind="turn.end", message=N_("{player}'s robber stone moves to {safe}."),
+                        params={"player": state.names[state.current], "safe": robber.arrow})]
+        if state.tray:
+            return state.model_copy(update={"phase": "sort"}), events
+        state, more = self._finish_turn(state)
+        return state, events + more
+
+    def _do_sort(self, state: GoldConnectionState, action: Sort) -> tuple[GoldConnectionState, list[Event]]:
+        robbers = list(state.robbers)
+        robber = robbers[state.current]
+        rows = dict(robber.rows)
+        left = list(state.tray)
+        for row, numbers in action.rows.items():
+            rows[row] = rows[row] + tuple(sorted(numbers))
+            for number in numbers:
+                left.remove(f"{row[0]}{number}")
+        robbers[state.current] = robber.model_copy(update={"rows": rows})
+        safes = dict(state.safes)
+        safe = robber.stone or ""
+        safes[safe] = _add_bars(safes[safe], left)
+        state = state.model_copy(update={"robbers": tuple(robbers), "safes": safes, "tray": ()})
+        events = [Event(kind="sort", message=N_("{player} sorts the tray; {back} back into {safe}."),
+                        params={"player": state.names[state.current], "back": " ".join(left) or "-", "safe": safe})]
+        state, more = self._finish_turn(state)
+        return state, events + more
+
+    def _finish_turn(self, state: GoldConnectionState) -> tuple[GoldConnectionState, list[Event]]:
+        """GC-18/GC-21: end the game or hand the turn to the next seat."""
+        finished = (state.counter >= COUNTER_FIELDS if state.rules.game_end == "counter"
+                    else series_complete(state.robbers[state.current], state.rules.series_reading))
+        if finished:
+            state = state.model_copy(update={"phase": "over", "announcement": None, "roll": None, "tray": ()})
+            return state, [Event(kind="game.over", message=N_("The game is over."))]
+        return self._begin_turn(state, (state.current + 1) % len(state.robbers))
+
+    # -- odds (GC-20) --------------------------------------------------------------------------------
+    def target(self, state: GoldConnectionState, bars: tuple[str, ...] = ()) -> int:
+        """The number to roll for looting `bars` here (or for stopping, with no bars)."""
+        return state.distance + sum(bar_number(bar) for bar in bars)
+
+    def odds(self, state: GoldConnectionState, target: int | None = None) -> Odds:
+        """Target and exact chance with and without the active player's chips (the pending roll by default)."""
+        if target is None:
+            assert state.announcement is not None, "no roll announced"
+            target = state.announcement.target
+        chips = state.robbers[state.current].chips
+        return Odds(target=target, chips=chips, without_chips=chance(target), with_chips=chance(target, chips))
+
+    # -- listing choices -----------------------------------------------------------------------------
+    def moves(self, state: GoldConnectionState, max_distance: int | None = None) -> list[Move]:
+        """Every move from the arrow whose distance this turn stays within `max_distance`.
+
+        By default the limit is 12 plus the player's chips: a longer move can never be rolled (GC-9).
+        One-step moves are always listed, so a player who has gone too far can still move on.
+        """
+        robber = state.robbers[state.current]
+        assert robber.arrow is not None and robber.heading is not None
+        if max_distance is None:
+            max_distance = BEST_ROLL + robber.chips
+        budget = max(1, max_distance - state.distance)
+        found: list[Move] = []
+
+        def walk(came: str, here: str, path: tuple[str, ...]) -> None:
+            exits = self.vault.exits(here, came)
+            if self.vault.is_choice_point(here):
+                found.extend(Move(path=path, heading=heading) for heading in exits)
+            else:
+                found.append(Move(path=path))
+            if len(path) < budget:
+                for step in exits:
+                    walk(here, step, (*path, step))
+
+        walk(robber.arrow, robber.heading, (robber.heading,))
+        return found
+
+    def loots(self, state: GoldConnectionState) -> list[Loot]:
+        """Every distinct set of bars that could be announced in the safe under the arrow."""
+        safe = state.robbers[state.current].arrow or ""
+        counts = Counter(state.safes[safe])
+        kinds = sorted(counts, key=bar_sort_key)
+        choices = []
+        for picks in product(*(range(counts[bar] + 1) for bar in kinds)):
+            bars = tuple(bar for bar, n in zip(kinds, picks) for _ in range(n))
+            if bars:
+                choices.append(Loot(bars=bars))
+        return choices
+
+    def plunders(self, state: GoldConnectionState) -> list[Plunder]:
+        """Every take from each box that may be plundered from the arrow's field."""
+        found: list[Plunder] = []
+        for seat, victim in enumerate(state.robbers):
+            if seat == state.current:
+                continue
+            rows = [row for row, numbers in victim.rows.items() if numbers]
+            for counts in product(*(range(len(victim.rows[row]) + 1) for row in rows)):
+                take = {row: n for row, n in zip(rows, counts) if n}
+                if take:
+                    found.append(Plunder(victim=seat, take=take))
+        return found
+
+    def legal_actions(self, state: GoldConnectionState) -> list[ActionModel] | None:
+        """Every allowed action, except where the set is too large (entering safes, sorting).
+
+        Moves are listed up to a distance of 12 plus the player's chips; longer ones are allowed but can
+        never be rolled (see `moves`).
+        """
+        phase = state.phase
+        if phase in ("enter_safes", "sort", "over"):
+            return None
+        if phase in ("start_roll", "roll"):
+            return [Roll(values=(a, b)) for a in range(1, 7) for b in range(1, 7)]
+        if phase == "start_choose":
+            return [ChooseStart(safe=self.vault.by_number[n]) for n in self.start_numbers(state)]
+        if phase == "arrows":
+            stone = state.robbers[state.current].stone or ""
+            return [PlaceArrow(heading=n) for n in self.vault.neighbours[stone]]
+        if phase == "chips":
+            return [UseChips(count=0), UseChips(count=self._shortfall(state))]
+        candidates: list[ActionModel] = [*self.moves(state), Stop(), EndTurn()]
+        if self._need_fresh_move(state) is None:
+            candidates += [*self.loots(state), *self.plunders(state)]
+        return [action for action in candidates if self.validate(state, action) is None]
+
+    def prompt(self, state: GoldConnectionState) -> Prompt:
+        phase = state.phase
+        seat = state.current
+        who = {"player": state.names[seat] if phase != "over" else "", "counter": state.counter}
+        if phase == "over":
+            return Prompt(player=None, expects=(), message=N_("The game is over."))
+        if phase == "enter_safes":
+            empty = [safe for safe, bars in state.safes.items() if not bars]
+            return Prompt(player=None, expects=("enter_safe",), params={"safe": empty[0], "left": len(empty)},
+                          message=N_("Lay six shuffled bars into safe {safe} and enter them ({left} safes to go)."))
+        if phase == "start_roll":
+            return Prompt(player=seat, expects=("roll",), dice=TWO_DICE, roll_action="roll", params=who,
+                          message=N_("{player}: roll both dice for your robber stone's start safe."))
+        if phase == "start_choose":
+            first, second = state.start_roll or (0, 0)
+            options = ", ".join(str(n) for n in self.start_numbers(state))
+            return Prompt(player=seat, expects=("choose_start",), params=who | {"options": options},
+                          message=N_("{player}: put your robber stone on safe {options}."))
+        if phase == "arrows":
+            return Prompt(player=seat, expects=("place_arrow",), params=who,
+                          message=N_("{player}: lay your arrow on your robber stone, pointing the way you will go."))
+        if phase == "roll":
+            assert state.announcement is not None
+            odds = self.odds(state)
+            params = who | {"target": odds.target, "chance": odds.percent(odds.without_chips),
+                            "chance_with_chips": odds.percent(odds.with_chips), "chips": odds.chips}
+            return Prompt(player=seat, expects=("roll",), dice=TWO_DICE, roll_action="roll", params=params,
+                          message=N_("{player}: roll {target} or more ({chance}%; with your {chips} chips "
+                                     "{chance_with_chips}%)."))
+        if phase == "chips":
+            return Prompt(player=seat, expects=("use_chips",), params=who | {"shortfall": self._shortfall(state)},
+                          message=N_("{player}: {shortfall} short. Spend {shortfall} chips, or accept the failure."))
+        if phase == "sort":
+            return Prompt(player=seat, expects=("sort",), params=who | {"tray": " ".join(state.tray)},
+                          message=N_("{player}: sort {tray} into your rows, lowest numbers first."))
+        expects = ("move",) if not state.moved else ("move", "loot", "plunder", "stop")
+        if state.last_success == "loot" and not state.moved:
+            expects = ("move", "end_turn")
+        return Prompt(player=seat, expects=expects, params=who | {"distance": state.distance},
+                      message=N_("{player}: move the arrow, loot, or stop (distance so far {distance})."))
+
+    # -- outcome -------------------------------------------------------------------------------------
+    def is_over(self, state: GoldConnectionState) -> bool:
+        return state.phase == "over"
+
+    def scores(self, state: GoldConnectionState) -> list[int]:
+        return [box_score(robber) for robber in state.robbers]
+
+    def winners(self, state: GoldConnectionState) -> list[int]:
+        """GC-19: best score; a tie goes to the most consolation chips, then it is shared."""
+        best = super().winners(state)
+        most = max(state.robbers[seat].chips for seat in best)
+        return [seat for seat in best if state.robbers[seat].chips == most]
+
+    def bars_accounted(self, state: GoldConnectionState) -> Counter[str]:
+        """Every bar on the table: safes, the tray and the boxes (84 once the setup is dealt)."""
+        bars: Counter[str] = Counter()
+        for safe_bars in state.safes.values():
+            bars.update(safe_bars)
+        bars.update(state.tray)
+        for robber in state.robbers:
+            bars.update(robber.bars())
+        return bars
