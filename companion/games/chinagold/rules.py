@@ -1,0 +1,327 @@
+"""Chinagold rules (CG-1 ... in docs/rules/chinagold.md): throw tiles, turn a line or bury, captures.
+
+The state keeps one character per site: `h` hidden marker, `g` gold side up, `M` taken by the mountain
+player (seat 0), `R` taken by the river player (seat 1).  A taken site is a gap.  The tile set is a
+function of the board (CG-9..CG-12) and is recomputed after every move, so the stored `tiles` always
+match the board.  Internally masks (one bit per site) make the checks cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
+from companion.engine.registry import register
+from companion.games.chinagold.board import GENERATED, Board, get_board
+from companion.games.chinagold.geometry import Grid, count_lines, sites_of
+
+HIDDEN, GOLD = "h", "g"
+TAKEN = ("M", "R")
+ROLE_NAMES = ("mountains", "rivers")
+
+#: The three throw tiles by name, with their two faces.
+TILE_FACES: dict[str, tuple[int, int]] = {"0|1": (0, 1), "0|2": (0, 2), "1|2": (1, 2)}
+FULL_TILES = ("0|1", "0|2", "1|2")
+FIVE_GONE = ("0|2", "1|2")
+FOUR_GONE = ("0|1", "1|2")
+FREE_MOVE_MAX = 2
+
+
+class ChinagoldOptions(BaseModel):
+    """Choices made before the game: which board, how the river sheet lies, and the open readings."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    board: str = Field("default", description="Board file in layouts/chinagold/ (without .json), or "
+                       "generated-EDGE-SEED for a board made from a seed (EDGE 6 = 91 sites, 5 = 61 sites).")
+    overlay: int = Field(0, ge=0, le=11, description="How the river sheet lies on the mountains: 0 as printed, "
+                         "1-5 turned by 60-degree steps, 6-11 flipped over and turned (CG-1).")
+    opponent_clears_alone: bool = Field(True, description="CG-R1: a move that completes only the opponent's "
+                                        "region lets the opponent clear it (True) or leaves it gold (False).")
+
+
+class Throw(ActionModel):
+    """The faces the tiles in play show, one per tile in the prompt's order (CG-3)."""
+
+    type: Literal["throw"] = "throw"
+    values: tuple[int, ...]
+
+
+class Turn(ActionModel):
+    """Turn every marker on the straight line from `start` to `end` gold side up (CG-4, CG-11)."""
+
+    type: Literal["turn"] = "turn"
+    start: int
+    end: int
+
+
+class Bury(ActionModel):
+    """Turn one gold marker back down instead of turning the thrown number (CG-5)."""
+
+    type: Literal["bury"] = "bury"
+    site: int
+
+
+ChinagoldAction = Annotated[Union[Throw, Turn, Bury], Field(discriminator="type")]
+
+
+class ChinagoldState(Value):
+    """Where the game stands.  `board`/`overlay` name the board; `total` is the thrown sum, if any."""
+
+    board: str
+    overlay: int
+    opponent_clears_alone: bool
+    sites: str
+    to_move: int
+    phase: Literal["throw", "move", "over"]
+    tiles: tuple[str, ...]
+    thrown: tuple[int, ...] = ()
+    total: int | None = None
+    turn: int = 1
+
+
+def tiles_for(g: Grid, hidden: int) -> tuple[str, ...]:
+    """The tiles in play for a board (CG-9..CG-12): fewer as long straight runs of hidden markers vanish."""
+    if count_lines(g, hidden, 3, stop_at=2) <= 1:
+        return ()
+    if count_lines(g, hidden, 4, stop_at=2) <= 1:
+        return FOUR_GONE
+    if count_lines(g, hidden, 5, stop_at=2) <= 1:
+        return FIVE_GONE
+    return FULL_TILES
+
+
+def site_mask(sites: str, char: str) -> int:
+    """Bit mask of the sites showing `char` (bit i = site i)."""
+    mask = 0
+    position = sites.find(char)
+    while position >= 0:
+        mask |= 1 << position
+        position = sites.find(char, position + 1)
+    return mask
+
+
+def apply_turn_masks(board: Board, hidden: int, gold: int, line: int, mover: int,
+                     opponent_clears_alone: bool) -> tuple[int, int, list[tuple[int, list[int], int]]]:
+    """Turn `line` gold and resolve captures (CG-6, CG-7).
+
+    Returns the new hidden and gold masks and the captures as (seat, region numbers, taken mask), the
+    mover's first.  Shared with the bot, so what it searches is exactly what the engine plays.
+    """
+    hidden &= ~line
+    gold |= line
+    captures: list[tuple[int, list[int], int]] = []
+    mover_taken = 0
+    for seat in (mover, 1 - mover):
+        regions = board.regions(seat)
+        touched = {board.region_of(seat, site) for site in sites_of(line)}
+        completed = [number for number in sorted(touched) if regions[number] & hidden == 0
+                     and regions[number] & gold]
+        if seat != mover and not mover_taken and not opponent_clears_alone:
+            completed = []
+        taken = 0
+        for number in completed:
+            taken |= regions[number] & gold
+        if seat == mover:
+            mover_taken = taken
+        if completed:
+            gold &= ~taken
+            captures.append((seat, completed, taken))
+    return hidden, gold, captures
+
+
+@register
+class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
+    """Two players dig on the same sites, one for mountains, one for rivers; whoever completes a region
+    takes its gold."""
+
+    id = "chinagold"
+    title = "Chinagold"
+    min_players = 2
+    max_players = 2
+    rule_prefix = "CG"
+    options_model = ChinagoldOptions
+    state_model = ChinagoldState
+    action_adapter: TypeAdapter[Any] = TypeAdapter(ChinagoldAction)
+
+    # -- setup -----------------------------------------------------------------------------------------
+    def options(self, raw: dict[str, Any]) -> ChinagoldOptions:
+        options = super().options(raw)
+        if not GENERATED.match(options.board):
+            get_board(options.board, options.overlay)  # a missing or broken board is a UserError now
+        return options
+
+    def initial_state(self, setup: Setup) -> ChinagoldState:
+        options = self.options(setup.options)
+        board = get_board(options.board, options.overlay)
+        hidden = board.grid.all_mask
+        tiles = tiles_for(board.grid, hidden)
+        return ChinagoldState(board=options.board, overlay=options.overlay,
+                              opponent_clears_alone=options.opponent_clears_alone,
+                              sites=HIDDEN * board.size, to_move=setup.first_player,
+                              phase="throw" if tiles else "move", tiles=tiles)
+
+    @staticmethod
+    def board(state: ChinagoldState) -> Board:
+        return get_board(state.board, state.overlay)
+
+    # -- rules -----------------------------------------------------------------------------------------
+    def validate(self, state: ChinagoldState, action: ActionModel) -> Refusal | None:
+        if state.phase == "over":
+            return Refusal(code="game.over", message=N_("The game is over."), rule="CG-13")
+        if isinstance(action, Throw):
+            return self._check_throw(state, action)
+        if isinstance(action, Turn):
+            return self._check_turn(state, action)
+        if isinstance(action, Bury):
+            return self._check_bury(state, action)
+        return Refusal(code="action.unknown", message=N_("Chinagold has no action {type}."), rule="CG-2",
+                       params={"type": action.type})
+
+    def _check_throw(self, state: ChinagoldState, action: Throw) -> Refusal | None:
+        if not state.tiles:
+            return Refusal(code="throw.no_tiles", message=N_("No tiles are in play any more: turn one marker "
+                           "or two neighbouring ones."), rule="CG-11")
+        if state.phase != "throw":
+            return Refusal(code="throw.not_now", message=N_("The tiles were already thrown this turn ({total})."),
+                           rule="CG-3", params={"total": state.total})
+        if len(action.values) != len(state.tiles):
+            return Refusal(code="throw.count", message=N_("{want} tiles are in play but {got} values were given."),
+                           rule="CG-3", params={"want": len(state.tiles), "got": len(action.values)})
+        for tile, value in zip(state.tiles, action.values):
+            if value not in TILE_FACES[tile]:
+                return Refusal(code="throw.face", message=N_("Tile {tile} has no side {value}."), rule="CG-3",
+                               params={"tile": tile, "value": value})
+        return None
+
+    def _check_turn(self, state: ChinagoldState, action: Turn) -> Refusal | None:
+        if state.phase == "throw":
+            return Refusal(code="turn.before_throw", message=N_("Throw the tiles first."), rule="CG-3")
+        board = self.board(state)
+        for site in (action.start, action.end):
+            if not 0 <= site < board.size:
+                return Refusal(code="turn.site", message=N_("There is no site {site} on this board."),
+                               rule="CG-1", params={"site": site})
+        line = board.grid.line_between(action.start, action.end)
+        if line is None:
+            return Refusal(code="turn.not_straight", message=N_("Sites {start} and {end} do not lie on one "
+                           "straight line."), rule="CG-4", params={"start": action.start, "end": action.end})
+        if state.total is None:
+            if len(line) > FREE_MOVE_MAX:
+                return Refusal(code="turn.length", message=N_("Without tiles you turn one marker or two "
+                               "neighbouring ones, not {got}."), rule="CG-11", params={"got": len(line)})
+        elif len(line) != state.total:
+            return Refusal(code="turn.length", message=N_("The tiles show {want}: turn exactly {want} markers, "
+                           "not {got}."), rule="CG-4", params={"want": state.total, "got": len(line)})
+        for site in line:
+            if state.sites[site] in TAKEN:
+                return Refusal(code="turn.gap", message=N_("Site {site} is already cleared; a line may not "
+                               "cross a gap."), rule="CG-8", params={"site": site})
+        for site in line:
+            if state.sites[site] == GOLD:
+                return Refusal(code="turn.gold", message=N_("Site {site} already shows gold; a line may not "
+                               "include gold."), rule="CG-4", params={"site": site})
+        return None
+
+    def _check_bury(self, state: ChinagoldState, action: Bury) -> Refusal | None:
+        if state.phase == "throw":
+            return Refusal(code="bury.before_throw", message=N_("Throw the tiles first; burying replaces "
+                           "turning the thrown number."), rule="CG-5")
+        if state.total is None:
+            return Refusal(code="bury.no_tiles", message=N_("No tiles are in play any more, so gold can no "
+                           "longer be buried."), rule="CG-11")
+        if not 0 <= action.site < len(state.sites):
+            return Refusal(code="bury.site", message=N_("There is no site {site} on this board."), rule="CG-1",
+                           params={"site": action.site})
+        if state.sites[action.site] != GOLD:
+            return Refusal(code="bury.not_gold", message=N_("Site {site} shows no gold to bury."), rule="CG-5",
+                           params={"site": action.site})
+        return None
+
+    def _apply(self, state: ChinagoldState, action: ActionModel) -> tuple[ChinagoldState, list[Event]]:
+        if isinstance(action, Throw):
+            total = sum(action.values)
+            event = Event(kind="throw", message=N_("{role} throws {total}."),
+                          params={"role": ROLE_NAMES[state.to_move], "total": total})
+            return state.model_copy(update={"phase": "move", "thrown": action.values, "total": total}), [event]
+        board = self.board(state)
+        sites = list(state.sites)
+        events: list[Event] = []
+        if isinstance(action, Bury):
+            sites[action.site] = HIDDEN
+            events.append(Event(kind="bury", message=N_("Gold on site {site} is buried again."),
+                                params={"site": action.site}))
+        else:
+            assert isinstance(action, Turn)
+            line = board.grid.line_between(action.start, action.end) or ()
+            hidden, gold = site_mask(state.sites, HIDDEN), site_mask(state.sites, GOLD)
+            line_mask = sum(1 << site for site in line)
+            hidden, gold, captures = apply_turn_masks(board, hidden, gold, line_mask, state.to_move,
+                                                      state.opponent_clears_alone)
+            for site in line:
+                sites[site] = GOLD
+            events.append(Event(kind="turn", message=N_("{count} marker(s) turned: {sites}."),
+                                params={"count": len(line), "sites": list(line)}))
+            for seat, regions, taken in captures:
+                for site in sites_of(taken):
+                    sites[site] = TAKEN[seat]
+                ids = board.region_ids(seat)
+                events.append(Event(kind="capture" if seat == state.to_move else "clear",
+                                    message=N_("The {role} player takes {gold} gold from {regions}."),
+                                    params={"role": ROLE_NAMES[seat], "seat": seat, "gold": taken.bit_count(),
+                                            "regions": ", ".join(ids[n] for n in regions)}))
+        return self._next_turn(state, board, "".join(sites), events)
+
+    def _next_turn(self, state: ChinagoldState, board: Board, sites: str,
+                   events: list[Event]) -> tuple[ChinagoldState, list[Event]]:
+        """Hand over to the other player with the tile set the board now allows (CG-9..CG-13)."""
+        hidden = site_mask(sites, HIDDEN)
+        tiles = tiles_for(board.grid, hidden)
+        if tiles != state.tiles:
+            events.append(Event(kind="tiles", message=N_("Tiles in play now: {tiles}."),
+                                params={"tiles": ", ".join(tiles) or "none"}))
+        over = hidden == 0
+        if over:
+            events.append(Event(kind="over", message=N_("Every site is cleared.")))
+        update = {"sites": sites, "to_move": 1 - state.to_move, "tiles": tiles, "thrown": (), "total": None,
+                  "phase": "over" if over else ("throw" if tiles else "move"), "turn": state.turn + 1}
+        return state.model_copy(update=update), events
+
+    def legal_actions(self, state: ChinagoldState) -> list[ActionModel] | None:
+        """Every turn and bury allowed now (throws are chance: None while the tiles are due)."""
+        if state.phase != "move":
+            return None
+        board = self.board(state)
+        hidden = site_mask(state.sites, HIDDEN)
+        lengths = (state.total,) if state.total is not None else tuple(range(1, FREE_MOVE_MAX + 1))
+        actions: list[ActionModel] = []
+        for length in lengths:
+            for mask, start, end in board.grid.lines[length]:
+                if mask & hidden == mask:
+                    actions.append(Turn(start=start, end=end))
+        if state.total is not None:
+            actions += [Bury(site=site) for site in sites_of(site_mask(state.sites, GOLD))]
+        return actions
+
+    def prompt(self, state: ChinagoldState) -> Prompt:
+        role = ROLE_NAMES[state.to_move]
+        if state.phase == "over":
+            return Prompt(player=None, expects=(), message=N_("The game is over."))
+        if state.phase == "throw":
+            return Prompt(player=state.to_move, expects=("throw",), message=N_("{role}: throw the tiles."),
+                          params={"role": role},
+                          dice=tuple(tuple(str(face) for face in TILE_FACES[tile]) for tile in state.tiles),
+                          roll_action="throw")
+        if state.total is None:
+            return Prompt(player=state.to_move, expects=("turn",), message=N_("{role}: turn one marker or two "
+                          "neighbouring ones."), params={"role": role})
+        return Prompt(player=state.to_move, expects=("turn", "bury"), message=N_("{role}: turn {total} markers "
+                      "in a straight line, or bury one gold."), params={"role": role, "total": state.total})
+
+    # -- outcome ---------------------------------------------------------------------------------------
+    def is_over(self, state: ChinagoldState) -> bool:
+        return state.phase == "over"
+
+    def scores(self, state: ChinagoldState) -> list[int]:
+        return [state.sites.count(TAKEN[0]), state.sites.count(TAKEN[1])]
