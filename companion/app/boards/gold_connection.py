@@ -1,0 +1,242 @@
+"""The Gold Connection vault drawn from its layout: safes, passages, walls, counter track, and the game on it.
+
+`board_widget(layout)` is what `goldtable layout render` pictures and what the table screen shows; the
+table screen hands it a state (`board.state = ...`) to add bars, robber stones, arrows and the counter,
+and listens to `on_safe` for taps on a safe and `on_bar` for taps on a bar.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from kivy.core.text import Label as CoreLabel
+from kivy.graphics import Color, Ellipse, Line, Rectangle, RoundedRectangle, Triangle
+from kivy.properties import BooleanProperty, ListProperty, ObjectProperty
+from kivy.uix.widget import Widget
+
+from companion.games.gold_connection.board import GoldConnectionLayout
+
+BAR_COLOURS = {"B": (0.25, 0.45, 0.95), "G": (0.2, 0.7, 0.3), "R": (0.9, 0.25, 0.2), "Y": (0.95, 0.8, 0.15)}
+SEAT_COLOURS = ((0.85, 0.1, 0.55), (0.1, 0.75, 0.85), (0.95, 0.55, 0.1), (0.55, 0.35, 0.9))
+BACKGROUND = (0.16, 0.16, 0.2)
+WALL = (0.45, 0.38, 0.3)
+SAFE = (0.55, 0.57, 0.62)
+CHOICE_SAFE = (0.42, 0.5, 0.6)
+
+
+def _text(text: str, size: float, colour: tuple[float, float, float] = (1, 1, 1), bold: bool = True) -> Any:
+    label = CoreLabel(text=text, font_size=max(6, size), color=(*colour, 1), bold=bold)
+    label.refresh()
+    return label.texture
+
+
+class VaultBoard(Widget):
+    """The vault at any size; taps on a safe dispatch `on_safe(id)`, on a bar `on_bar(id, bar)`."""
+
+    layout = ObjectProperty(None)
+    state = ObjectProperty(None, allownone=True)
+    show_ids = BooleanProperty(False)
+    highlighted = ListProperty([])
+    selected_bars = ListProperty([])
+
+    __events__ = ("on_safe", "on_bar")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._bar_boxes: list[tuple[str, str, float, float, float]] = []
+        self.bind(size=self.redraw, pos=self.redraw, state=self.redraw, show_ids=self.redraw,
+                  highlighted=self.redraw, selected_bars=self.redraw)
+
+    # -- geometry ----------------------------------------------------------------------------------
+    @property
+    def scale(self) -> float:
+        layout: GoldConnectionLayout = self.layout
+        return min(self.width / layout.width, self.height / layout.height)
+
+    def to_screen(self, x: float, y: float) -> tuple[float, float]:
+        """Layout pixels (origin top left) to widget coordinates (origin bottom left), centred."""
+        layout: GoldConnectionLayout = self.layout
+        scale = self.scale
+        left = self.x + (self.width - layout.width * scale) / 2
+        top = self.y + (self.height + layout.height * scale) / 2
+        return left + x * scale, top - y * scale
+
+    def safe_at(self, x: float, y: float) -> str | None:
+        """The safe under a touch point, if any."""
+        half = self.layout.safe_size * self.scale / 2
+        for safe in self.layout.safes:
+            cx, cy = self.to_screen(safe.x, safe.y)
+            if abs(x - cx) <= half and abs(y - cy) <= half:
+                return str(safe.id)
+        return None
+
+    def bar_at(self, x: float, y: float) -> tuple[str, str] | None:
+        """The (safe, bar) under a touch point, if any."""
+        for safe, bar, bx, by, size in self._bar_boxes:
+            if bx <= x <= bx + size and by <= y <= by + size:
+                return safe, bar
+        return None
+
+    def on_touch_down(self, touch: Any) -> bool:
+        if not self.collide_point(*touch.pos):
+            return False
+        hit_bar = self.bar_at(*touch.pos)
+        if hit_bar is not None:
+            self.dispatch("on_bar", *hit_bar)
+            return True
+        safe = self.safe_at(*touch.pos)
+        if safe is not None:
+            self.dispatch("on_safe", safe)
+            return True
+        return False
+
+    def on_safe(self, safe: str) -> None:
+        """Default handler: nothing (the table screen binds its own)."""
+
+    def on_bar(self, safe: str, bar: str) -> None:
+        """Default handler: nothing (the table screen binds its own)."""
+
+    # -- drawing -----------------------------------------------------------------------------------
+    def redraw(self, *_: Any) -> None:
+        if self.layout is None:
+            return
+        self.canvas.clear()
+        self._bar_boxes = []
+        layout: GoldConnectionLayout = self.layout
+        scale = self.scale
+        positions = {safe.id: (safe.x, safe.y) for safe in layout.safes}
+        with self.canvas:
+            Color(*BACKGROUND)
+            Rectangle(pos=self.pos, size=self.size)
+            self._draw_wall_and_counter(layout, scale)
+            walls = {frozenset(wall) for wall in layout.walls}
+            Color(0.3, 0.3, 0.36)
+            for a, b in layout.connections:
+                if frozenset((a, b)) in walls:
+                    continue
+                Line(points=[*self.to_screen(*positions[a]), *self.to_screen(*positions[b])],
+                     width=max(2.0, 18 * scale))
+            for a, b in layout.walls:
+                self._draw_wall(positions[a], positions[b], layout.safe_size, scale)
+            for safe in layout.safes:
+                self._draw_safe(safe.id, safe.number, safe.x, safe.y, layout.safe_size, scale)
+            if self.state is not None:
+                self._draw_pieces(layout, scale)
+
+    def _draw_wall_and_counter(self, layout: GoldConnectionLayout, scale: float) -> None:
+        xs = [spot.x for spot in layout.counter]
+        ys = [spot.y for spot in layout.counter]
+        x0, y0 = self.to_screen(min(xs), max(ys))
+        x1, y1 = self.to_screen(max(xs), min(ys))
+        Color(*WALL)
+        Line(rectangle=(x0, y0, x1 - x0, y1 - y0), width=max(3.0, 22 * scale))
+        counter = self.state.counter if self.state is not None else 0
+        field = 26 * scale
+        for spot in layout.counter:
+            cx, cy = self.to_screen(spot.x, spot.y)
+            if spot.index == counter:
+                Color(1, 0.85, 0.2)
+            elif spot.index == len(layout.counter):
+                Color(0.7, 0.25, 0.2)
+            else:
+                Color(0.62, 0.55, 0.45)
+            Rectangle(pos=(cx - field / 2, cy - field / 2), size=(field, field))
+            texture = _text(str(spot.index), 13 * scale, (0.1, 0.1, 0.1))
+            Color(1, 1, 1)
+            Rectangle(texture=texture, pos=(cx - texture.width / 2, cy - texture.height / 2), size=texture.size)
+
+    def _draw_wall(self, a: tuple[float, float], b: tuple[float, float], safe_size: float, scale: float) -> None:
+        """A thick bar across the blocked passage, halfway between the two safes."""
+        (ax, ay), (bx, by) = self.to_screen(*a), self.to_screen(*b)
+        mx, my = (ax + bx) / 2, (ay + by) / 2
+        length = math.hypot(bx - ax, by - ay) or 1.0
+        nx, ny = -(by - ay) / length, (bx - ax) / length
+        half = safe_size * scale * 0.6
+        Color(*WALL)
+        Line(points=[mx - nx * half, my - ny * half, mx + nx * half, my + ny * half], width=max(3.0, 9 * scale))
+
+    def _draw_safe(self, safe_id: str, number: int | None, x: float, y: float, size: float, scale: float) -> None:
+        cx, cy = self.to_screen(x, y)
+        side = size * scale
+        Color(*(CHOICE_SAFE if number is None else SAFE))
+        if safe_id in self.highlighted:
+            Color(0.95, 0.85, 0.35)
+        RoundedRectangle(pos=(cx - side / 2, cy - side / 2), size=(side, side), radius=[8 * scale])
+        Color(0.2, 0.2, 0.24)
+        Line(rounded_rectangle=(cx - side / 2, cy - side / 2, side, side, 8 * scale), width=max(1.0, 2 * scale))
+        title = str(number) if number is not None else "<>"
+        texture = _text(title, 30 * scale if self.state is None else 18 * scale, (0.1, 0.1, 0.12))
+        Color(1, 1, 1)
+        ty = cy - texture.height / 2 if self.state is None else cy + side / 2 - texture.height - 2
+        Rectangle(texture=texture, pos=(cx - side / 2 + 4 * scale if self.state is not None else
+                                        cx - texture.width / 2, ty), size=texture.size)
+        if self.show_ids:
+            label = _text(safe_id, 16 * scale, (0.95, 0.95, 0.6))
+            Rectangle(texture=label, pos=(cx + side / 2 - label.width - 3, cy + side / 2 - label.height - 2),
+                      size=label.size)
+
+    def _draw_pieces(self, layout: GoldConnectionLayout, scale: float) -> None:
+        state = self.state
+        side = layout.safe_size * scale
+        bar_side = side / 3.4
+        for safe in layout.safes:
+            cx, cy = self.to_screen(safe.x, safe.y)
+            bars = state.safes.get(safe.id, ())
+            for index, bar in enumerate(bars):
+                column, line = index % 3, index // 3
+                bx = cx - side / 2 + 4 * scale + column * (bar_side + 2 * scale)
+                by = cy + side / 2 - 24 * scale - (line + 1) * (bar_side + 2 * scale)
+                self._draw_bar(bar, bx, by, bar_side, selected=(safe.id, bar) in
+                               [tuple(item) for item in self.selected_bars])
+                self._bar_boxes.append((safe.id, bar, bx, by, bar_side))
+        for seat, robber in enumerate(state.robbers):
+            colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+            if robber.stone is not None:
+                sx, sy = self.to_screen(*self._safe_xy(robber.stone))
+                radius = side * 0.16
+                Color(*colour)
+                Ellipse(pos=(sx + side / 2 - 2 * radius - 3, sy - side / 2 + 3), size=(2 * radius, 2 * radius))
+                Color(0, 0, 0)
+                Line(circle=(sx + side / 2 - radius - 3, sy - side / 2 + 3 + radius, radius), width=1.2)
+            if robber.arrow is not None and robber.heading is not None:
+                self._draw_arrow(robber.arrow, robber.heading, colour, side, seat)
+
+    def _safe_xy(self, safe_id: str) -> tuple[float, float]:
+        for safe in self.layout.safes:
+            if safe.id == safe_id:
+                return safe.x, safe.y
+        raise KeyError(safe_id)
+
+    def _draw_bar(self, bar: str, x: float, y: float, size: float, selected: bool) -> None:
+        Color(*BAR_COLOURS.get(bar[0], (0.8, 0.8, 0.8)))
+        Rectangle(pos=(x, y), size=(size, size))
+        if selected:
+            Color(1, 1, 1)
+            Line(rectangle=(x - 1, y - 1, size + 2, size + 2), width=2)
+        texture = _text(bar[1:], size * 0.7, (0.05, 0.05, 0.05))
+        Color(1, 1, 1)
+        Rectangle(texture=texture, pos=(x + (size - texture.width) / 2, y + (size - texture.height) / 2),
+                  size=texture.size)
+
+    def _draw_arrow(self, at: str, heading: str, colour: tuple[float, float, float], side: float, seat: int) -> None:
+        (ax, ay), (hx, hy) = self.to_screen(*self._safe_xy(at)), self.to_screen(*self._safe_xy(heading))
+        length = math.hypot(hx - ax, hy - ay) or 1.0
+        ux, uy = (hx - ax) / length, (hy - ay) / length
+        offset = (seat - 1.5) * side * 0.1
+        px, py = -uy * offset, ux * offset
+        start = (ax + ux * side * 0.35 + px, ay + uy * side * 0.35 + py)
+        tip = (ax + ux * side * 0.75 + px, ay + uy * side * 0.75 + py)
+        Color(*colour)
+        Line(points=[*start, *tip], width=max(1.5, side * 0.03))
+        wing = side * 0.1
+        Triangle(points=[tip[0] + ux * wing, tip[1] + uy * wing,
+                         tip[0] - uy * wing, tip[1] + ux * wing,
+                         tip[0] + uy * wing, tip[1] - ux * wing])
+
+
+def board_widget(layout: GoldConnectionLayout, show_ids: bool = False) -> VaultBoard:
+    """The vault of `layout`: safes with numbers (ids on request), passages, walls and the counter track."""
+    board = VaultBoard(layout=layout, show_ids=show_ids)
+    board.redraw()
+    return board
