@@ -1,0 +1,619 @@
+"""Goldgräber rules engine (game id `goldgraeber`, rules GG-1 ... in docs/rules/goldgraeber.md).
+
+Chips are hidden information: the engine knows which dig fields still hold a face-down chip and how
+many chips of each kind have not been seen yet, never which chip lies where.  When a figure lands on
+a face-down chip the table turns it and enters what it shows (`reveal`), which is checked against the
+chips still unseen.  Dice come from hardware, touch or the seeded RNG like everywhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
+from companion.engine.registry import register
+from companion.games.goldgraeber.board import Board, load_board
+from companion.games.goldgraeber.movement import reachable
+
+# -- chips -------------------------------------------------------------------------------------------
+#: Chip kinds: "G<value>" gold worth value nuggets, "R<strength>" a robber of that strength.
+CHIP_KINDS: tuple[str, ...] = ("G1", "G2", "G3", "G4", "G5", "R1", "R2", "R3", "R4", "R5")
+#: How many of each kind the box holds (same order as CHIP_KINDS): 48 gold, 16 robbers.
+CHIP_POOL: tuple[int, ...] = (8, 10, 12, 10, 8, 1, 3, 4, 5, 3)
+CAPTURED_ROBBER_POINTS = 2
+DIE_FACES: tuple[str, ...] = ("L", "2", "3", "4", "5", "6")
+LOCOMOTIVE = "L"
+
+
+def chip_points(chip: str) -> int:
+    """What a chip in a house scores: gold its nuggets, a captured robber 2 (GG-18)."""
+    return int(chip[1]) if chip[0] == "G" else CAPTURED_ROBBER_POINTS
+
+
+def fight_value(face: str) -> int:
+    """A die face as a fighting number: the locomotive counts 1 (GG-10, GG-12)."""
+    return 1 if face == LOCOMOTIVE else int(face)
+
+
+# -- options, state, actions -------------------------------------------------------------------------
+class GoldgraeberOptions(BaseModel):
+    """The variant and the readings we chose (docs/rules/goldgraeber.md, GG-19 and GG-R1 ... GG-R12)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    look_variant: bool = Field(False, description="Variant: instead of rolling, a player may secretly look at "
+                                                  "the face-down chips next to his figure (GG-19)")
+    end_counts_stack_gold: bool = Field(True, description="Gold under robbers on the board counts towards the "
+                                                          "'too little gold left' end (GG-R7)")
+    end_count: Literal["chips", "nuggets"] = Field("chips", description="The early end compares the number of "
+                                                                        "gold chips (German rules) or nuggets "
+                                                                        "(French wording) with the players "
+                                                                        "(GG-R12)")
+
+
+class Stack(Value):
+    """A face-up robber on the board with the chips it has taken, waiting to be challenged (GG-11)."""
+
+    field: str
+    robber: str
+    loot: tuple[str, ...] = ()
+
+
+Phase = Literal["roll", "move", "reveal", "robber", "brawl", "away_roll", "away", "raft", "over"]
+
+
+class GoldgraeberState(Value):
+    """Everything on and beside the board that the table has told us, and whose input is due.
+
+    The options ride along because the rules consult them and `Game` methods only see the state.
+    """
+
+    options: GoldgraeberOptions = GoldgraeberOptions()
+    houses: tuple[int, ...]
+    figures: tuple[str, ...]
+    open_chips: tuple[tuple[str, ...], ...]
+    home_chips: tuple[tuple[str, ...], ...]
+    face_down: tuple[str, ...]
+    unseen: tuple[int, ...]
+    stacks: tuple[Stack, ...] = ()
+    rafts: tuple[str, ...]
+    locomotive: int = 0
+    current: int
+    phase: Phase = "roll"
+    actor: int
+    steps: int = 0
+    defender: int | None = None
+    attacker_roll: int | None = None
+    fight_field: str | None = None
+    end_reason: Literal["train", "gold"] | None = None
+
+
+class Roll(ActionModel):
+    """One die face as read from the die: `L` (locomotive) or `2` ... `6`."""
+
+    type: Literal["roll"] = "roll"
+    values: tuple[str, ...]
+
+
+class Move(ActionModel):
+    """Move the figure whose move is due to a field."""
+
+    type: Literal["move"] = "move"
+    to: str
+
+
+class Reveal(ActionModel):
+    """What the chip just turned over shows."""
+
+    type: Literal["reveal"] = "reveal"
+    chip: Literal["gold", "robber"]
+    value: int
+
+
+class Raft(ActionModel):
+    """Take the raft (with the figure on it) to a shore field of the same lake."""
+
+    type: Literal["raft"] = "raft"
+    to: str
+
+
+class Look(ActionModel):
+    """Variant: look secretly at the neighbouring face-down chips instead of rolling."""
+
+    type: Literal["look"] = "look"
+
+
+GoldgraeberAction = Annotated[Union[Roll, Move, Reveal, Raft, Look], Field(discriminator="type")]
+
+
+@dataclass(frozen=True)
+class ChipOdds:
+    """What the chips still unseen say about any face-down chip (GG-8)."""
+
+    unseen: int
+    robber_chance: float
+    expected_gold: float
+
+
+def chip_odds(state: GoldgraeberState) -> ChipOdds:
+    """Chance that a face-down chip hides a robber, and the expected nuggets of a dig."""
+    total = sum(state.unseen)
+    if total == 0:
+        return ChipOdds(unseen=0, robber_chance=0.0, expected_gold=0.0)
+    robbers = sum(count for kind, count in zip(CHIP_KINDS, state.unseen) if kind[0] == "R")
+    gold = sum(int(kind[1]) * count for kind, count in zip(CHIP_KINDS, state.unseen) if kind[0] == "G")
+    return ChipOdds(unseen=total, robber_chance=robbers / total, expected_gold=gold / total)
+
+
+def _refuse(code: str, message: str, rule: str, **params: Any) -> Refusal:
+    return Refusal(code=code, message=message, rule=rule, params=params)
+
+
+@register
+class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
+    """The rules of Goldgräber."""
+
+    id = "goldgraeber"
+    title = "Goldgräber"
+    min_players = 3
+    max_players = 6
+    rule_prefix = "GG"
+    options_model = GoldgraeberOptions
+    state_model = GoldgraeberState
+    action_adapter: TypeAdapter[Any] = TypeAdapter(GoldgraeberAction)
+
+    @property
+    def board(self) -> Board:
+        return load_board()
+
+    # -- setup (GG-1) ------------------------------------------------------------------------------
+    def initial_state(self, setup: Setup) -> GoldgraeberState:
+        board = self.board
+        colours = [colour.lower() for colour in board.house_colours]
+        wanted = [(player.colour or "").lower() for player in setup.players]
+        houses: list[int | None] = [colours.index(w) if w in colours and wanted.index(w) == seat else None
+                                    for seat, w in enumerate(wanted)]
+        free = [h for h in range(len(colours)) if h not in houses]
+        houses = [free.pop(0) if house is None else house for house in houses]
+        seats = len(setup.players)
+        return GoldgraeberState(
+            houses=tuple(h for h in houses if h is not None),
+            figures=tuple(board.ids[board.houses[house]] for house in houses),
+            open_chips=((),) * seats, home_chips=((),) * seats,
+            face_down=tuple(sorted(board.ids[f] for f in board.dig_fields)),
+            unseen=CHIP_POOL,
+            rafts=tuple(board.ids[post] for post in board.raft_posts),
+            current=setup.first_player, actor=setup.first_player, options=self.options(setup.options))
+
+    # -- movement ----------------------------------------------------------------------------------
+    def blocked_fields(self, state: GoldgraeberState, seat: int) -> set[int]:
+        """Fields the figure of `seat` may neither enter nor pass: the locomotive (GG-4), other houses (GG-5)."""
+        board = self.board
+        blocked = {board.houses[h] for h in range(len(board.houses)) if h != state.houses[seat]}
+        blocked.add(board.rail[state.locomotive])
+        return blocked
+
+    def destinations(self, state: GoldgraeberState, seat: int | None = None, steps: int | None = None,
+                     start: str | None = None) -> set[str]:
+        """Every field the due move may end on (highlighted by the app)."""
+        board = self.board
+        seat = state.actor if seat is None else seat
+        steps = state.steps if steps is None else steps
+        start = state.figures[seat] if start is None else start
+        ends = reachable(board, board.index[start], steps, self.blocked_fields(state, seat))
+        others = {f for s, f in enumerate(state.figures) if s != seat}
+        allowed: set[str] = set()
+        for end in ends:
+            field_id = board.ids[end]
+            if field_id in state.rafts and (field_id in others or field_id == start):
+                continue
+            allowed.add(field_id)
+        return allowed
+
+    def _why_not_reachable(self, state: GoldgraeberState, target: str) -> Refusal:
+        """The rule that keeps the due move from ending on `target`."""
+        board = self.board
+        seat = state.actor
+        if target not in board.index:
+            return _refuse("move.unknown_field", N_("There is no field {field} on this board."), "GG-3",
+                           field=target)
+        index = board.index[target]
+        kind = board.types[index]
+        params = {"field": target, "steps": state.steps}
+        if kind == "lake":
+            return _refuse("move.lake", N_("{field} is water: the lakes can only be crossed by raft."), "GG-15",
+                           **params)
+        if kind == "house" and index != board.houses[state.houses[seat]]:
+            return _refuse("move.other_house", N_("{field} is another player's house."), "GG-5", **params)
+        if index == board.rail[state.locomotive]:
+            return _refuse("move.locomotive", N_("The locomotive stands on {field}; it may not be entered."),
+                           "GG-4", **params)
+        if target in state.rafts and target in state.figures and state.figures[seat] != target:
+            return _refuse("move.raft_taken", N_("The raft on {field} already carries a figure."), "GG-15",
+                           **params)
+        if target in state.rafts and target == state.figures[seat]:
+            return _refuse("move.raft_again", N_("A figure on a raft must leave it over land."), "GG-15", **params)
+        start = board.index[state.figures[seat]]
+        blocked_without_train = self.blocked_fields(state, seat) - {board.rail[state.locomotive]}
+        if index in reachable(board, start, state.steps, blocked_without_train):
+            return _refuse("move.past_locomotive", N_("{field} can only be reached by passing the locomotive."),
+                           "GG-4", **params)
+        if kind == "house":
+            return _refuse("move.house_count", N_("Your house is entered only through its door and with the "
+                                                  "exact count; {steps} does not get there."), "GG-5", **params)
+        return _refuse("move.not_reachable", N_("{field} cannot be reached with exactly {steps} steps."), "GG-3",
+                       **params)
+
+    # -- validation --------------------------------------------------------------------------------
+    def validate(self, state: GoldgraeberState, action: ActionModel) -> Refusal | None:
+        if state.phase == "over":
+            return _refuse("game.over", N_("The game is over."), "GG-17")
+        expected = self._expects(state)
+        if action.type not in expected:
+            return _refuse("action.not_now", N_("Now expected: {expected}, not {got}."), "GG-1",
+                           expected=", ".join(expected), got=action.type)
+        if isinstance(action, Roll):
+            return self._validate_roll(action)
+        if isinstance(action, Move):
+            if action.to not in self.destinations(state):
+                return self._why_not_reachable(state, action.to)
+            return None
+        if isinstance(action, Reveal):
+            return self._validate_reveal(state, action)
+        if isinstance(action, Raft):
+            return self._validate_raft(state, action)
+        if isinstance(action, Look):
+            return self._validate_look(state)
+        return _refuse("action.unknown", N_("Unknown action {got}."), "GG-1", got=action.type)
+
+    def _validate_roll(self, action: Roll) -> Refusal | None:
+        if len(action.values) != 1:
+            return _refuse("roll.count", N_("Goldgräber is played with one die, not {count}."), "GG-2",
+                           count=len(action.values))
+        face = action.values[0]
+        if face == "1":
+            return _refuse("roll.one", N_("The die has no 1: that face shows the locomotive (L)."), "GG-2")
+        if face not in DIE_FACES:
+            return _refuse("roll.face", N_("{face} is not a face of the die (L, 2-6)."), "GG-2", face=face)
+        return None
+
+    def _validate_reveal(self, state: GoldgraeberState, action: Reveal) -> Refusal | None:
+        if not 1 <= action.value <= 5:
+            return _refuse("reveal.value", N_("Chips show 1 to 5, not {value}."), "GG-8", value=action.value)
+        kind = f"{'G' if action.chip == 'gold' else 'R'}{action.value}"
+        if state.unseen[CHIP_KINDS.index(kind)] == 0:
+            return _refuse("reveal.none_left", N_("No {chip} chip of value {value} can still be face down: all "
+                                                  "of them have been turned already."), "GG-8",
+                           chip=action.chip, value=action.value)
+        return None
+
+    def _validate_raft(self, state: GoldgraeberState, action: Raft) -> Refusal | None:
+        board = self.board
+        here = board.index[state.figures[state.actor]]
+        target = board.index.get(action.to)
+        if target is None or board.lake_of_shore.get(target) != board.lake_of_shore[here]:
+            return _refuse("raft.other_lake", N_("{field} is not on the shore of this lake."), "GG-15",
+                           field=action.to)
+        if action.to == state.figures[state.actor]:
+            return _refuse("raft.stay", N_("The raft must be taken to another shore field."), "GG-15",
+                           field=action.to)
+        if action.to in state.rafts:
+            return _refuse("raft.occupied", N_("Another raft already lies at {field}."), "GG-15", field=action.to)
+        if action.to in state.figures:
+            return _refuse("raft.figure", N_("A figure stands on {field}; rafts carry one figure and nobody "
+                                             "brawls on a raft."), "GG-14", field=action.to)
+        return None
+
+    def _validate_look(self, state: GoldgraeberState) -> Refusal | None:
+        if not self._look_enabled(state):
+            return _refuse("look.off", N_("Looking at chips instead of rolling is a variant that is not in "
+                                          "play."), "GG-19")
+        if not self._chips_next_to(state, state.current):
+            return _refuse("look.nothing", N_("There is no face-down chip next to your figure."), "GG-19")
+        return None
+
+    # -- what is due -------------------------------------------------------------------------------
+    def _expects(self, state: GoldgraeberState) -> tuple[str, ...]:
+        phase = state.phase
+        if phase == "roll":
+            return ("roll", "look") if self._look_enabled(state) else ("roll",)
+        return {"move": ("move",), "away": ("move",), "reveal": ("reveal",), "robber": ("roll",),
+                "brawl": ("roll",), "away_roll": ("roll",), "raft": ("raft",), "over": ()}[phase]
+
+    def _look_enabled(self, state: GoldgraeberState) -> bool:
+        return state.options.look_variant
+
+    def prompt(self, state: GoldgraeberState) -> Prompt:
+        die = (DIE_FACES,)
+        seat = state.actor
+        names = {"seat": seat}
+        if state.phase == "over":
+            return Prompt(player=None, expects=(), message=N_("The game is over."))
+        if state.phase == "roll":
+            return Prompt(player=seat, expects=self._expects(state), message=N_("Roll the die."), params=names,
+                          dice=die, roll_action="roll")
+        if state.phase in ("move", "away"):
+            return Prompt(player=seat, expects=("move",), message=N_("Move your figure exactly {steps} fields."),
+                          params={**names, "steps": state.steps})
+        if state.phase == "reveal":
+            return Prompt(player=seat, expects=("reveal",), message=N_("Turn the chip on {field} over and enter "
+                                                                       "what it shows."),
+                          params={**names, "field": state.figures[seat]})
+        if state.phase == "robber":
+            stack = self._stack_at(state, state.fight_field)
+            strength = int(stack.robber[1]) if stack else 0
+            return Prompt(player=seat, expects=("roll",), message=N_("Fight the robber of strength {strength}: "
+                                                                     "roll the die."),
+                          params={**names, "strength": strength}, dice=die, roll_action="roll")
+        if state.phase == "brawl":
+            return Prompt(player=seat, expects=("roll",), message=N_("Brawl: roll the die."), params=names,
+                          dice=die, roll_action="roll")
+        if state.phase == "away_roll":
+            return Prompt(player=seat, expects=("roll",), message=N_("You won the brawl: roll to move away."),
+                          params=names, dice=die, roll_action="roll")
+        return Prompt(player=seat, expects=("raft",), message=N_("Choose a shore field for the raft."),
+                      params=names)
+
+    # -- applying ----------------------------------------------------------------------------------
+    def _apply(self, state: GoldgraeberState, action: ActionModel) -> tuple[GoldgraeberState, list[Event]]:
+        events: list[Event] = []
+        if isinstance(action, Roll):
+            state = self._apply_roll(state, action.values[0], events)
+        elif isinstance(action, Move):
+            figures = list(state.figures)
+            figures[state.actor] = action.to
+            events.append(Event(kind="move", message=N_("Figure moves to {field}."),
+                                params={"seat": state.actor, "field": action.to}))
+            state = self._land(state.model_copy(update={"figures": tuple(figures)}), action.to,
+                               away=state.phase == "away", events=events)
+        elif isinstance(action, Reveal):
+            state = self._apply_reveal(state, action, events)
+        elif isinstance(action, Raft):
+            state = self._apply_raft(state, action.to, events)
+        else:
+            fields = self._chips_next_to(state, state.current)
+            events.append(Event(kind="look", message=N_("Looks secretly at the chips on {fields}."),
+                                params={"seat": state.current, "fields": ", ".join(fields)}))
+            state = self._end_turn(state, events)
+        return state, events
+
+    def _apply_roll(self, state: GoldgraeberState, face: str, events: list[Event]) -> GoldgraeberState:
+        seat = state.actor
+        events.append(Event(kind="roll", message=N_("Rolled {face}."), params={"seat": seat, "face": face}))
+        if state.phase == "roll":
+            if face == LOCOMOTIVE:
+                return self._advance_train(state, events)
+            steps = int(face)
+            if not self.destinations(state, seat, steps):
+                events.append(Event(kind="no_move", message=N_("No field can be reached with exactly {steps}; "
+                                                               "the turn passes."), params={"steps": steps}))
+                return self._end_turn(state, events)
+            return state.model_copy(update={"phase": "move", "steps": steps})
+        value = fight_value(face)
+        if state.phase == "robber":
+            return self._robber_roll(state, value, events)
+        if state.phase == "brawl":
+            return self._brawl_roll(state, value, events)
+        return self._start_away(state, state.actor, state.figures[state.actor], value, events)
+
+    def _advance_train(self, state: GoldgraeberState, events: list[Event]) -> GoldgraeberState:
+        """GG-6 and GG-7: the train moves one rail field; figures there are robbed and set back."""
+        board = self.board
+        driver = state.current
+        position = state.locomotive + 1
+        rail_field = board.ids[board.rail[position]]
+        events.append(Event(kind="train", message=N_("The locomotive moves to {field}."),
+                            params={"field": rail_field, "position": position, "last": len(board.rail) - 1}))
+        figures = list(state.figures)
+        open_chips = list(state.open_chips)
+        for seat in range(len(figures)):
+            if figures[seat] != rail_field:
+                continue
+            if seat != driver and open_chips[seat]:
+                open_chips[driver] = open_chips[driver] + open_chips[seat]
+                events.append(Event(kind="train_robbed", message=N_("The engine driver takes {count} open chips."),
+                                    params={"seat": seat, "driver": driver, "count": len(open_chips[seat])}))
+                open_chips[seat] = ()
+            behind = [board.ids[board.rail[i]] for i in range(position - 1, -1, -1)]
+            figures[seat] = next((f for f in behind if f not in figures), behind[0])
+            events.append(Event(kind="train_hit", message=N_("The figure is set back to {field}."),
+                                params={"seat": seat, "field": figures[seat]}))
+        state = state.model_copy(update={"locomotive": position, "figures": tuple(figures),
+                                         "open_chips": tuple(open_chips)})
+        if position == len(board.rail) - 1:
+            events.append(Event(kind="game_over", message=N_("The train has reached Golden City: the game is "
+                                                             "over."), params={"reason": "train"}))
+            return state.model_copy(update={"phase": "over", "end_reason": "train"})
+        return self._end_turn(state, events)
+
+    def _land(self, state: GoldgraeberState, field: str, away: bool, events: list[Event]) -> GoldgraeberState:
+        """What the field a move ends on does (GG-8, GG-11, GG-12, GG-14 ... GG-16, GG-R6)."""
+        board = self.board
+        seat = state.actor
+        index = board.index[field]
+        if index == board.houses[state.houses[seat]]:
+            return self._end_turn(self._bring_home(state, seat, events), events)
+        if field in state.rafts:
+            boarded = state.model_copy(update={"phase": "raft"})
+            if self.legal_actions(boarded):
+                return boarded
+            events.append(Event(kind="raft_stuck", message=N_("Every other shore field is taken; the raft stays."),
+                                params={"seat": seat}))
+            return self._end_turn(state, events)
+        if away:
+            return self._end_turn(state, events)
+        others = [(other - seat) % len(state.figures) for other, f in enumerate(state.figures)
+                  if f == field and other != seat]
+        if others and index not in board.town:
+            defender = (seat + min(others)) % len(state.figures)
+            events.append(Event(kind="brawl", message=N_("Brawl on {field}!"),
+                                params={"seat": seat, "defender": defender, "field": field}))
+            return state.model_copy(update={"phase": "brawl", "defender": defender, "fight_field": field})
+        if field in state.face_down:
+            return state.model_copy(update={"phase": "reveal", "fight_field": field})
+        stack = self._stack_at(state, field)
+        if stack is not None:
+            events.append(Event(kind="challenge", message=N_("Challenges the robber of strength {strength} on "
+                                                             "{field}."),
+                                params={"seat": seat, "field": field, "strength": int(stack.robber[1])}))
+            return state.model_copy(update={"phase": "robber", "fight_field": field})
+        return self._end_turn(state, events)
+
+    def _bring_home(self, state: GoldgraeberState, seat: int, events: list[Event]) -> GoldgraeberState:
+        """GG-16: every open chip goes into the house, where it is safe."""
+        chips = state.open_chips[seat]
+        if not chips:
+            return state
+        events.append(Event(kind="home", message=N_("Brings {count} chips home ({points} points)."),
+                            params={"seat": seat, "count": len(chips),
+                                    "points": sum(chip_points(c) for c in chips)}))
+        return state.model_copy(update={
+            "open_chips": _replace(state.open_chips, seat, ()),
+            "home_chips": _replace(state.home_chips, seat, state.home_chips[seat] + chips)})
+
+    def _apply_reveal(self, state: GoldgraeberState, action: Reveal, events: list[Event]) -> GoldgraeberState:
+        """GG-8 ... GG-10: the turned chip leaves the unseen pool; gold is taken, a robber fights."""
+        kind = f"{'G' if action.chip == 'gold' else 'R'}{action.value}"
+        field = state.figures[state.actor]
+        unseen = list(state.unseen)
+        unseen[CHIP_KINDS.index(kind)] -= 1
+        state = state.model_copy(update={"unseen": tuple(unseen),
+                                         "face_down": tuple(f for f in state.face_down if f != field)})
+        if action.chip == "gold":
+            events.append(Event(kind="gold", message=N_("Gold! A chip worth {value}."),
+                                params={"seat": state.actor, "value": action.value}))
+            state = state.model_copy(update={
+                "open_chips": _replace(state.open_chips, state.actor, state.open_chips[state.actor] + (kind,))})
+            return self._end_turn(state, events)
+        events.append(Event(kind="robber", message=N_("A robber of strength {value}!"),
+                            params={"seat": state.actor, "value": action.value, "field": field}))
+        stacks = tuple(sorted(state.stacks + (Stack(field=field, robber=kind),), key=lambda s: s.field))
+        return state.model_copy(update={"stacks": stacks, "phase": "robber", "fight_field": field})
+
+    def _robber_roll(self, state: GoldgraeberState, value: int, events: list[Event]) -> GoldgraeberState:
+        """GG-10 and GG-11: beat the robber's strength to capture it (with its loot), else lose your chips."""
+        seat = state.actor
+        stack = self._stack_at(state, state.fight_field)
+        assert stack is not None and state.fight_field is not None
+        strength = int(stack.robber[1])
+        if value == strength:
+            events.append(Event(kind="tie", message=N_("Tie with the robber: roll again."), params={"seat": seat}))
+            return state
+        others = tuple(s for s in state.stacks if s.field != stack.field)
+        if value > strength:
+            events.append(Event(kind="robber_captured", message=N_("The robber is captured with {count} chips."),
+                                params={"seat": seat, "count": len(stack.loot)}))
+            taken = state.open_chips[seat] + (stack.robber,) + stack.loot
+            state = state.model_copy(update={"stacks": others, "open_chips": _replace(state.open_chips, seat, taken)})
+            return self._end_turn(state, events)
+        lost = state.open_chips[seat]
+        events.append(Event(kind="robber_won", message=N_("The robber wins and keeps {count} chips."),
+                            params={"seat": seat, "count": len(lost)}))
+        grown = stack.model_copy(update={"loot": stack.loot + lost})
+        state = state.model_copy(update={"stacks": tuple(sorted(others + (grown,), key=lambda s: s.field)),
+                                         "open_chips": _replace(state.open_chips, seat, ())})
+        return self._start_away(state, seat, state.fight_field, value, events)
+
+    def _brawl_roll(self, state: GoldgraeberState, value: int, events: list[Event]) -> GoldgraeberState:
+        """GG-12: attacker rolls, defender rolls; ties repeat; the winner takes the loser's open chips."""
+        attacker, defender = state.current, state.defender
+        assert defender is not None
+        if state.attacker_roll is None:
+            return state.model_copy(update={"attacker_roll": value, "actor": defender})
+        if value == state.attacker_roll:
+            events.append(Event(kind="tie", message=N_("Tie: the brawl goes on."), params={"seat": attacker}))
+            return state.model_copy(update={"attacker_roll": None, "actor": attacker})
+        winner, loser = (attacker, defender) if state.attacker_roll > value else (defender, attacker)
+        taken = state.open_chips[loser]
+        events.append(Event(kind="brawl_won", message=N_("Brawl won; {count} chips change hands."),
+                            params={"seat": winner, "loser": loser, "count": len(taken)}))
+        open_chips = _replace(state.open_chips, winner, state.open_chips[winner] + taken)
+        open_chips = _replace(open_chips, loser, ())
+        return state.model_copy(update={"open_chips": open_chips, "phase": "away_roll", "actor": winner,
+                                         "attacker_roll": None})
+
+    def _start_away(self, state: GoldgraeberState, seat: int, start: str, steps: int,
+                    events: list[Event]) -> GoldgraeberState:
+        """GG-10 / GG-13: the figure must move away `steps` fields (without turning chips)."""
+        if not self.destinations(state, seat, steps, start):
+            events.append(Event(kind="no_move", message=N_("No field can be reached with exactly {steps}; "
+                                                           "the figure stays."), params={"steps": steps}))
+            return self._end_turn(state, events)
+        return state.model_copy(update={"phase": "away", "actor": seat, "steps": steps})
+
+    def _apply_raft(self, state: GoldgraeberState, target: str, events: list[Event]) -> GoldgraeberState:
+        """GG-15: raft and figure cross to the chosen shore field; the raft stays there."""
+        here = state.figures[state.actor]
+        rafts = tuple(target if raft == here else raft for raft in state.rafts)
+        events.append(Event(kind="raft", message=N_("Crosses the lake by raft to {field}."),
+                            params={"seat": state.actor, "from": here, "field": target}))
+        state = state.model_copy(update={"rafts": rafts,
+                                         "figures": _replace(state.figures, state.actor, target)})
+        return self._end_turn(state, events)
+
+    def _end_turn(self, state: GoldgraeberState, events: list[Event]) -> GoldgraeberState:
+        """Pass to the left of the player whose turn it was (GG-1, GG-13), unless the gold ran out (GG-17)."""
+        left = self.gold_on_board(state)
+        if left <= len(state.figures):
+            events.append(Event(kind="game_over", message=N_("Only {left} gold left on the board: the game is "
+                                                             "over."), params={"left": left, "reason": "gold"}))
+            return state.model_copy(update={"phase": "over", "end_reason": "gold", "defender": None,
+                                            "attacker_roll": None, "fight_field": None})
+        following = (state.current + 1) % len(state.figures)
+        return state.model_copy(update={"current": following, "actor": following, "phase": "roll", "steps": 0,
+                                        "defender": None, "attacker_roll": None,
+                                        "fight_field": None})
+
+    # -- reading the state -------------------------------------------------------------------------
+    def gold_on_board(self, state: GoldgraeberState) -> int:
+        """Gold still on the board, as the early end counts it (GG-17, GG-R7, GG-R12)."""
+        nuggets = state.options.end_count == "nuggets"
+        face_down = sum((int(kind[1]) if nuggets else 1) * count
+                        for kind, count in zip(CHIP_KINDS, state.unseen) if kind[0] == "G")
+        if not state.options.end_counts_stack_gold:
+            return face_down
+        in_stacks = sum((int(chip[1]) if nuggets else 1) for stack in state.stacks for chip in stack.loot
+                        if chip[0] == "G")
+        return face_down + in_stacks
+
+    def _stack_at(self, state: GoldgraeberState, field: str | None) -> Stack | None:
+        return next((stack for stack in state.stacks if stack.field == field), None)
+
+    def _chips_next_to(self, state: GoldgraeberState, seat: int) -> list[str]:
+        board = self.board
+        here = board.index[state.figures[seat]]
+        return sorted(board.ids[n] for n in board.neighbours[here] if board.ids[n] in state.face_down)
+
+    def legal_actions(self, state: GoldgraeberState) -> list[ActionModel]:
+        """Every allowed action (few enough to list in every phase)."""
+        phase = state.phase
+        if phase == "over":
+            return []
+        if phase in ("roll", "robber", "brawl", "away_roll"):
+            actions: list[ActionModel] = [Roll(values=(face,)) for face in DIE_FACES]
+            if phase == "roll" and self._validate_look(state) is None:
+                actions.append(Look())
+            return actions
+        if phase in ("move", "away"):
+            return [Move(to=field) for field in sorted(self.destinations(state))]
+        if phase == "reveal":
+            return [Reveal(chip="gold" if kind[0] == "G" else "robber", value=int(kind[1]))
+                    for kind, count in zip(CHIP_KINDS, state.unseen) if count]
+        board = self.board
+        lake = board.lake_of_shore[board.index[state.figures[state.actor]]]
+        return [Raft(to=board.ids[f]) for f in board.lake_shores[lake]
+                if self._validate_raft(state, Raft(to=board.ids[f])) is None]
+
+    def is_over(self, state: GoldgraeberState) -> bool:
+        return state.phase == "over"
+
+    def scores(self, state: GoldgraeberState) -> list[int]:
+        """Points in each house (GG-18); open chips count nothing."""
+        return [sum(chip_points(chip) for chip in home) for home in state.home_chips]
+
+
+def _replace(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    return values[:index] + (value,) + values[index + 1:]
