@@ -1,0 +1,58 @@
+"""Demo games for screenshots, benchmarks and tests: a four-player Digger game played by a simple,
+deterministic policy through the Session (so every move is checked by the rules)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from companion.engine.core import Player, Setup
+from companion.engine.journal import Journal
+from companion.engine.session import Session
+
+DEMO_PLAYERS = (("Anna", "#d64541"), ("Ben", "#3a7bd5"), ("Chloé", "#2e9e5b"), ("David", "#e3b505"))
+
+
+def demo_setup(game: str = "digger", seed: int = 7) -> Setup:
+    return Setup(game=game, players=tuple(Player(name=n, colour=c) for n, c in DEMO_PLAYERS), seed=seed)
+
+
+def next_move(session: Session) -> dict[str, Any] | None:
+    """The demo policy for Digger: roll; take every colour the roll allows (robbing when it can);
+    stop after taking something or after three rolls.  None when the game is over."""
+    state: Any = session.state
+    if session.is_over():
+        return None
+    if not state.roll:
+        return {"type": "roll"}
+    legal = session.game.legal_actions(state) or []
+    for action in legal:
+        if action.type == "rob":
+            return action.model_dump(mode="json")
+    for action in legal:
+        if action.type == "take":
+            return action.model_dump(mode="json")
+    if state.waiting.total() or state.rolls >= 3:
+        return {"type": "stop"}
+    return {"type": "roll"}
+
+
+def play_move(session: Session) -> bool:
+    """Play one demo move (rolls come from the seeded virtual roller); False when the game is over."""
+    move = next_move(session)
+    if move is None:
+        return False
+    if move["type"] == "roll":
+        outcome = session.virtual_roll("virtual")
+        return outcome is not None and outcome.accepted
+    return session.submit(move, "touch").accepted
+
+
+def demo_session(journal_path: Path | None, moves: int | None, game: str = "digger") -> Session:
+    """A Digger session after `moves` demo moves (None: to the end of the game)."""
+    journal = Journal(journal_path) if journal_path is not None else None
+    session = Session.new(demo_setup(game), journal)
+    count = 0
+    while (moves is None or count < moves) and play_move(session):
+        count += 1
+    return session

@@ -1,0 +1,157 @@
+"""The app's side of the hardware bridge: sources from the settings, events onto the UI thread.
+
+Bridge callbacks arrive on reader threads; they only schedule work with `Clock.schedule_once`, which
+is thread-safe.  Starting sources and sending LED/beeper commands run on a worker thread, so a slow
+serial port never freezes the screen.  On a PC without GPIO the keyboard stands in for the buttons.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable
+
+from kivy.clock import Clock
+from kivy.event import EventDispatcher
+from kivy.properties import BooleanProperty, ListProperty
+
+from firmware_bridge.events import BeepCommand, LedCommand
+from firmware_bridge.hub import Bridge, Source
+
+log = logging.getLogger(__name__)
+
+RECENT_EVENTS = 12
+
+
+def on_raspberry_pi() -> bool:
+    """True on a Raspberry Pi (its device tree names the model), where GPIO pins exist."""
+    try:
+        return "Raspberry Pi" in Path("/proc/device-tree/model").read_text(errors="replace")
+    except OSError:
+        return False
+
+
+def default_sources(gpio: bool, serial_url: str) -> list[Source]:
+    """GPIO when asked for and on a Pi, a serial sensor when a URL is configured."""
+    sources: list[Source] = []
+    if gpio and on_raspberry_pi():
+        from firmware_bridge.config import PinMap
+        from firmware_bridge.gpio import GpioSource
+
+        sources.append(GpioSource(PinMap()))
+    if serial_url:
+        from firmware_bridge.serial_source import SerialSource
+
+        sources.append(SerialSource(serial_url))
+    return sources
+
+
+class HardwareLink(EventDispatcher):
+    """Owns the Bridge; `on_event` fires on the UI thread for every bridge event."""
+
+    sources = ListProperty([])
+    recent = ListProperty([])
+    simulated = BooleanProperty(True)
+
+    __events__ = ("on_event",)
+
+    def __init__(self, sources: list[Source] | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.bridge = Bridge()
+        for source in sources or []:
+            self.bridge.add_source(source)
+        self.simulated = not any(source.name.startswith("gpio") for source in self.bridge.sources)
+        self._unsubscribe: Callable[[], None] | None = None
+        self._work: queue.Queue[Callable[[], None] | None] = queue.Queue()
+        self._worker = threading.Thread(target=self._run_worker, name="goldtable-hardware", daemon=True)
+        self._worker.start()
+        self._status_event = Clock.schedule_interval(lambda _dt: self.refresh_status(), 1.0)
+
+    # -- life cycle ----------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Subscribe, then start the sources on the worker thread."""
+        if self._unsubscribe is None:
+            self._unsubscribe = self.bridge.subscribe(self._from_source_thread)
+        self._work.put(self._start_bridge)
+
+    def _start_bridge(self) -> None:
+        try:
+            self.bridge.start()
+        except Exception as error:  # a missing port or pin must not stop the app: touch still works
+            log.warning("hardware bridge did not start: %s", error)
+            Clock.schedule_once(lambda _dt: self._note(f"start failed: {error}"))
+        Clock.schedule_once(lambda _dt: self.refresh_status())
+
+    def stop(self) -> None:
+        """Stop the sources and the worker (called when the app closes)."""
+        self._status_event.cancel()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self.bridge.stop()
+        self._work.put(None)
+
+    def add_source(self, source: Source) -> None:
+        """Attach a source at run time (Settings: new serial URL; tests: mock pins)."""
+        self.bridge.add_source(source)
+        self.refresh_status()
+
+    # -- threads -------------------------------------------------------------------------------------
+    def _run_worker(self) -> None:
+        while True:
+            job = self._work.get()
+            if job is None:
+                return
+            try:
+                job()
+            except Exception:  # noqa: BLE001 — log and keep serving; the table goes on by touch
+                log.exception("hardware job failed")
+
+    def _from_source_thread(self, event: Any) -> None:
+        """Runs on a source thread: hand the event to the UI thread and return at once."""
+        Clock.schedule_once(partial(self._deliver, event), -1)
+
+    def _deliver(self, event: Any, _dt: float = 0.0) -> None:
+        self._note(event.to_json_line())
+        if event.event == "status":
+            self.refresh_status()
+        self.dispatch("on_event", event)
+
+    def on_event(self, event: Any) -> None:
+        """Default handler; the app binds its own."""
+
+    def _note(self, line: str) -> None:
+        self.recent = [*self.recent[-(RECENT_EVENTS - 1):], line]
+
+    def refresh_status(self) -> None:
+        """Re-read each source's description for the Hardware screen."""
+        status = []
+        for source in self.bridge.sources:
+            try:
+                info = dict(source.describe())
+                info["connected"] = bool(source.connected)
+            except Exception as error:  # noqa: BLE001 — show the problem instead of failing the screen
+                info = {"connected": False, "error": str(error)}
+            info.setdefault("name", source.name)
+            status.append(info)
+        if status != list(self.sources):
+            self.sources = status
+
+    # -- outputs -------------------------------------------------------------------------------------
+    def send(self, command: LedCommand | BeepCommand) -> None:
+        """Queue an LED or beeper command for the worker thread."""
+        self._work.put(partial(self.bridge.send, command))
+
+    def beep(self, ms: int) -> None:
+        self.send(BeepCommand(ms=ms))
+
+    def led(self, name: str, mode: str) -> None:
+        self.send(LedCommand(name=name, mode=mode))  # type: ignore[arg-type]
+
+
+def record_source(event_source: str) -> str:
+    """The record's `source` for an event: `gpio` for pin sources, else `serial`."""
+    return "gpio" if event_source.startswith("gpio") else "serial"

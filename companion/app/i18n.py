@@ -1,0 +1,79 @@
+"""Translations: gettext catalogs in companion/locale, one domain for the app and one per game.
+
+The app's own strings use the `goldtable` domain (`_`, and `tr(msgid, lang)` in .kv files so a
+language switch rebinds every label).  Engine messages (Refusal, Event, Prompt templates marked with
+N_) are looked up in the game's own domain first, then in `goldtable` (for the Session's messages).
+"""
+
+from __future__ import annotations
+
+import gettext
+import locale
+import os
+from pathlib import Path
+from typing import Any
+
+LOCALE_DIR = Path(__file__).resolve().parents[1] / "locale"
+APP_DOMAIN = "goldtable"
+LANGUAGES: tuple[str, ...] = ("en", "de", "fr")
+
+_current = "en"
+_catalogs: dict[tuple[str, str], gettext.NullTranslations] = {}
+
+
+def system_language() -> str:
+    """The first of our languages named by the environment or the system locale, else English."""
+    candidates = [os.environ.get(name, "") for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")]
+    try:
+        candidates.append(locale.getlocale()[0] or "")
+    except ValueError:
+        pass
+    for value in candidates:
+        for part in value.split(":"):
+            code = part[:2].lower()
+            if code in LANGUAGES:
+                return code
+    return "en"
+
+
+def set_language(language: str) -> str:
+    """Switch every lookup to `language` ('system' picks from the locale); returns the language used."""
+    global _current
+    _current = system_language() if language == "system" else language if language in LANGUAGES else "en"
+    return _current
+
+
+def current_language() -> str:
+    return _current
+
+
+def catalog(domain: str, language: str | None = None) -> gettext.NullTranslations:
+    """The compiled catalog of a domain (an empty one when the language has none)."""
+    language = language or _current
+    key = (domain, language)
+    if key not in _catalogs:
+        _catalogs[key] = gettext.translation(domain, str(LOCALE_DIR), languages=[language], fallback=True)
+    return _catalogs[key]
+
+
+def _(message: str) -> str:
+    """Translate an app string in the current language."""
+    return catalog(APP_DOMAIN).gettext(message)
+
+
+def tr(message: str, language: str | None = None) -> str:
+    """Translate for .kv rules: `text: tr("Undo", app.lang)` re-evaluates when `app.lang` changes."""
+    return catalog(APP_DOMAIN, language or _current).gettext(message)
+
+
+def game_text(domain: str, template: str, params: dict[str, Any] | None = None) -> str:
+    """An engine message in the current language: the game's catalog, then the app's, then English."""
+    translated = catalog(domain).gettext(template)
+    if translated == template:
+        translated = catalog(APP_DOMAIN).gettext(template)
+    words = {key: catalog(domain).gettext(value) if isinstance(value, str) and value else value
+             for key, value in (params or {}).items()}
+    try:
+        return translated.format(**words)
+    except (KeyError, IndexError, ValueError):
+        return template.format(**(params or {}))

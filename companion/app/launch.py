@@ -1,0 +1,139 @@
+"""Starting the app for real (`goldtable app`) or headless (screenshots, tests, benchmarks).
+
+`prepare_kivy` must run before Kivy is imported, so everything Kivy is imported inside functions.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from companion.headless import prepare_kivy
+
+SCREENSHOT_SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "table", "timer", "end",
+                                       "hardware", "settings", "rules", "refusal", "notice")
+
+
+def _configure(fullscreen: bool) -> None:
+    from kivy.config import Config
+
+    Config.set("kivy", "exit_on_escape", "0")
+    Config.set("input", "mouse", "mouse,multitouch_on_demand")
+    Config.set("graphics", "fullscreen", "auto" if fullscreen else "0")
+    Config.set("graphics", "show_cursor", "1")
+
+
+def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | None, gpio: bool,
+            journal: Path | None) -> None:
+    """The interactive app: a window (or the whole screen on a Pi), hardware from the settings."""
+    from companion.app.hardware import on_raspberry_pi
+
+    on_pi = on_raspberry_pi()
+    prepare_kivy(size or (800, 480), offscreen=False)
+    from companion.app.settings import load_settings
+
+    settings = load_settings()
+    _configure(fullscreen or on_pi or settings.fullscreen)
+    from companion.app.main import GoldtableApp
+
+    GoldtableApp(journal_path=journal, serial_url=serial_url, gpio=gpio).run()
+
+
+def start_headless(size: tuple[int, int], **app_kwargs: Any) -> Any:
+    """Build the app in an offscreen window without entering its main loop (tests drive it by frames)."""
+    prepare_kivy(size, offscreen=True)
+    _configure(False)
+    from kivy.core.window import Window
+
+    from companion.app.main import GoldtableApp
+
+    Window.size = size
+    app = GoldtableApp(**app_kwargs)
+    app._run_prepare()  # Kivy's own set-up step of App.run(): build(), window, on_start
+    pump()
+    return app
+
+
+def pump(frames: int = 3) -> None:
+    """Let Kivy run `frames` frames (layout, clock callbacks, drawing)."""
+    from kivy.base import EventLoop
+
+    for _ in range(frames):
+        EventLoop.idle()
+
+
+def stop_headless(app: Any) -> None:
+    """Close the app started by `start_headless` (hardware stopped, journal closed)."""
+    app.stop()
+    pump(1)
+
+
+def demo_app(size: tuple[int, int], language: str, game: str = "digger", data_dir: Path | None = None) -> Any:
+    """An app with a private data directory holding one finished and one interrupted demo game."""
+    data_dir = data_dir or Path(tempfile.mkdtemp(prefix="goldtable-demo-"))
+    os.environ["GOLDTABLE_DATA"] = str(data_dir)
+    from companion.app.demo import demo_session
+    from companion.app.settings import AppSettings, RememberedPlayer, save_settings
+
+    journal = data_dir / "journal.sqlite3"
+    demo_session(journal, moves=None, game=game).journal.close()  # type: ignore[union-attr]
+    demo_session(journal, moves=9, game=game).journal.close()  # type: ignore[union-attr]
+    players = [RememberedPlayer(name=name, colour=colour) for name, colour in
+               (("Anna", "#d64541"), ("Ben", "#3a7bd5"), ("Chloé", "#2e9e5b"), ("David", "#e3b505"),
+                ("Émile", "#8e44ad"))]
+    save_settings(AppSettings(language=language, players=players, last_game=game),
+                  data_dir / "app-settings.json")
+    return start_headless(size, journal_path=journal, settings_file=data_dir / "app-settings.json",
+                          use_system_hardware=False)
+
+
+def show_screen(app: Any, screen: str) -> None:
+    """Bring the demo app to `screen` with fitting state (the interrupted game resumed for table screens)."""
+    from companion.app.table import TableModel  # noqa: F401 — the app's table model is used below
+
+    if screen in ("home", "settings", "hardware"):
+        app.go(screen)
+    elif screen in ("players", "options", "setup"):
+        app.new_game()
+        if screen in ("options", "setup"):
+            app.players_done()
+        if screen == "setup":
+            app.options_done()
+    elif screen in ("table", "timer", "refusal", "notice", "rules"):
+        app.resume()
+        if screen == "timer":
+            app.timer.start(30)
+            app.go("timer")
+        elif screen == "refusal":
+            app.table.submit({"type": "rob", "colour": "W", "victim": 1})
+        elif screen == "notice":
+            app.table.hardware_roll(["Y", "?", "R", "B", "K"], [1], "serial")
+        elif screen == "rules":
+            app.go("rules")
+    elif screen == "end":
+        journal = app.journal
+        finished = next(g.id for g in journal.games() if g.finished)
+        from companion.engine.session import Session
+
+        app.table.attach(Session.resume(journal, finished))
+        app.root.get_screen("table").show_panel(__import__("companion.app.tables", fromlist=["table_for"])
+                                                .table_for(app.table.session.setup.game))
+        app.show_end()
+    pump(4)
+
+
+def run_screenshot(screen: str, output: Path, size: tuple[int, int], language: str, game: str) -> None:
+    """`goldtable screenshot`: the demo app at `size` in `language`, showing `screen`, saved as PNG."""
+    from companion.engine.errors import UserError
+
+    app = demo_app(size, language, game)
+    show_screen(app, screen)
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        app.root.export_to_png(str(output))
+    except OSError as error:
+        raise UserError(f"{output}: cannot write: {error.strerror or error}") from None
+    finally:
+        stop_headless(app)

@@ -1,0 +1,331 @@
+"""The Goldtable Kivy app: screens, navigation, and the wiring of session, hardware, timer and language.
+
+The App object is the controller: it owns the journal, the settings, the hardware link and the
+view-models; screens (.kv files in `screens/`) bind to them.  Hardware events arrive through
+`HardwareLink.on_event`, already on the UI thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.uix.screenmanager import NoTransition, ScreenManager
+
+from companion.app import i18n
+from companion.app.hardware import HardwareLink, default_sources, record_source
+from companion.app.i18n import _
+from companion.app.settings import SEAT_COLOURS, AppSettings, load_settings, save_settings, settings_path
+from companion.app.table import TableModel
+from companion.app.tables import table_for
+from companion.app.timer import Sounds, TimerModel
+from companion.app.viewmodels import EndModel, OptionsModel, PlayersModel, RulesModel
+from companion.engine.core import Setup
+from companion.engine.journal import Journal, JournalError
+from companion.engine.registry import all_games, get_game
+from companion.engine.session import Session
+
+log = logging.getLogger(__name__)
+
+APP_DIR = Path(__file__).resolve().parent
+SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "table", "timer", "end", "hardware",
+                            "settings", "rules")
+
+#: Keyboard stand-ins for the hardware on a PC (also listed on the Hardware screen).
+KEY_BUTTONS: dict[str, str] = {"s": "stop", "h": "hourglass", "c": "confirm", "u": "undo", "n": "next"}
+KEY_FACES = "byrgwk123456"
+
+
+class GoldtableApp(App):
+    """The touchscreen app.  `journal_path`/`sources`/`settings_file` are injectable for tests."""
+
+    title = "Goldtable"
+    lang = StringProperty("en")
+    game_id = StringProperty("digger")
+    resume_text = StringProperty("")
+    journal_notice = StringProperty("")
+    simulated = BooleanProperty(True)
+    table: TableModel = ObjectProperty(None)  # type: ignore[assignment]
+
+    def __init__(self, journal_path: Path | None = None, sources: list[Any] | None = None,
+                 settings_file: Path | None = None, use_system_hardware: bool = True,
+                 serial_url: str | None = None, gpio: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.settings_file = settings_file or settings_path()
+        self.settings: AppSettings = load_settings(self.settings_file)
+        if serial_url is not None:
+            self.settings = self.settings.model_copy(update={"serial_url": serial_url})
+        self.lang = i18n.set_language(self.settings.language)
+        self.journal = Journal(journal_path)
+        self.journal_notice = self.journal.notice or ""
+        if use_system_hardware:
+            sources = [*(sources or []), *default_sources(gpio and self.settings.gpio, self.settings.serial_url)]
+        self.hardware = HardwareLink(sources or [])
+        self.simulated = self.hardware.simulated
+        self.table = TableModel()
+        self.timer = TimerModel()
+        self.sounds = Sounds()
+        self.players_model = PlayersModel()
+        self.options_model = OptionsModel()
+        self.end_model = EndModel()
+        self.rules_model = RulesModel()
+        self.game_id = self.settings.last_game if self.settings.last_game in all_games() else "digger"
+        self._history: list[str] = []
+        self._options: dict[str, Any] = {}
+
+    # -- building ------------------------------------------------------------------------------------
+    def build(self) -> ScreenManager:
+        import companion.app.screens as screens
+
+        Builder.load_file(str(APP_DIR / "widgets.kv"))
+        for name in SCREENS:
+            Builder.load_file(str(APP_DIR / "screens" / f"{name}.kv"))
+        manager = ScreenManager(transition=NoTransition())
+        for name in SCREENS:
+            manager.add_widget(getattr(screens, f"{name.capitalize()}Screen")(name=name))
+        self.table.bind(on_game_over=lambda *_: self.show_end(), revision=self._update_leds)
+        self.timer.bind(on_warning=self._timer_warning)
+        self.hardware.bind(on_event=lambda _link, event: self.on_bridge_event(event))
+        Window.bind(on_key_down=self._on_key_down)
+        self.refresh_resume()
+        self.hardware.start()
+        return manager
+
+    def on_stop(self) -> None:
+        self.hardware.stop()
+        self.journal.close()
+
+    # -- navigation ----------------------------------------------------------------------------------
+    def go(self, name: str, remember: bool = True) -> None:
+        manager = self.root
+        if manager.current == name:
+            return
+        if remember:
+            self._history.append(manager.current)
+        if name == "home":
+            self._history.clear()
+            self.refresh_resume()
+        if name == "rules":
+            self.rules_model.game_id = self.game_id
+            self.rules_model.search()
+        manager.current = name
+
+    def back(self) -> None:
+        self.go(self._history.pop() if self._history else "home", remember=False)
+
+    # -- language and settings -----------------------------------------------------------------------
+    def set_language(self, language: str) -> None:
+        """Switch every screen's text at once (kv rules rebind on `lang`; view-models recompute)."""
+        self.settings = self.settings.model_copy(update={"language": language})
+        self.save_settings()
+        self.lang = i18n.set_language(language)
+        self.table.refresh()
+        self.refresh_resume()
+
+    def save_settings(self) -> None:
+        try:
+            save_settings(self.settings, self.settings_file)
+        except OSError as error:
+            log.warning("settings not saved: %s", error)
+
+    def update_settings(self, **changes: Any) -> None:
+        self.settings = self.settings.model_copy(update=changes)
+        self.save_settings()
+        if "fullscreen" in changes:
+            Window.fullscreen = "auto" if changes["fullscreen"] else False
+
+    def apply_serial(self, url: str) -> str:
+        """Settings: attach a serial sensor now; returns a message for the screen."""
+        url = url.strip()
+        self.update_settings(serial_url=url)
+        if not url:
+            return _("No serial sensor configured.")
+        from firmware_bridge.serial_source import SerialSource
+
+        try:
+            self.hardware.add_source(SerialSource(url))
+        except ValueError as error:
+            return str(error)
+        return _("Serial sensor {url} added.").format(url=url)
+
+    # -- starting and resuming -----------------------------------------------------------------------
+    def choose_game(self, game_id: str) -> None:
+        self.game_id = game_id
+        self.update_settings(last_game=game_id)
+
+    def new_game(self) -> None:
+        """Home -> Players for the chosen game."""
+        self.players_model.load(get_game(self.game_id), self.settings)
+        self.go("players")
+
+    def players_done(self) -> None:
+        if self.players_model.find_problem():
+            return
+        self.settings = self.players_model.remember(self.settings)
+        self.save_settings()
+        self.options_model.load(get_game(self.game_id), self._options if self._options_game == self.game_id
+                                else None)
+        self.go("options")
+
+    _options_game = ""
+
+    def options_done(self) -> None:
+        options = self.options_model.validated()
+        if options is None:
+            return
+        self._options, self._options_game = options, self.game_id
+        self.go("setup")
+
+    def setup_for_guide(self) -> Setup:
+        return Setup(game=self.game_id, players=self.players_model.players(), options=self._options,
+                     first_player=self.players_model.first_player)
+
+    def start_game(self, seed: int | None = None) -> None:
+        """Setup guide -> Table: a new journalled session."""
+        import secrets
+
+        setup = self.setup_for_guide().model_copy(update={"seed": secrets.randbelow(2**31) if seed is None
+                                                           else seed})
+        try:
+            session = Session.new(setup, self.journal)
+        except (JournalError, ValueError) as error:
+            self.journal_notice = str(error)
+            self.go("home")
+            return
+        self._open_table(session)
+
+    def refresh_resume(self) -> None:
+        game_id = self.journal.latest_unfinished()
+        if game_id is None:
+            self.resume_text = ""
+            return
+        summary = next((g for g in self.journal.games() if g.id == game_id), None)
+        if summary is None:
+            self.resume_text = ""
+            return
+        title = get_game(summary.game).title if summary.game in all_games() else summary.game
+        self.resume_text = _("Resume {game}: {players} ({moves} moves)").format(
+            game=title, players=", ".join(summary.players), moves=summary.actions)
+
+    def resume(self) -> None:
+        """Home -> Table with the latest unfinished game, exactly as journalled."""
+        game_id = self.journal.latest_unfinished()
+        if game_id is None:
+            return
+        try:
+            session = Session.resume(self.journal, game_id)
+        except Exception as error:  # noqa: BLE001 — a record the rules now refuse must not crash Home
+            self.journal_notice = _("That game cannot be resumed: {problem}").format(problem=str(error))
+            return
+        self.game_id = session.setup.game
+        self._open_table(session)
+
+    def _open_table(self, session: Session) -> None:
+        self.table.attach(session)
+        self.timer.reset()
+        self.root.get_screen("table").show_panel(table_for(session.setup.game))
+        self._history.clear()
+        self.go("table", remember=False)
+        if session.is_over():
+            self.show_end()
+
+    def show_end(self) -> None:
+        session = self.table.session
+        if session is None:
+            return
+        self.timer.reset()
+        colours = [self.table.player_colour(seat) for seat in range(len(session.setup.players))]
+        self.end_model.load(session, colours)
+        self.go("end")
+
+    def play_again(self) -> None:
+        """End -> Players with the same table."""
+        self.new_game()
+
+    def export_record(self) -> None:
+        try:
+            self.end_model.export(self.journal.path.parent / "records")
+        except OSError as error:
+            self.end_model.export_text = _("Could not save: {problem}").format(problem=str(error))
+
+    # -- hardware and keyboard -----------------------------------------------------------------------
+    def on_bridge_event(self, event: Any) -> None:
+        """A bridge event, on the UI thread: dice, buttons, the hourglass, a source coming or going."""
+        kind = event.event
+        if kind == "roll":
+            if self.root.current == "table":
+                uncertain = [index for index, value in enumerate(event.values) if value == "?"]
+                if event.uncertain and not uncertain:
+                    uncertain = list(range(len(event.values)))
+                self.table.hardware_roll(list(event.values), uncertain, record_source(event.source))
+        elif kind == "button" and event.action == "down":
+            self.press_button(event.name, record_source(event.source))
+        elif kind == "timer" and event.state == "flip":
+            self.press_button("hourglass", record_source(event.source))
+        elif kind == "status" and event.state in ("disconnected", "link_lost"):
+            if self.table.session is not None and not self.table.over:
+                self.table.show_notice(_("The sensor {source} is not answering ({state}). Carry on with touch "
+                                         "input; nothing was lost.").format(source=event.source, state=event.state))
+
+    def press_button(self, name: str, source: str = "keyboard") -> None:
+        """A hardware (or keyboard) button: the game's table module first, then the table-wide meaning."""
+        if self.root.current not in ("table", "timer") or self.table.session is None:
+            return
+        module = table_for(self.table.session.setup.game)
+        handler = getattr(module, "on_button", None)
+        if handler is not None and handler(self.table, name, source):
+            return
+        if name == "undo":
+            self.table.undo()
+        elif name == "confirm" and self.table.notice_choices:
+            self.table.answer_notice(self.table.notice_choices[0])
+
+    def _on_key_down(self, _window: Any, key: int, _scancode: int, codepoint: str | None,
+                     modifiers: list[str]) -> bool:
+        """PC stand-ins: Space rolls for you, letters enter dice faces or press buttons, Esc goes back."""
+        if key == 27:  # Escape: back, never quit the kiosk
+            if self.root.current not in ("home", "table"):
+                self.back()
+            return True
+        focused = any(getattr(widget, "focus", False) for widget in self.root.walk(restrict=True))
+        if focused or self.root.current not in ("table", "timer"):
+            return False
+        char = (codepoint or "").lower()
+        if key == 32:
+            self.table.virtual_roll("keyboard")
+        elif "ctrl" in modifiers and char == "z":
+            self.table.undo()
+        elif char in KEY_BUTTONS:
+            self.press_button(KEY_BUTTONS[char])
+        elif char and char in KEY_FACES:
+            face = char.upper()
+            if any(face in faces for faces in self.table.dice):
+                self.table.enter_die(face)
+        else:
+            return False
+        return True
+
+    # -- warnings --------------------------------------------------------------------------------------
+    def _timer_warning(self, _timer: Any, mark: float) -> None:
+        """5 s: short beep; 0: long beep (speaker and buzzer) and the digger's LED blinks."""
+        if self.settings.sound:
+            self.sounds.play("expired" if mark <= 0 else "warning")
+        self.hardware.beep(800 if mark <= 0 else 150)
+        if self.table.player >= 0:
+            self.hardware.led(f"seat{self.table.player + 1}", "blink")
+
+    def _update_leds(self, *_args: Any) -> None:
+        """The seat LED of whoever must act is on, the others off."""
+        session = self.table.session
+        if session is None:
+            return
+        for seat in range(len(session.setup.players)):
+            self.hardware.led(f"seat{seat + 1}", "on" if seat == self.table.player else "off")
+
+    def seat_colour(self, seat: int) -> str:
+        return SEAT_COLOURS[seat % len(SEAT_COLOURS)]

@@ -1,0 +1,88 @@
+"""Read docs/rules/<game>.md (format in the common brief) so the app can show a rule by its id.
+
+Refusals cite rule ids; the Table screen shows the cited rule's text and the Rules screen lists and
+searches them all.  Pure Python, no Kivy, so it is tested on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+RULES_DIR = Path(__file__).resolve().parents[2] / "docs" / "rules"
+_HEADING = re.compile(r"^###\s+([A-Z][A-Z0-9]*-R?\d+)\s+(.*\S)\s*$")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule or reading: id (e.g. DG-3), short title, our text (without its Tests line), section."""
+
+    id: str
+    title: str
+    text: str
+    section: str
+
+    def matches(self, query: str) -> bool:
+        """Case-insensitive search over id, title and text."""
+        needle = query.strip().lower()
+        return not needle or needle in f"{self.id} {self.title} {self.text}".lower()
+
+
+@dataclass(frozen=True)
+class RuleBook:
+    """The rules of one game in document order."""
+
+    title: str
+    rules: tuple[Rule, ...]
+
+    def get(self, rule_id: str) -> Rule | None:
+        return next((rule for rule in self.rules if rule.id == rule_id), None)
+
+    def search(self, query: str) -> list[Rule]:
+        return [rule for rule in self.rules if rule.matches(query)]
+
+
+def parse_rules(text: str) -> RuleBook:
+    """Parse the rules document; headings other than `### ID title` only change the section."""
+    title = ""
+    section = ""
+    rules: list[Rule] = []
+    current: tuple[str, str] | None = None
+    lines: list[str] = []
+
+    def finish() -> None:
+        if current is not None:
+            body = "\n".join(lines).strip()
+            body = re.sub(r"\n{3,}", "\n\n", body)
+            rules.append(Rule(id=current[0], title=current[1], text=body, section=section))
+
+    for line in text.splitlines():
+        if line.startswith("# ") and not title:
+            title = line[2:].strip()
+            continue
+        if line.startswith("## "):
+            finish()
+            current, lines = None, []
+            section = line[3:].strip()
+            continue
+        match = _HEADING.match(line)
+        if match:
+            finish()
+            current, lines = (match.group(1), match.group(2)), []
+            continue
+        if current is not None and not line.strip().startswith("Tests:"):
+            lines.append(line)
+    finish()
+    return RuleBook(title=title, rules=tuple(rules))
+
+
+@lru_cache(maxsize=16)
+def rule_book(game_id: str, rules_dir: Path = RULES_DIR) -> RuleBook:
+    """The parsed rules of a game, or an empty book when the document does not exist yet."""
+    path = rules_dir / f"{game_id}.md"
+    try:
+        return parse_rules(path.read_text(encoding="utf-8"))
+    except OSError:
+        return RuleBook(title=game_id, rules=())

@@ -1,0 +1,164 @@
+"""Screen classes: thin glue between the .kv layouts (one per screen, in this folder) and view-models.
+
+Only widgets that must be generated from data (option rows, seat rows, rule cards, the game panel)
+are built here; everything else is declared in the .kv files.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from kivy.app import App
+from kivy.factory import Factory
+from kivy.properties import ObjectProperty, StringProperty
+from kivy.uix.screenmanager import Screen
+
+from companion.app.i18n import _, game_text
+from companion.engine.registry import all_games
+
+
+class HomeScreen(Screen):
+    """New game (with the game chooser), resume, settings, rules, hardware."""
+
+    def on_pre_enter(self, *_args: Any) -> None:
+        self.build_games()
+
+    def build_games(self) -> None:
+        app = App.get_running_app()
+        box = self.ids.games
+        box.clear_widgets()
+        for game_id, game in sorted(all_games().items(), key=lambda item: item[1].title):
+            button = Factory.GToggle(text=game.title, group="game", allow_no_selection=False,
+                                     state="down" if game_id == app.game_id else "normal")
+            button.bind(on_release=lambda _b, gid=game_id: app.choose_game(gid))
+            box.add_widget(button)
+
+
+class PlayersScreen(Screen):
+    """Seat rows are generated from the PlayersModel; the .kv holds the frame."""
+
+    def on_pre_enter(self, *_args: Any) -> None:
+        model = App.get_running_app().players_model
+        model.unbind(seats=self._rebuild, first_player=self._rebuild, remembered=self._rebuild)
+        model.bind(seats=self._rebuild, first_player=self._rebuild, remembered=self._rebuild)
+        self._rebuild()
+
+    def _rebuild(self, *_args: Any) -> None:
+        model = App.get_running_app().players_model
+        rows = self.ids.seats
+        rows.clear_widgets()
+        for seat, info in enumerate(model.seats):
+            rows.add_widget(Factory.SeatRow(seat=seat, name=info["name"], colour=info["colour"],
+                                            first=seat == model.first_player))
+        chips = self.ids.remembered
+        chips.clear_widgets()
+        for name in model.remembered:
+            chip = Factory.GButton(text=name, size_hint_y=None, height=48)
+            chip.bind(on_release=lambda _b, n=name: model.add(n))
+            chips.add_widget(chip)
+
+
+class OptionsScreen(Screen):
+    """One row per option field: switch, choice buttons or stepper; the game may add its own panel."""
+
+    def on_pre_enter(self, *_args: Any) -> None:
+        app = App.get_running_app()
+        model = app.options_model
+        box = self.ids.rows
+        box.clear_widgets()
+        for field in model.fields:
+            if field["kind"] == "other" or field["kind"] == "text":
+                continue
+            row = Factory.OptionRow(label=model.label(field))
+            control = row.ids.control
+            name = field["name"]
+            if field["kind"] == "bool":
+                for value, text in ((True, _("Yes")), (False, _("No"))):
+                    control.add_widget(self._toggle(text, name, value, model))
+            elif field["kind"] == "choice":
+                for value in field["choices"]:
+                    label = game_text(model.game_id, str(value).replace("_", " "))
+                    control.add_widget(self._toggle(label, name, value, model))
+            elif field["kind"] == "int":
+                control.add_widget(Factory.Stepper(name=name))
+            box.add_widget(row)
+        from companion.app.tables import table_for
+
+        extra = getattr(table_for(model.game_id), "options_panel", None)
+        if extra is not None:
+            widget = extra(model)
+            if widget is not None:
+                box.add_widget(widget)
+
+    @staticmethod
+    def _toggle(text: str, name: str, value: Any, model: Any) -> Any:
+        button = Factory.GToggle(text=text, group=f"option-{name}", allow_no_selection=False,
+                                 state="down" if model.values.get(name) == value else "normal")
+        button.bind(on_release=lambda _b: model.set(name, value))
+        return button
+
+
+class SetupScreen(Screen):
+    """What to put where: the game's own steps, then the seats."""
+
+    steps_text = StringProperty("")
+
+    def on_pre_enter(self, *_args: Any) -> None:
+        from companion.app.tables import table_for
+
+        app = App.get_running_app()
+        setup = app.setup_for_guide()
+        module = table_for(setup.game)
+        steps = list(getattr(module, "setup_steps", lambda _s: [])(setup))
+        seats = ", ".join(f"{index + 1}. {player.name}" for index, player in enumerate(setup.players))
+        steps.append(_("Sit in this order (play passes to the left): {seats}.").format(seats=seats))
+        steps.append(_("{name} begins.").format(name=setup.players[setup.first_player].name))
+        self.steps_text = "\n".join(f"•  {step}" for step in steps)
+
+
+class TableScreen(Screen):
+    """The shared table frame; the game's panel goes into `ids.panel`."""
+
+    module: ModuleType | None = ObjectProperty(None, allownone=True)  # type: ignore[assignment]
+
+    def show_panel(self, module: ModuleType) -> None:
+        app = App.get_running_app()
+        self.module = module
+        holder = self.ids.panel
+        holder.clear_widgets()
+        holder.add_widget(module.build_panel(app.table))
+
+
+class TimerScreen(Screen):
+    """The sand timer in very large type, with Stop."""
+
+
+class EndScreen(Screen):
+    """Final scores, winner, chart, export."""
+
+
+class HardwareScreen(Screen):
+    """Sources, recent events, LED and buzzer tests."""
+
+    def on_pre_enter(self, *_args: Any) -> None:
+        App.get_running_app().hardware.refresh_status()
+
+
+class SettingsScreen(Screen):
+    """Language, sound, fullscreen, GPIO, serial sensor."""
+
+    message = StringProperty("")
+
+
+class RulesScreen(Screen):
+    """Every rule of the current game, searchable; one card per rule."""
+
+    def on_kv_post(self, *_args: Any) -> None:
+        App.get_running_app().rules_model.bind(results=self._rebuild)
+
+    def _rebuild(self, *_args: Any) -> None:
+        cards = self.ids.cards
+        cards.clear_widgets()
+        for result in App.get_running_app().rules_model.results:
+            cards.add_widget(Factory.RuleCard(**result))

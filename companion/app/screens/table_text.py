@@ -1,0 +1,51 @@
+"""Text helpers for table.kv (kept out of the .kv so the layout holds no logic)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.utils import escape_markup
+
+from companion.app.i18n import tr
+
+
+def choice_label(choice: str, language: str) -> str:
+    """Words on the buttons that offer a way on after a notice."""
+    labels = {"confirm": tr("Confirm reading", language), "touch": tr("Enter by touch", language),
+              "dismiss": tr("OK", language)}
+    return labels.get(choice, choice)
+
+
+def scores_markup(scores: list[dict[str, Any]]) -> str:
+    """One line per seat, the seat colour on the name, the player to act in bold."""
+    lines = []
+    for row in scores:
+        name = escape_markup(row["name"])
+        line = f"[color={row['colour']}]{name}[/color]  {row['score']}"
+        lines.append(f"[b]» {line}[/b]" if row["current"] else f"   {line}")
+    return "\n".join(lines)
+
+
+def ranking_markup(ranking: list[dict[str, Any]], language: str) -> str:
+    """Final standings, best first, winners marked."""
+    lines = []
+    for place, row in enumerate(ranking, start=1):
+        name = escape_markup(row["name"])
+        mark = f"  [b]{tr('winner', language)}[/b]" if row["winner"] else ""
+        lines.append(f"{place}. [color={row['colour']}]{name}[/color]  {row['score']}{mark}")
+    return "\n".join(lines)
+
+
+def sources_text(sources: list[dict[str, Any]], simulated: bool, language: str) -> str:
+    """The Hardware screen's list of sources with their state."""
+    lines = []
+    for info in sources:
+        state = tr("connected", language) if info.get("connected") else tr("not connected", language)
+        details = ", ".join(f"{key}: {value}" for key, value in info.items()
+                            if key not in ("name", "connected") and not isinstance(value, (dict, list)))
+        lines.append(f"{info.get('name', '?')}: {state}" + (f"\n   {details}" if details else ""))
+    if simulated:
+        lines.append(tr("No GPIO on this machine: the keyboard stands in for the buttons.", language))
+    if not sources:
+        lines.append(tr("No hardware sources attached.", language))
+    return "\n".join(lines)

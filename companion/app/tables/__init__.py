@@ -1,0 +1,58 @@
+"""Table screens per game, found automatically so each game adds its own without editing the app.
+
+A game `<id>` adds `companion/app/tables/<id with - as _>.py` (and optionally a `.kv` file of the same
+stem next to it, loaded before the module is used).  The module must define:
+
+- `GAME_ID: str` — the engine game id it serves;
+- `build_panel(table: TableModel) -> Widget` — the game's input area in the middle of the Table screen.
+
+and may define:
+
+- `setup_steps(setup: Setup) -> list[str]` — the Setup guide, one translated sentence per step;
+- `on_button(table: TableModel, name: str) -> bool` — a hardware/keyboard button; True when handled;
+- `action_label(table: TableModel, action: ActionModel) -> str` — how a choice is written on a button;
+- `options_panel(model: OptionsModel) -> Widget | None` — extra Options widgets for fields the generic
+  form cannot show (e.g. a list of card values).
+
+Games without a module get `companion.app.tables.generic`, which offers the dice keypad from
+`Prompt.dice` and one button per entry of `Game.legal_actions`.  See README.md here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+
+_NOT_TABLES = {"generic", "common"}
+
+
+@lru_cache(maxsize=1)
+def table_modules() -> dict[str, ModuleType]:
+    """Every game-specific table module by the game id it declares."""
+    found: dict[str, ModuleType] = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.name in _NOT_TABLES or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        game_id = getattr(module, "GAME_ID", None)
+        if isinstance(game_id, str):
+            found[game_id] = module
+    return found
+
+
+_loaded_kv: set[str] = set()
+
+
+def table_for(game_id: str) -> ModuleType:
+    """The table module of a game (the generic one when the game has none), its .kv file loaded."""
+    module = table_modules().get(game_id) or importlib.import_module(f"{__name__}.generic")
+    kv_file = Path(module.__file__ or "").with_suffix(".kv")
+    if kv_file.exists() and str(kv_file) not in _loaded_kv:
+        from kivy.lang import Builder
+
+        Builder.load_file(str(kv_file))
+        _loaded_kv.add(str(kv_file))
+    return module

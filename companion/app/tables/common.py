@@ -1,0 +1,94 @@
+"""Building blocks for table panels: the touch dice keypad (from Prompt.dice) and choice buttons."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from kivy.factory import Factory
+from kivy.lang import Builder
+from kivy.properties import DictProperty, ObjectProperty
+from kivy.uix.boxlayout import BoxLayout
+
+Builder.load_string('''
+<DiceKeypad>:
+    orientation: "vertical"
+    size_hint_y: None
+    height: 104
+    spacing: 4
+    BoxLayout:
+        size_hint_y: None
+        height: 48
+        spacing: 4
+        Label:
+            text: root.entry_text(root.table.entered, root.table.dice, app.lang) if root.table else ""
+            font_size: "18sp"
+            text_size: self.size
+            halign: "left"
+            valign: "middle"
+        GButton:
+            text: tr("Clear", app.lang)
+            size_hint_x: None
+            width: 100
+            on_release: root.table.clear_entry()
+        GButton:
+            text: tr("Roll for me", app.lang)
+            size_hint_x: None
+            width: 150
+            on_release: root.table.virtual_roll("virtual")
+    BoxLayout:
+        id: faces
+        size_hint_y: None
+        height: 52
+        spacing: 4
+''')
+
+
+class DiceKeypad(BoxLayout):
+    """One button per face of the next die; the roll is submitted when the last die is entered.
+
+    `face_colours` maps a face token to a button colour (Digger's colour dice); pips use the default.
+    """
+
+    table = ObjectProperty(None)
+    face_colours = DictProperty({})
+    face_labels: Callable[[str], str] = staticmethod(lambda face: face)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.bind(table=self._watch)
+        self._faces: tuple[str, ...] = ()
+        self._watch()
+
+    def _watch(self, *_args: Any) -> None:
+        if self.table is not None:
+            self.table.bind(dice=self._rebuild, entered=self._rebuild)
+            self._rebuild()
+
+    def _rebuild(self, *_args: Any) -> None:
+        dice = self.table.dice
+        index = min(len(self.table.entered), len(dice) - 1) if dice else -1
+        faces = tuple(dice[index]) if index >= 0 else ()
+        if faces == self._faces:
+            return
+        self._faces = faces
+        box = self.ids.faces
+        box.clear_widgets()
+        from kivy.utils import get_color_from_hex
+
+        for face in faces:
+            button = Factory.GButton(text=self.face_labels(face))
+            colour = self.face_colours.get(face)
+            if colour:
+                button.background_color = get_color_from_hex(colour)
+                button.color = (0, 0, 0, 1) if face in ("Y", "W") else (1, 1, 1, 1)
+            button.bind(on_release=lambda _b, f=face: self.table.enter_die(f))
+            box.add_widget(button)
+
+    @staticmethod
+    def entry_text(entered: list[str], dice: list[list[str]], language: str) -> str:
+        from companion.app.i18n import tr
+
+        if not dice:
+            return tr("No dice due.", language)
+        shown = " ".join([*entered, *["_"] * (len(dice) - len(entered))])
+        return tr("Roll by touch: {dice}", language).format(dice=shown)

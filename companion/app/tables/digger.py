@@ -1,0 +1,225 @@
+"""Digger's table panel: the sand timer, the roll, the stones it allows, Stop, fumble and time up.
+
+The timer is the app's TimerModel; the first roll (event `timer_start`) or the hourglass tilt switch
+starts it, Stop or the end of a turn resets it, and when it runs out the panel enters `time_up`
+(asking first which colours were already stowed, when the house rule DIG-R5 allows it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.app import App
+from kivy.factory import Factory
+from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.utils import get_color_from_hex
+
+from companion.app.i18n import _, game_text
+from companion.app.table import TableModel
+from companion.app.tables.common import DiceKeypad
+from companion.engine.core import ActionModel, Event, Setup
+
+GAME_ID = "digger"
+USES_TIMER = True
+
+FACE_COLOURS = {"B": "#2f6fd6", "Y": "#f2c230", "R": "#d93b30", "G": "#2e9e4f", "W": "#f0f0f0", "K": "#202020"}
+COLOUR_WORDS = {"B": "blue", "Y": "yellow", "R": "red", "G": "green", "W": "white", "K": "black"}
+STONE_COLOURS = ("B", "Y", "R", "G", "W")
+
+
+def colour_word(token: str) -> str:
+    return game_text(GAME_ID, COLOUR_WORDS[token])
+
+
+def action_label(table: TableModel, action: ActionModel) -> str:
+    """`Take yellow`, `Rob red from Ben`, `Stop!`…"""
+    data = action.model_dump()
+    if action.type == "take":
+        return _("Take {colour}").format(colour=colour_word(data["colour"]))
+    if action.type == "rob":
+        return _("Rob {colour} from {name}").format(colour=colour_word(data["colour"]),
+                                                    name=table.player_name(data["victim"]))
+    if action.type == "stop":
+        return _("Stop!")
+    if action.type == "fumble":
+        return _("Fumbled")
+    return action.type
+
+
+def setup_steps(setup: Setup) -> list[str]:
+    """Digger's setup guide."""
+    options = setup.options
+    side = _("white") if options.get("side", "white") == "white" else _("black")
+    return [
+        _("Put all 50 stones (10 of each colour) in the middle of the table."),
+        _("Give every player a scoring card, {side} side up.").format(side=side),
+        _("The first digger takes the five colour dice; the player on the right takes the sand timer "
+          "({seconds} s).").format(seconds=options.get("timer_seconds", 30)),
+        _("Put the tin for the blue stones (water) where everyone can reach it."),
+    ]
+
+
+def on_button(table: TableModel, name: str, source: str) -> bool:
+    """The `stop` button calls Stop; the hourglass (tilt switch) starts the timer."""
+    panel = _panel_of(table)
+    if panel is None:
+        return False
+    if name == "stop":
+        if panel.time_up_pending:
+            panel.confirm_time_up()
+        else:
+            table.submit({"type": "stop"}, source)  # type: ignore[arg-type]
+        return True
+    if name == "hourglass":
+        panel.turn_hourglass()
+        return True
+    return False
+
+
+def _panel_of(table: TableModel) -> "DiggerPanel | None":
+    return _PANELS.get(id(table))
+
+
+_PANELS: dict[int, "DiggerPanel"] = {}
+
+
+class DiggerPanel(BoxLayout):
+    """Timer, roll and choices for the digger's turn."""
+
+    table = ObjectProperty(None)
+    roll = ListProperty([])
+    info_text = StringProperty("")
+    time_up_pending = BooleanProperty(False)
+    timer_idle_but_running = BooleanProperty(False)
+    stowed = ListProperty([])
+    waiting = ListProperty([])
+
+    def __init__(self, table: TableModel, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.table = table
+        self.timer = App.get_running_app().timer
+        _PANELS[id(table)] = self
+        table.bind(revision=self.refresh, on_accepted=self.on_events)
+        self.timer.bind(on_expired=self.on_timer_expired, started=self.refresh)
+        keypad = DiceKeypad(table=table, face_colours=FACE_COLOURS)
+        keypad.face_labels = lambda face: colour_word(face)
+        self.ids.keypad_holder.add_widget(keypad)
+        self.refresh()
+
+    def detach(self) -> None:
+        """Called when another game takes the table."""
+        self.table.unbind(revision=self.refresh, on_accepted=self.on_events)
+        self.timer.unbind(on_expired=self.on_timer_expired, started=self.refresh)
+        _PANELS.pop(id(self.table), None)
+
+    @property
+    def state(self) -> Any:
+        return self.table.session.state if self.table.session is not None else None
+
+    # -- showing -------------------------------------------------------------------------------------
+    def refresh(self, *_args: Any) -> None:
+        state = self.state
+        if state is None:
+            return
+        self.roll = list(state.roll)
+        self.waiting = [colour for colour in STONE_COLOURS if state.waiting.count(colour)]
+        if self.time_up_pending and not state.timer_running:
+            self.time_up_pending = False
+        if not state.timer_running and self.timer.started and not self.timer.expired:
+            self.timer.reset(state.rules.timer_seconds)
+        self.timer_idle_but_running = state.timer_running and not self.timer.started
+        waiting = ", ".join(f"{state.waiting.count(c)} {colour_word(c)}" for c in self.waiting) or "—"
+        middle = "  ".join(f"{colour_word(c)} {state.middle.count(c)}" for c in STONE_COLOURS)
+        self.info_text = _("Waiting to be stowed: {waiting}\nMiddle: {middle}   Tin: {tin}").format(
+            waiting=waiting, middle=middle, tin=state.tin)
+        self._rebuild_choices()
+        self._rebuild_dice()
+
+    def _rebuild_dice(self) -> None:
+        box = self.ids.dice
+        box.clear_widgets()
+        for face in self.roll:
+            die = Factory.DiggerDie(colour=FACE_COLOURS.get(face, "#888888"),
+                                    unique=self.roll.count(face) == 1 and face != "K")
+            box.add_widget(die)
+
+    def _rebuild_choices(self) -> None:
+        box = self.ids.choices
+        box.clear_widgets()
+        if self.time_up_pending:
+            for colour in self.waiting:
+                toggle = Factory.GToggle(text=_("{colour} stowed").format(colour=colour_word(colour)),
+                                         size_hint=(None, None), height=50, width=150,
+                                         state="down" if colour in self.stowed else "normal")
+                toggle.bind(on_release=lambda _t, c=colour: self.toggle_stowed(c))
+                box.add_widget(toggle)
+            return
+        for action in self.table.legal_actions() or []:
+            if action.type not in ("take", "rob"):
+                continue
+            colour = action.model_dump()["colour"]
+            button = Factory.GButton(text=action_label(self.table, action), size_hint=(None, None), height=50,
+                                     width=200 if action.type == "rob" else 150)
+            button.background_color = get_color_from_hex(FACE_COLOURS[colour])
+            button.color = (0, 0, 0, 1) if colour in ("Y", "W") else (1, 1, 1, 1)
+            button.bind(on_release=lambda _b, a=action: self.table.submit(a))
+            box.add_widget(button)
+
+    # -- timer -----------------------------------------------------------------------------------------
+    def on_events(self, _table: Any, events: tuple[Event, ...]) -> None:
+        """The first roll of a turn starts the timer (unless the hourglass already did)."""
+        kinds = {event.kind for event in events}
+        state = self.state
+        if "timer_start" in kinds and not self.timer.running:
+            self.timer.start(state.rules.timer_seconds)
+        if kinds & {"stop", "fumble", "time_up", "game_over"}:
+            self.time_up_pending = False
+            self.stowed = []
+            self.timer.reset(state.rules.timer_seconds)
+
+    def turn_hourglass(self) -> None:
+        """The tilt switch (or the on-screen button): the sand runs from full."""
+        state = self.state
+        if state is not None and not state.over:
+            self.timer.start(state.rules.timer_seconds)
+            self.refresh()
+
+    def on_timer_expired(self, *_args: Any) -> None:
+        """Sand ran out: time up now, or first ask which colours were already stowed."""
+        state = self.state
+        if state is None or state.over or not state.timer_running:
+            self.timer.reset(state.rules.timer_seconds if state is not None else None)
+            return
+        if self.waiting and state.rules.time_up_keeps_stowed:
+            self.stowed = []
+            self.time_up_pending = True
+            self.refresh()
+            App.get_running_app().go("table")
+        else:
+            self.table.submit({"type": "time_up", "stowed": []}, "virtual")
+
+    def toggle_stowed(self, colour: str) -> None:
+        self.stowed = [c for c in self.stowed if c != colour] if colour in self.stowed else [*self.stowed, colour]
+        self._rebuild_choices()
+
+    def confirm_time_up(self) -> None:
+        stowed = [colour for colour in STONE_COLOURS if colour in self.stowed]
+        if self.table.submit({"type": "time_up", "stowed": stowed}, "touch"):
+            self.time_up_pending = False
+
+    def press_time_up(self) -> None:
+        """The keeper calls time by hand (e.g. the app was restarted mid-turn)."""
+        state = self.state
+        if state is not None and state.timer_running:
+            self.timer.reset(state.rules.timer_seconds)
+            self.stowed = []
+            if self.waiting and state.rules.time_up_keeps_stowed:
+                self.time_up_pending = True
+                self.refresh()
+            else:
+                self.table.submit({"type": "time_up", "stowed": []}, "touch")
+
+
+def build_panel(table: TableModel) -> DiggerPanel:
+    return DiggerPanel(table)

@@ -1,0 +1,51 @@
+"""The table panel for a game without its own: dice keypad plus one button per legal action."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.factory import Factory
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.stacklayout import StackLayout
+
+from companion.app.table import TableModel
+from companion.app.tables.common import DiceKeypad
+from companion.engine.core import ActionModel
+
+MAX_BUTTONS = 24
+
+
+def action_label(table: TableModel, action: ActionModel) -> str:
+    """`type` and the other fields, e.g. `take colour=Y`."""
+    fields = " ".join(f"{key}={value}" for key, value in action.model_dump().items() if key != "type")
+    return f"{action.type} {fields}".strip()
+
+
+class GenericPanel(BoxLayout):
+    """Legal actions as buttons (when the game can list them), the keypad when dice are due."""
+
+    def __init__(self, table: TableModel, **kwargs: Any) -> None:
+        super().__init__(orientation="vertical", spacing=6, **kwargs)
+        self.table = table
+        self.choices = StackLayout(spacing=4)
+        self.add_widget(self.choices)
+        self.add_widget(DiceKeypad(table=table))
+        table.bind(revision=self._rebuild)
+        self._rebuild()
+
+    def detach(self) -> None:
+        self.table.unbind(revision=self._rebuild)
+
+    def _rebuild(self, *_args: Any) -> None:
+        self.choices.clear_widgets()
+        actions = self.table.legal_actions() or []
+        roll_type = self.table.roll_action
+        for action in [a for a in actions if a.type != roll_type][:MAX_BUTTONS]:
+            button = Factory.GButton(text=action_label(self.table, action), size_hint=(None, None),
+                                     height=52, width=180)
+            button.bind(on_release=lambda _b, a=action: self.table.submit(a))
+            self.choices.add_widget(button)
+
+
+def build_panel(table: TableModel) -> GenericPanel:
+    return GenericPanel(table)

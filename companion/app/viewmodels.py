@@ -1,0 +1,271 @@
+"""View-models of the screens around the table: players, options, end, rules.
+
+Plain Python over the engine, exposed as Kivy properties so the .kv files only bind.  None of these
+talk to hardware or block; they are driven by taps on the UI thread.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from kivy.event import EventDispatcher
+from kivy.properties import DictProperty, ListProperty, NumericProperty, StringProperty
+from pydantic import BaseModel, ValidationError
+
+from companion.app.i18n import _, game_text
+from companion.app.rules_doc import rule_book
+from companion.app.settings import SEAT_COLOURS, AppSettings, RememberedPlayer
+from companion.engine.core import Game, Player
+from companion.engine.errors import describe_validation_error
+from companion.engine.session import Session
+
+REMEMBERED_PLAYERS = 12
+
+
+class PlayersModel(EventDispatcher):
+    """Seats in order (name, colour), the first player, and names remembered from earlier games."""
+
+    seats = ListProperty([])
+    first_player = NumericProperty(0)
+    remembered = ListProperty([])
+    min_players = NumericProperty(2)
+    max_players = NumericProperty(6)
+    problem = StringProperty("")
+
+    def load(self, game: Game, settings: AppSettings) -> None:  # type: ignore[type-arg]
+        """Start from the last table (as many remembered players as the game allows, at least its minimum)."""
+        self.min_players, self.max_players = game.min_players, game.max_players
+        self._all_remembered = [player.name for player in settings.players]
+        seats = [{"name": p.name, "colour": p.colour} for p in settings.players[:game.max_players]]
+        while len(seats) < game.min_players:
+            seats.append({"name": _("Player {n}").format(n=len(seats) + 1), "colour": self._free_colour(seats)})
+        self.seats = seats
+        self.first_player = min(self.first_player, len(seats) - 1)
+        self._update()
+
+    def _free_colour(self, seats: list[dict[str, str]]) -> str:
+        used = {seat["colour"] for seat in seats}
+        return next((colour for colour in SEAT_COLOURS if colour not in used), SEAT_COLOURS[0])
+
+    def _update(self) -> None:
+        seated = {seat["name"] for seat in self.seats}
+        self.remembered = [name for name in self._all_remembered if name not in seated]
+        self.problem = self.find_problem()
+
+    def add(self, name: str | None = None) -> None:
+        if len(self.seats) >= self.max_players:
+            return
+        name = name or _("Player {n}").format(n=len(self.seats) + 1)
+        self.seats = [*self.seats, {"name": name, "colour": self._free_colour(list(self.seats))}]
+        self._update()
+
+    def remove(self, seat: int) -> None:
+        if len(self.seats) <= self.min_players:
+            return
+        seats = list(self.seats)
+        del seats[seat]
+        self.seats = seats
+        if self.first_player >= len(seats):
+            self.first_player = len(seats) - 1
+        self._update()
+
+    def move(self, seat: int, delta: int) -> None:
+        """Change the seat order (play passes to the next seat)."""
+        target = seat + delta
+        if not 0 <= target < len(self.seats):
+            return
+        seats = list(self.seats)
+        seats[seat], seats[target] = seats[target], seats[seat]
+        self.seats = seats
+        if self.first_player in (seat, target):
+            self.first_player = target if self.first_player == seat else seat
+        self._update()
+
+    def rename(self, seat: int, name: str) -> None:
+        if seat < len(self.seats) and self.seats[seat]["name"] != name:
+            seats = list(self.seats)
+            seats[seat] = {**seats[seat], "name": name.strip()[:24]}
+            self.seats = seats
+            self._update()
+
+    def next_colour(self, seat: int) -> None:
+        """Tap on the swatch: the next colour no other seat uses."""
+        seats = list(self.seats)
+        used = {s["colour"] for index, s in enumerate(seats) if index != seat}
+        start = SEAT_COLOURS.index(seats[seat]["colour"]) if seats[seat]["colour"] in SEAT_COLOURS else -1
+        for step in range(1, len(SEAT_COLOURS) + 1):
+            colour = SEAT_COLOURS[(start + step) % len(SEAT_COLOURS)]
+            if colour not in used:
+                seats[seat] = {**seats[seat], "colour": colour}
+                break
+        self.seats = seats
+
+    def set_first(self, seat: int) -> None:
+        self.first_player = seat
+
+    def find_problem(self) -> str:
+        names = [seat["name"].strip() for seat in self.seats]
+        if any(not name for name in names):
+            return _("Every player needs a name.")
+        if len(set(name.lower() for name in names)) != len(names):
+            return _("Two players have the same name.")
+        if not self.min_players <= len(names) <= self.max_players:
+            return _("This game needs {low} to {high} players.").format(low=self.min_players, high=self.max_players)
+        return ""
+
+    def players(self) -> tuple[Player, ...]:
+        return tuple(Player(name=seat["name"].strip(), colour=seat["colour"]) for seat in self.seats)
+
+    def remember(self, settings: AppSettings) -> AppSettings:
+        """Settings with these players first in the remembered list (for the next game)."""
+        current = [RememberedPlayer(name=s["name"].strip(), colour=s["colour"]) for s in self.seats]
+        names = {player.name for player in current}
+        older = [player for player in settings.players if player.name not in names]
+        return settings.model_copy(update={"players": (current + older)[:REMEMBERED_PLAYERS]})
+
+
+OptionKind = Literal["bool", "choice", "int", "text", "other"]
+
+
+def _literal_choices(annotation: Any) -> tuple[Any, ...] | None:
+    if typing.get_origin(annotation) is Literal:
+        return typing.get_args(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, __import__("enum").Enum):
+        return tuple(member.value for member in annotation)
+    return None
+
+
+def describe_field(name: str, info: Any) -> dict[str, Any]:
+    """How the Options form shows one pydantic field: bool -> switch, Literal/Enum -> choices,
+    int -> stepper with its bounds, optional str -> text, anything else -> left to the game's panel."""
+    annotation = info.annotation
+    optional = False
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        optional = len(args) < len(typing.get_args(annotation))
+        annotation = args[0] if len(args) == 1 else annotation
+    low = high = None
+    for meta in info.metadata:
+        low = getattr(meta, "ge", low)
+        high = getattr(meta, "le", high)
+    choices = _literal_choices(annotation)
+    kind: OptionKind
+    if annotation is bool:
+        kind = "bool"
+    elif choices is not None:
+        kind = "choice"
+    elif annotation is int:
+        kind = "int"
+    elif annotation is str:
+        kind = "text"
+    else:
+        kind = "other"
+    return {"name": name, "kind": kind, "choices": list(choices or ()), "min": low, "max": high,
+            "optional": optional, "description": info.description or name.replace("_", " ").capitalize()}
+
+
+class OptionsModel(EventDispatcher):
+    """The chosen game's options as a generic form built from its pydantic model."""
+
+    fields = ListProperty([])
+    values = DictProperty({})
+    problem = StringProperty("")
+    game_id = StringProperty("")
+
+    def load(self, game: Game, values: dict[str, Any] | None = None) -> None:  # type: ignore[type-arg]
+        self.game = game
+        self.game_id = game.id
+        model: type[BaseModel] = game.options_model
+        self.fields = [describe_field(name, info) for name, info in model.model_fields.items()]
+        defaults = game.options({}).model_dump(mode="json")
+        self.values = {**defaults, **(values or {})}
+        self.problem = ""
+
+    def label(self, field: dict[str, Any]) -> str:
+        """The field's description in the game's language catalog."""
+        return game_text(self.game_id, field["description"])
+
+    def set(self, name: str, value: Any) -> None:
+        self.values = {**self.values, name: value}
+        self.problem = ""
+
+    def step(self, name: str, delta: int) -> None:
+        field = next(f for f in self.fields if f["name"] == name)
+        value = int(self.values.get(name) or 0) + delta
+        if field["min"] is not None:
+            value = max(field["min"], value)
+        if field["max"] is not None:
+            value = min(field["max"], value)
+        self.set(name, value)
+
+    def validated(self) -> dict[str, Any] | None:
+        """The options as the game accepts them, or None with `problem` saying what is wrong."""
+        raw = {key: value for key, value in self.values.items() if value not in ("", None)}
+        try:
+            return self.game.options(raw).model_dump(mode="json")
+        except ValidationError as error:
+            self.problem = describe_validation_error(_("Options"), error)
+            return None
+
+
+class EndModel(EventDispatcher):
+    """Final scores, winners and the score history of a finished game."""
+
+    ranking = ListProperty([])
+    winner_text = StringProperty("")
+    history = ListProperty([])
+    colours = ListProperty([])
+    export_text = StringProperty("")
+
+    def load(self, session: Session, colours: list[str]) -> None:
+        self.session = session
+        game = session.game
+        scores = session.scores()
+        winners = game.winners(session.state) if session.is_over() else []
+        order = sorted(range(len(scores)), key=lambda seat: (-scores[seat], seat))
+        self.ranking = [{"seat": seat, "name": session.setup.players[seat].name, "score": scores[seat],
+                         "colour": colours[seat], "winner": seat in winners} for seat in order]
+        names = [session.setup.players[seat].name for seat in winners]
+        if len(names) == 1:
+            self.winner_text = _("{name} wins!").format(name=names[0])
+        elif names:
+            self.winner_text = _("Shared win: {names}").format(names=", ".join(names))
+        else:
+            self.winner_text = _("Game not finished")
+        self.history = [list(game.scores(state)) for state in session.states]
+        self.colours = colours
+        self.export_text = ""
+
+    def export(self, directory: Path) -> Path:
+        """Write the game record (JSON, replayable with `goldtable replay`) into `directory`."""
+        directory.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        path = directory / f"{self.session.setup.game}-{stamp}.json"
+        path.write_text(self.session.record().to_json(), encoding="utf-8")
+        self.export_text = _("Saved as {path}").format(path=str(path))
+        return path
+
+
+class RulesModel(EventDispatcher):
+    """Every rule of one game, filtered by a search text."""
+
+    game_id = StringProperty("digger")
+    query = StringProperty("")
+    results = ListProperty([])
+    title = StringProperty("")
+
+    def on_game_id(self, *_args: Any) -> None:
+        self.search()
+
+    def on_query(self, *_args: Any) -> None:
+        self.search()
+
+    def search(self) -> None:
+        book = rule_book(self.game_id)
+        self.title = book.title or self.game_id
+        self.results = [{"rule_id": rule.id, "title": rule.title, "text": rule.text}
+                        for rule in book.search(self.query)]
