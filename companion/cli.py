@@ -12,7 +12,8 @@ from typing import Callable, Sequence
 from companion.engine.errors import UserError
 
 # Modules that add their own sub-commands with `register(subparsers)`.
-COMMAND_MODULES: tuple[str, ...] = ("companion.layout.cli", "companion.app.cli", "companion.games.chinagold.cli")
+COMMAND_MODULES: tuple[str, ...] = ("companion.layout.cli", "companion.app.cli", "companion.games.chinagold.cli",
+                                     "firmware_bridge.cli")
 
 Handler = Callable[[argparse.Namespace], int]
 

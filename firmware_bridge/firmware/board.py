@@ -1,0 +1,27 @@
+"""Pin map of the Pico sensor board (GP numbers; see docs/hardware.md).  Edit to match your wiring.
+
+All inputs are active-low with the Pico's internal pull-ups: a switch connects the pin to GND.
+"""
+
+#: Button name -> GP pin.  Names go on the wire in `$BTN` frames.
+BUTTONS = {"confirm": 2, "undo": 3, "stop": 4, "next": 5}
+#: Tilt switch in the hourglass cradle: every settled change is one `$TIMER,...,FLIP`.
+TIMER_TILT = 6
+#: Switch that closes when the hourglass lies on its side: `$TIMER,...,FLAT`.  None if not fitted.
+TIMER_FLAT = 7
+#: Vibration switch under the dice tray: chatter means dice are moving (`$ROLLING`).
+TRAY_MOTION = 8
+#: One slot per die: three GP pins giving the face code as bits 0, 1, 2 (a low pin is a 1 bit).
+DICE_SLOTS = [(9, 10, 11), (12, 13, 14), (26, 27, 28)]
+#: Face token for each 3-bit code 0..7.  Codes 0 and 7 mean the reader saw nothing sensible: `?`.
+#: For the Goldgräber die, whose sixth face is the locomotive, use "?12345L?".
+FACES_BY_CODE = "?123456?"
+#: Seat LEDs (through 330 ohm to GND) and the buzzer (through an NPN transistor).
+LEDS = {"seat1": 16, "seat2": 17, "seat3": 18, "seat4": 19, "seat5": 20, "seat6": 21}
+BUZZER = 22
+
+DEBOUNCE_MS = 25
+HOLD_MS = 800
+#: Dice count as settled when the tray switch has been quiet this long.
+SETTLE_MS = 400
+BLINK_MS = 250

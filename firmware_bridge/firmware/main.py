@@ -1,0 +1,180 @@
+"""Pico firmware: scan buttons, hourglass and dice tray, speak GTP/1 over USB serial.
+
+MicroPython runs this file at boot.  Everything except `run()` takes its pins from a factory and its
+time as milliseconds, so the tests drive it on CPython with a stub `machine` module.
+"""
+
+import sys
+import time
+
+import board
+import gtp
+import machine
+
+VERSION = "1.0.0"
+
+
+class Input:
+    """An active-low switch, debounced like the host's GPIO source: the leading edge of a change
+    counts at once, anything in the next `debounce_ms` is bounce.  Polled, so short taps settle too."""
+
+    def __init__(self, pin, debounce_ms: int) -> None:
+        self.pin = pin
+        self.debounce_ms = debounce_ms
+        self.stable = self.active()
+        self.changed_at = None
+        self.held_sent = False
+
+    def active(self) -> bool:
+        return self.pin.value() == 0
+
+    def update(self, now: int) -> int:
+        """+1 when it became active, -1 when it became inactive, 0 otherwise."""
+        raw = self.active()
+        if raw == self.stable:
+            return 0
+        if self.changed_at is not None and now - self.changed_at < self.debounce_ms:
+            return 0
+        self.stable = raw
+        self.changed_at = now
+        self.held_sent = False
+        return 1 if raw else -1
+
+
+class Table:
+    """Everything wired to the Pico, turned into device events and driven by host commands."""
+
+    def __init__(self, device, pin_factory) -> None:
+        self.device = device
+        pin = pin_factory
+
+        def switch(number: int):
+            return Input(pin(number, pin.IN, pin.PULL_UP), board.DEBOUNCE_MS)
+
+        self.buttons = {}
+        for name in board.BUTTONS:
+            self.buttons[name] = switch(board.BUTTONS[name])
+        self.tilt = switch(board.TIMER_TILT)
+        self.flat = switch(board.TIMER_FLAT) if board.TIMER_FLAT is not None else None
+        self.tray = pin(board.TRAY_MOTION, pin.IN, pin.PULL_UP)
+        self.tray_level = self.tray.value()
+        self.rolling = False
+        self.last_motion = 0
+        self.slots = []
+        for slot in board.DICE_SLOTS:
+            self.slots.append([pin(number, pin.IN, pin.PULL_UP) for number in slot])
+        self.leds = {}
+        for name in board.LEDS:
+            self.leds[name] = pin(board.LEDS[name], pin.OUT, value=0)
+        self.blinking = []
+        self.buzzer = pin(board.BUZZER, pin.OUT, value=0)
+        self.beep_until = None
+
+    def scan(self, now: int) -> None:
+        for name in self.buttons:
+            button = self.buttons[name]
+            change = button.update(now)
+            if change:
+                self.device.button(name, "DOWN" if change > 0 else "UP")
+            elif button.stable and not button.held_sent and now - button.changed_at >= board.HOLD_MS:
+                button.held_sent = True
+                self.device.button(name, "HELD")
+        if self.tilt.update(now):
+            self.device.timer("FLIP")
+        if self.flat is not None and self.flat.update(now) > 0:
+            self.device.timer("FLAT")
+        self.scan_tray(now)
+        self.drive_outputs(now)
+
+    def scan_tray(self, now: int) -> None:
+        """Any level change of the vibration switch is motion; a quiet `SETTLE_MS` ends the roll."""
+        level = self.tray.value()
+        if level != self.tray_level:
+            self.tray_level = level
+            self.last_motion = now
+            if not self.rolling:
+                self.rolling = True
+                self.device.rolling()
+        elif self.rolling and now - self.last_motion >= board.SETTLE_MS:
+            self.rolling = False
+            self.device.roll(self.read_dice())
+
+    def read_dice(self) -> list:
+        faces = []
+        for slot in self.slots:
+            code = 0
+            for bit in range(len(slot)):
+                if slot[bit].value() == 0:
+                    code |= 1 << bit
+            faces.append(board.FACES_BY_CODE[code])
+        return faces
+
+    def apply(self, command: tuple, now: int) -> None:
+        """Carry out ("LED", name, mode) or ("BEEP", ms); unknown LED names are ignored."""
+        if command[0] == "BEEP":
+            self.buzzer.value(1)
+            self.beep_until = now + command[1]
+            return
+        led = self.leds.get(command[1])
+        if led is None:
+            return
+        if led in self.blinking:
+            self.blinking.remove(led)
+        if command[2] == "BLINK":
+            self.blinking.append(led)
+        else:
+            led.value(1 if command[2] == "ON" else 0)
+
+    def drive_outputs(self, now: int) -> None:
+        if self.beep_until is not None and now >= self.beep_until:
+            self.buzzer.value(0)
+            self.beep_until = None
+        phase = 1 if (now // board.BLINK_MS) % 2 == 0 else 0
+        for led in self.blinking:
+            led.value(phase)
+
+
+class Firmware:
+    """One step of the main loop: host bytes in, inputs scanned, at most one frame out."""
+
+    def __init__(self, pin_factory, write, device_id: str, first_seq: int = 0) -> None:
+        self.device = gtp.Device(device_id, VERSION, first_seq)
+        self.table = Table(self.device, pin_factory)
+        self.write = write
+
+    def step(self, data: bytes, now: int) -> None:
+        for command in self.device.receive(data, now):
+            self.table.apply(command, now)
+        self.table.scan(now)
+        out = self.device.poll(now)
+        if out:
+            self.write(out)
+
+
+def run() -> None:
+    """The real main loop on the Pico (USB CDC as the serial port)."""
+    import binascii
+    import micropython
+    import random
+    import select
+
+    micropython.kbd_intr(-1)  # a stray 0x03 from the host must not stop the firmware
+    poller = select.poll()
+    poller.register(sys.stdin, select.POLLIN)
+    device_id = "pico-" + binascii.hexlify(machine.unique_id()).decode()[-8:]
+    firmware = Firmware(machine.Pin, sys.stdout.buffer.write, device_id, random.getrandbits(16))
+    last = time.ticks_ms()
+    elapsed = 0
+    while True:
+        tick = time.ticks_ms()
+        elapsed += time.ticks_diff(tick, last)
+        last = tick
+        data = b""
+        while len(data) < 256 and poller.poll(0):
+            data += sys.stdin.buffer.read(1)
+        firmware.step(data, elapsed)
+        time.sleep_ms(1)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,242 @@
+"""Serial source: a GTP/1 device on USB serial (or any pyserial URL), read on its own thread.
+
+The reader thread owns the port: it opens it (or finds it by USB VID:PID), reads whatever has arrived
+in one chunk, feeds the framing layer (`FrameParser`), applies the seq/ACK rules (`DeviceLink`) and
+hands events to the hub.  I/O errors (port gone, socket closed) end the connection and start the
+reconnect loop; parse errors only produce `rejected` events and never touch the connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Callable
+
+import serial
+from serial.tools import list_ports
+
+from firmware_bridge.events import OutputCommand, StatusEvent
+from firmware_bridge.hub import Emit, Source
+from firmware_bridge.protocol import (
+    DeviceLink,
+    Frame,
+    FrameParser,
+    encode_command,
+    frame_to_event,
+    rejection_to_event,
+)
+
+log = logging.getLogger(__name__)
+
+#: Raspberry Pi Pico running MicroPython (USB CDC).  Other boards: pass `usb_ids`.
+PICO_USB_IDS: tuple[tuple[int, int], ...] = ((0x2E8A, 0x0005),)
+
+
+def parse_usb_id(text: str) -> tuple[int, int]:
+    """`2E8A:0005` -> (0x2E8A, 0x0005); ValueError for anything else."""
+    vid, _, pid = text.partition(":")
+    try:
+        ids = int(vid, 16), int(pid, 16)
+    except ValueError:
+        raise ValueError(f"USB id must look like 2E8A:0005, not {text!r}") from None
+    if not all(0 <= part <= 0xFFFF for part in ids):
+        raise ValueError(f"USB id must look like 2E8A:0005, not {text!r}")
+    return ids
+
+
+def find_port(usb_ids: tuple[tuple[int, int], ...]) -> str | None:
+    """The first serial port whose USB VID:PID is one of `usb_ids`, or None."""
+    for port in sorted(list_ports.comports(), key=lambda info: info.device):
+        if port.vid is not None and (port.vid, port.pid) in usb_ids:
+            return str(port.device)
+    return None
+
+
+class SerialSource(Source):
+    """A GTP/1 device behind a pyserial URL, kept connected by itself."""
+
+    has_outputs = True
+
+    def __init__(self, url: str | None = None, *, name: str = "serial",
+                 usb_ids: tuple[tuple[int, int], ...] = PICO_USB_IDS, baudrate: int = 115200,
+                 heartbeat_timeout: float = 3.0, backoff: tuple[float, float] = (0.05, 0.8),
+                 read_timeout: float = 0.05, clock: Callable[[], float] = time.monotonic) -> None:
+        """`url=None` finds the device by USB id.  A URL pyserial cannot handle raises ValueError here."""
+        if url is not None:
+            serial.serial_for_url(url, do_not_open=True)  # unknown scheme -> ValueError now, not later
+        self.name = name
+        self.url = url
+        self.usb_ids = usb_ids
+        self.baudrate = baudrate
+        self.heartbeat_timeout = heartbeat_timeout
+        self.backoff = backoff
+        self.read_timeout = read_timeout
+        self._clock = clock
+        self._parser = FrameParser()
+        self._link = DeviceLink()
+        self._emit: Emit | None = None
+        self._port: Any = None
+        self._port_name: str | None = None
+        self._write_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._reported: str | None = None
+        self._hello_seen: tuple[str, str] | None = None
+        self.device: str | None = None
+        self.firmware: str | None = None
+        self.connects = 0
+        self.link_losses = 0
+        self.commands_dropped = 0
+
+    @property
+    def connected(self) -> bool:
+        return self._port is not None
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "serial",
+            "name": self.name,
+            "url": self.url,
+            "port": self._port_name,
+            "connected": self.connected,
+            "device": self.device,
+            "firmware": self.firmware,
+            "frames": self._parser.frames,
+            "rejected": self._parser.rejected,
+            "duplicates": self._link.duplicates,
+            "connects": self.connects,
+            "link_losses": self.link_losses,
+        }
+
+    def start(self, emit: Emit) -> None:
+        if self._thread is not None:
+            return
+        self._emit = emit
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name=f"{self.name}-reader", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self._emit = None
+
+    def send(self, command: OutputCommand) -> None:
+        """Write a command now if the port is open; while disconnected it is dropped (and counted)."""
+        if not self._write(encode_command(command)):
+            self.commands_dropped += 1
+
+    # --- reader thread ---------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        delay = self.backoff[0]
+        while not self._stop.is_set():
+            url = self.url or find_port(self.usb_ids)
+            if url is None:
+                self._status("disconnected", f"no serial device with USB id {self._ids_text()}")
+            else:
+                try:
+                    port = serial.serial_for_url(url, baudrate=self.baudrate, timeout=self.read_timeout,
+                                                 write_timeout=1.0)
+                except (serial.SerialException, OSError, ValueError) as error:
+                    self._status("disconnected", f"{url}: {error}")
+                else:
+                    delay = self.backoff[0]
+                    self._serve(port, url)
+                    continue
+            self._stop.wait(delay)
+            delay = min(delay * 2, self.backoff[1])
+
+    def _serve(self, port: Any, url: str) -> None:
+        """Read until the port fails or we are stopped; then close it."""
+        with self._write_lock:
+            self._port, self._port_name = port, url
+        self.connects += 1
+        self._hello_seen = None
+        self._status("connected", url)
+        reason = "stopped"
+        try:
+            reason = self._read_loop(port)
+        finally:
+            with self._write_lock:
+                self._port = None
+            try:
+                port.close()
+            except (serial.SerialException, OSError):
+                log.debug("%s: closing %s failed", self.name, url, exc_info=True)
+        if not self._stop.is_set():
+            self._status("disconnected", f"{url}: {reason}")
+
+    def _read_loop(self, port: Any) -> str:
+        last_line = self._clock()
+        lost = False
+        while not self._stop.is_set():
+            try:
+                data = port.read(port.in_waiting or 1)
+            except (serial.SerialException, OSError) as error:
+                return str(error) or type(error).__name__
+            now = self._clock()
+            if data:
+                for item in self._parser.feed(data):
+                    if isinstance(item, Frame):
+                        if not self._on_frame(item):
+                            return "write failed"
+                    else:
+                        self._deliver(rejection_to_event(item, self.name))
+                if b"\n" in data:
+                    last_line = now
+                    if lost:
+                        lost = False
+                        self._status("connected", "link restored")
+            if not lost and now - last_line > self.heartbeat_timeout:
+                lost = True
+                self.link_losses += 1
+                self._status("link_lost", f"no line for {self.heartbeat_timeout:g} s")
+        return "stopped"
+
+    def _on_frame(self, frame: Frame) -> bool:
+        """ACK first (the device is waiting), then deliver.  False when the ACK could not be written."""
+        ack, deliver = self._link.accept(frame)
+        if ack is not None and not self._write(ack):
+            return False
+        if deliver:
+            if frame.kind == "HELLO":
+                introduced = (frame.fields[0], frame.fields[1])
+                if self._hello_seen == introduced:
+                    return True  # the same device saying hello again on this connection
+                self._hello_seen = introduced
+                self.device, self.firmware = introduced
+            event = frame_to_event(frame, self.name)
+            if event is not None:
+                self._deliver(event)
+        return True
+
+    def _write(self, data: bytes) -> bool:
+        with self._write_lock:
+            port = self._port
+            if port is None:
+                return False
+            try:
+                port.write(data)
+            except (serial.SerialException, OSError) as error:
+                log.info("%s: write failed: %s", self.name, error)
+                return False
+        return True
+
+    def _status(self, state: str, detail: str) -> None:
+        """Report a link state once; repeated failures while reconnecting stay quiet."""
+        if state == "disconnected" and self._reported == "disconnected":
+            return
+        self._reported = state
+        self._deliver(StatusEvent(source=self.name, state=state, detail=detail))  # type: ignore[arg-type]
+
+    def _deliver(self, event: Any) -> None:
+        emit = self._emit
+        if emit is not None:
+            emit(event)
+
+    def _ids_text(self) -> str:
+        return ", ".join(f"{vid:04X}:{pid:04X}" for vid, pid in self.usb_ids)
