@@ -236,11 +236,22 @@ def read_board_file(path: Path) -> ChinagoldBoardLayout:
     return layout
 
 
+def overlaid(layout: ChinagoldBoardLayout, overlay: int) -> ChinagoldBoardLayout:
+    """The board with the river sheet turned or flipped by one of the 12 symmetries (0 = as printed)."""
+    if overlay == 0:
+        return layout
+    g = grid(layout.edge)
+    rivers = [RegionData(id=region.id, sites=sorted(g.index[symmetry(overlay, g.coords[site])]
+                                                    for site in region.sites)) for region in layout.rivers]
+    return layout.model_copy(update={"rivers": rivers})
+
+
 def board_from_layout(layout: ChinagoldBoardLayout, key: str, overlay: int = 0) -> Board:
     """A playable board; `overlay` turns or flips the river sheet by one of the 12 symmetries."""
     g = grid(layout.edge)
+    layout = overlaid(layout, overlay)
     mountain_sets = [region.sites for region in layout.mountains]
-    river_sets = [[g.index[symmetry(overlay, g.coords[site])] for site in region.sites] for region in layout.rivers]
+    river_sets = [region.sites for region in layout.rivers]
     site_mountain = [0] * g.size
     site_river = [0] * g.size
     for number, sites in enumerate(mountain_sets):
