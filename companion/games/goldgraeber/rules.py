@@ -252,6 +252,8 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         if state.phase == "over":
             return _refuse("game.over", N_("The game is over."), "GG-17")
         expected = self._expects(state)
+        if isinstance(action, Look) and state.phase == "roll":
+            return self._validate_look(state)
         if action.type not in expected:
             return _refuse("action.not_now", N_("Now expected: {expected}, not {got}."), "GG-1",
                            expected=", ".join(expected), got=action.type)
@@ -265,9 +267,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             return self._validate_reveal(state, action)
         if isinstance(action, Raft):
             return self._validate_raft(state, action)
-        if isinstance(action, Look):
-            return self._validate_look(state)
-        return _refuse("action.unknown", N_("Unknown action {got}."), "GG-1", got=action.type)
+        return None
 
     def _validate_roll(self, action: Roll) -> Refusal | None:
         if len(action.values) != 1:
