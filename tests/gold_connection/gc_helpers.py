@@ -29,12 +29,13 @@ def turn_state(stones: dict[int, tuple[str, str]], players: int = 2, seat: int =
     robbers = list(state.robbers)
     for index, (safe, heading) in stones.items():
         robbers[index] = robbers[index].model_copy(update={"stone": safe, "arrow": safe, "heading": heading})
-    return state.model_copy(update={"robbers": tuple(robbers), "phase": "turn", "current": seat, "counter": 1,
+    return state.model_copy(update={"robbers": tuple(robbers), "phase": "turn", "current": seat,
+                                    "counter": 0 if options.get("game_end") == "series" else 1,
                                     "turn_start": stones[seat][0], "start_heading": stones[seat][1]})
 
 
 def with_safe(state: GoldConnectionState, safe: str, bars: tuple[str, ...]) -> GoldConnectionState:
-    """Put exactly `bars` into `safe`, swapping bars with other safes so all 84 stay on the table."""
+    """Make sure `safe` holds `bars`, swapping bars with other safes so all 84 stay on the table."""
     safes = {name: list(content) for name, content in state.safes.items()}
     pool = safes[safe]
     for bar in bars:
@@ -43,9 +44,9 @@ def with_safe(state: GoldConnectionState, safe: str, bars: tuple[str, ...]) -> G
             continue
         donor = next(name for name, content in safes.items() if name != safe and bar in content)
         safes[donor].remove(bar)
-        safes[donor].append(pool.pop())
+        if pool:
+            safes[donor].append(pool.pop())
     safes[safe] = list(bars) + pool
-    assert len(safes[safe]) == 6
     return state.model_copy(update={"safes": {name: tuple(sorted(content, key=bar_sort_key))
                                               for name, content in safes.items()}})
 
