@@ -18,6 +18,8 @@ RESEND_MS = 300
 HEARTBEAT_MS = 1000
 #: Without any host frame for this long the host counts as gone; when it is heard again we say HELLO.
 HOST_SILENCE_MS = 3000
+#: Repeat HELLO this often while idle, so a host that opened the port late learns who we are.
+HELLO_MS = 5000
 #: Events waiting behind the unacknowledged frame; beyond this the oldest are dropped.
 QUEUE_LIMIT = 32
 
@@ -131,7 +133,8 @@ class Device:
     """
 
     def __init__(self, device_id: str, firmware: str, first_seq: int = 0, resend_ms: int = RESEND_MS,
-                 heartbeat_ms: int = HEARTBEAT_MS, host_silence_ms: int = HOST_SILENCE_MS) -> None:
+                 heartbeat_ms: int = HEARTBEAT_MS, host_silence_ms: int = HOST_SILENCE_MS,
+                 hello_ms: int = HELLO_MS) -> None:
         if not valid_name(device_id) or not valid_name(firmware, VERSION_CHARS):
             raise ValueError("device id and firmware version must be 1-16 safe characters")
         self.device_id = device_id
@@ -140,6 +143,8 @@ class Device:
         self.resend_ms = resend_ms
         self.heartbeat_ms = heartbeat_ms
         self.host_silence_ms = host_silence_ms
+        self.hello_ms = hello_ms
+        self.hello_at = None
         self.queue = []
         self.outstanding = None  # (seq, line) awaiting its ACK
         self.sent_at = 0
@@ -203,7 +208,11 @@ class Device:
         return commands
 
     def poll(self, now: int) -> bytes:
-        """What to send now: a resend, HELLO, the next queued event or a heartbeat (or nothing)."""
+        """What to send now: a resend, HELLO, the next queued event or a heartbeat (or nothing).
+
+        HELLO goes out only while no frame awaits its ACK: the host forgets the last seq on HELLO, and
+        it must not forget it while a resend of that very frame may still arrive.
+        """
         if self.host_present and now - self.last_host >= self.host_silence_ms:
             self.host_present = False
         if self.outstanding is not None:
@@ -211,8 +220,9 @@ class Device:
                 return b""
             self.resends += 1
             return self.transmit(self.outstanding[1], now)
-        if self.hello_due:
+        if self.hello_due or (not self.queue and now - self.hello_at >= self.hello_ms):
             self.hello_due = False
+            self.hello_at = now
             return self.transmit(encode("HELLO,%s,%s,%s" % (self.device_id, self.firmware, PROTOCOL)), now)
         if self.queue:
             kind, fields = self.queue.pop(0)

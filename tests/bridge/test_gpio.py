@@ -1,0 +1,186 @@
+"""GPIO source on gpiozero's MockFactory: our debounce, held, the hourglass switches, LEDs, buzzer."""
+
+from __future__ import annotations
+
+import time
+from typing import Iterator
+
+import pytest
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from firmware_bridge.config import PinMap, load_pin_map
+from firmware_bridge.events import BeepCommand, BridgeEvent, ButtonEvent, LedCommand, TimerEvent
+from firmware_bridge.gpio import GpioSource
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, ms: float) -> None:
+        self.now += ms / 1000.0
+
+
+@pytest.fixture
+def factory() -> Iterator[MockFactory]:
+    factory = MockFactory(pin_class=MockPWMPin)
+    yield factory
+    factory.reset()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def rig(factory: MockFactory, clock: Clock) -> Iterator[tuple[GpioSource, list[BridgeEvent]]]:
+    source = GpioSource(load_pin_map(), factory, clock, tick_interval=None)
+    events: list[BridgeEvent] = []
+    source.start(events.append)
+    yield source, events
+    source.stop()
+
+
+def bounce(factory: MockFactory, clock: Clock, pin: int, end_low: bool, edges: int = 7) -> None:
+    """Contact bounce: the pin flips `edges` times 0.7 ms apart and settles at `end_low`."""
+    level_low = end_low if edges % 2 else not end_low
+    for _ in range(edges):
+        (factory.pin(pin).drive_low if level_low else factory.pin(pin).drive_high)()
+        clock.advance(0.7)
+        level_low = not level_low
+
+
+def buttons(events: list[BridgeEvent]) -> list[tuple[str, str]]:
+    return [(e.name, e.action) for e in events if isinstance(e, ButtonEvent)]
+
+
+def test_one_bouncy_press_and_release_give_exactly_one_down_and_one_up(rig, factory, clock) -> None:
+    source, events = rig
+    bounce(factory, clock, 5, end_low=True)
+    clock.advance(120)
+    source.tick()
+    bounce(factory, clock, 5, end_low=False)
+    clock.advance(30)
+    source.tick()
+    assert buttons(events) == [("confirm", "down"), ("confirm", "up")]
+    assert source.bounces > 0
+
+
+def test_the_down_event_comes_on_the_first_edge_not_after_the_debounce_time(rig, factory) -> None:
+    _, events = rig
+    factory.pin(6).drive_low()
+    assert buttons(events) == [("undo", "down")]
+
+
+def test_a_tap_shorter_than_the_debounce_time_still_ends_with_up(rig, factory, clock) -> None:
+    source, events = rig
+    factory.pin(13).drive_low()
+    clock.advance(5)
+    factory.pin(13).drive_high()  # inside the debounce window: not trusted yet
+    source.tick()
+    assert buttons(events) == [("stop", "down")]
+    clock.advance(25)
+    source.tick()
+    assert buttons(events) == [("stop", "down"), ("stop", "up")]
+
+
+def test_a_long_press_gives_held_once_then_up(rig, factory, clock) -> None:
+    source, events = rig
+    factory.pin(19).drive_low()
+    clock.advance(799)
+    source.tick()
+    assert buttons(events) == [("next", "down")]
+    clock.advance(1)
+    source.tick()
+    clock.advance(500)
+    source.tick()
+    factory.pin(19).drive_high()
+    assert buttons(events) == [("next", "down"), ("next", "held"), ("next", "up")]
+
+
+def test_dice_value_buttons_are_named_buttons(rig, factory, clock) -> None:
+    _, events = rig
+    factory.pin(22).drive_low()
+    clock.advance(50)
+    factory.pin(22).drive_high()
+    assert buttons(events) == [("value_3", "down"), ("value_3", "up")]
+
+
+def test_every_settled_tilt_of_the_hourglass_is_one_flip_and_laying_it_down_is_flat(rig, factory, clock) -> None:
+    source, events = rig
+    bounce(factory, clock, 26, end_low=True)
+    clock.advance(2000)
+    source.tick()
+    bounce(factory, clock, 26, end_low=False)
+    clock.advance(100)
+    factory.pin(7).drive_low()
+    clock.advance(100)
+    factory.pin(7).drive_high()
+    source.tick()
+    assert [e.state for e in events if isinstance(e, TimerEvent)] == ["flip", "flip", "flat"]
+    assert all(e.source == "gpio" for e in events)
+
+
+def test_leds_and_buzzer_follow_commands(rig, factory) -> None:
+    source, _ = rig
+    source.send(LedCommand(name="seat1", mode="on"))
+    assert factory.pin(4).state
+    source.send(LedCommand(name="seat1", mode="off"))
+    assert not factory.pin(4).state
+    source.send(LedCommand(name="seat2", mode="blink"))
+    assert _eventually(lambda: factory.pin(12).state) and _eventually(lambda: not factory.pin(12).state)
+    source.send(LedCommand(name="seat9", mode="on"))  # not wired: logged, nothing else
+    source.send(BeepCommand(ms=30))
+    assert _eventually(lambda: factory.pin(18).state) and _eventually(lambda: not factory.pin(18).state)
+
+
+def test_stop_releases_the_pins_and_nothing_is_delivered_after(factory, clock) -> None:
+    events: list[BridgeEvent] = []
+    source = GpioSource(load_pin_map(), factory, clock, tick_interval=None)
+    source.start(events.append)
+    assert source.connected and source.describe()["pins"]["buttons.confirm"] == 5
+    source.stop()
+    factory.pin(5).drive_low()
+    assert events == [] and not source.connected
+    again = GpioSource(load_pin_map(), factory, clock, tick_interval=None)  # pins are free again
+    again.start(events.append)
+    again.stop()
+
+
+def test_a_busy_pin_fails_start_and_frees_what_it_had_claimed(factory, clock) -> None:
+    from gpiozero import LED
+
+    blocker = LED(23, pin_factory=factory)  # seat6's pin
+    source = GpioSource(load_pin_map(), factory, clock, tick_interval=None)
+    with pytest.raises(Exception):
+        source.start(lambda event: None)
+    blocker.close()
+    source.start(lambda event: None)
+    source.stop()
+
+
+def test_the_ticker_thread_reports_held_on_the_real_clock(factory) -> None:
+    pin_map = PinMap(buttons={"confirm": 5}, hold_ms=100)
+    events: list[BridgeEvent] = []
+    source = GpioSource(pin_map, factory)
+    source.start(events.append)
+    try:
+        factory.pin(5).drive_low()
+        assert _eventually(lambda: ("confirm", "held") in buttons(events))
+    finally:
+        source.stop()
+
+
+def _eventually(condition, timeout: float = 2.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.002)
+    return False
