@@ -19,7 +19,7 @@ from companion.games.goldgraeber.bot import choose_action, draw_chip
 from companion.games.goldgraeber.rules import (
     CHIP_KINDS, CHIP_POOL, Goldgraeber, GoldgraeberState, Move, Raft, Reveal, Roll,
 )
-from tests.goldgraeber.conftest import make_setup
+from tests.goldgraeber.gg_helpers import make_setup
 
 GAME = Goldgraeber()
 BOARD = GAME.board

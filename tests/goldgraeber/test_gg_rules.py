@@ -10,7 +10,7 @@ from companion.games.goldgraeber.board import HEX_DIRECTIONS, Board, compile_boa
 from companion.games.goldgraeber.rules import (
     CHIP_KINDS, CHIP_POOL, Goldgraeber, GoldgraeberState, Look, Move, Raft, Reveal, Roll, Stack, chip_odds,
 )
-from tests.goldgraeber.conftest import at, make_setup, with_figure, with_open
+from tests.goldgraeber.gg_helpers import at, make_setup, with_figure, with_open
 
 
 def roll(game: Goldgraeber, state: GoldgraeberState, face: str) -> GoldgraeberState:
