@@ -15,7 +15,7 @@ from kivy.graphics import Color, Ellipse, Line, Mesh, Rectangle
 from kivy.properties import BooleanProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
-from companion.games.goldgraeber.board import GoldgraeberLayout, compile_board
+from companion.games.goldgraeber.board import HEX_DIRECTIONS, GoldgraeberLayout, compile_board
 
 SQRT3 = math.sqrt(3.0)
 
@@ -156,16 +156,19 @@ class GoldgraeberBoard(Widget):
                         Line(points=[cx - self._radius * 0.5, cy + offset * self._radius,
                                      cx + self._radius * 0.5, cy + offset * self._radius], width=1.2)
             self._draw_rail_line()
+            self._draw_town_wall()
             self._draw_doors()
             self._draw_raft_posts()
             if self.view is not None:
                 self._draw_view(self.view)
             if self.show_ids:
-                for field_id in board.ids:
-                    if board.types[board.index[field_id]] != "lake":
-                        cx, cy = self.centre_of(field_id)
-                        self._text(field_id, cx, cy - self._radius * 0.45, self._radius * 0.42)
-            town_x, town_y = self.centre_of(board.ids[board.doors[0]])
+                for i, field_id in enumerate(board.ids):
+                    if board.types[i] == "lake":
+                        continue
+                    fill = colour_rgb(house_colour[i]) if i in house_colour else FIELD_COLOURS[board.types[i]]
+                    ink = (0.95, 0.95, 0.95) if sum(fill) < 1.0 else (0.1, 0.1, 0.1)
+                    cx, cy = self.centre_of(field_id)
+                    self._text(field_id, cx, cy - self._radius * 0.45, self._radius * 0.42, ink)
             self._text("Golden City", self._origin[0], self._origin[1] + self._radius * 0.1, self._radius * 0.55,
                        (0.35, 0.2, 0.05))
 
@@ -179,6 +182,21 @@ class GoldgraeberBoard(Widget):
         Color(0.1, 0.1, 0.1)
         Ellipse(pos=(start_x - self._radius * 0.5, start_y - self._radius * 0.5),
                 size=(self._radius, self._radius), angle_start=-90, angle_end=90)
+
+    def _draw_town_wall(self) -> None:
+        """Outline Golden City (town and house fields) so the sheriff's area is visible."""
+        town = {self.board.coords[i] for i in self.board.town}
+        Color(0.45, 0.28, 0.1)
+        for q, r in town:
+            cx, cy = self.centre_of(self.board.ids[self.board.coords.index((q, r))])
+            for dq, dr in HEX_DIRECTIONS:
+                if (q + dq, r + dr) in town:
+                    continue
+                facing = math.atan2(-1.5 * dr, SQRT3 * (dq + dr / 2))
+                ends = [facing - math.pi / 6, facing + math.pi / 6]
+                points = [c for angle in ends for c in (cx + self._radius * math.cos(angle),
+                                                         cy + self._radius * math.sin(angle))]
+                Line(points=points, width=max(1.2, self._radius * 0.1))
 
     def _draw_doors(self) -> None:
         """A thick bar on the edge between each house and its door field."""
@@ -194,11 +212,23 @@ class GoldgraeberBoard(Widget):
                          mx + ux / length * half, my + uy / length * half], width=max(1.5, self._radius * 0.12))
 
     def _draw_raft_posts(self) -> None:
-        Color(0.3, 0.18, 0.05)
+        """A stake at each raft post; on the bare board (no view) the rafts lie at their posts."""
         for post in self.board.raft_posts:
             cx, cy = self.centre_of(self.board.ids[post])
-            stake = self._radius * 0.12
-            Ellipse(pos=(cx + self._radius * 0.45 - stake, cy + self._radius * 0.3 - stake), size=(2 * stake, 2 * stake))
+            if self.view is None:
+                self._draw_raft(cx, cy)
+            Color(0.3, 0.18, 0.05)
+            Line(points=[cx + self._radius * 0.5, cy - self._radius * 0.1, cx + self._radius * 0.5,
+                         cy + self._radius * 0.7], width=max(1.5, self._radius * 0.1))
+
+    def _draw_raft(self, cx: float, cy: float) -> None:
+        radius = self._radius
+        Color(0.55, 0.35, 0.12)
+        Rectangle(pos=(cx - radius * 0.7, cy - radius * 0.45), size=(radius * 1.4, radius * 0.9))
+        Color(0.35, 0.2, 0.05)
+        for k in range(1, 4):
+            x = cx - radius * 0.7 + k * radius * 0.35
+            Line(points=[x, cy - radius * 0.45, x, cy + radius * 0.45], width=1)
 
     def _draw_view(self, view: BoardView) -> None:
         radius = self._radius
@@ -211,13 +241,7 @@ class GoldgraeberBoard(Widget):
             Color(1, 1, 1)
             Line(points=self._corners(cx, cy, 0.92), close=True, width=max(1.5, radius * 0.12))
         for field_id in view.rafts:
-            cx, cy = self.centre_of(field_id)
-            Color(0.55, 0.35, 0.12)
-            Rectangle(pos=(cx - radius * 0.7, cy - radius * 0.45), size=(radius * 1.4, radius * 0.9))
-            Color(0.35, 0.2, 0.05)
-            for k in range(1, 4):
-                x = cx - radius * 0.7 + k * radius * 0.35
-                Line(points=[x, cy - radius * 0.45, x, cy + radius * 0.45], width=1)
+            self._draw_raft(*self.centre_of(field_id))
         for field_id in view.face_down:
             cx, cy = self.centre_of(field_id)
             Color(0.95, 0.75, 0.2)
