@@ -16,9 +16,10 @@ SCREENSHOT_SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "t
                                        "hardware", "settings", "rules", "refusal", "notice")
 
 
-def _configure(fullscreen: bool) -> None:
+def _configure(fullscreen: bool, max_fps: int = 60) -> None:
     from kivy.config import Config
 
+    Config.set("graphics", "maxfps", str(max_fps))
     Config.set("kivy", "exit_on_escape", "0")
     Config.set("input", "mouse", "mouse,multitouch_on_demand")
     Config.set("graphics", "fullscreen", "auto" if fullscreen else "0")
@@ -44,7 +45,7 @@ def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | No
 def start_headless(size: tuple[int, int], **app_kwargs: Any) -> Any:
     """Build the app in an offscreen window without entering its main loop (tests drive it by frames)."""
     prepare_kivy(size, offscreen=True)
-    _configure(False)
+    _configure(False, max_fps=0)  # offscreen frames need not wait for a display refresh
     from kivy.core.window import Window
 
     from companion.app.main import GoldtableApp
@@ -67,7 +68,6 @@ def pump(frames: int = 3) -> None:
 def stop_headless(app: Any) -> None:
     """Close the app started by `start_headless` (hardware stopped, journal closed)."""
     app.stop()
-    pump(1)
 
 
 def demo_app(size: tuple[int, int], language: str, game: str = "digger", data_dir: Path | None = None) -> Any:

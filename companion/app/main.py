@@ -97,6 +97,7 @@ class GoldtableApp(App):
         return manager
 
     def on_stop(self) -> None:
+        self.timer.reset()
         self.hardware.stop()
         self.journal.close()
 

@@ -248,9 +248,8 @@ class TableModel(EventDispatcher):
 
     def _log_events(self, actor: int | None, events: tuple[Event, ...]) -> None:
         texts = [self.game_text(event.message, event.params) for event in events if event.message]
-        who = self.player_name(actor)
-        line = "; ".join(texts) or _("(move played)")
-        self.log = [*self.log[-(LOG_LENGTH - 1):], f"{who}: {line}" if who else line]
+        line = " ".join(texts) or _("{name} played a move.").format(name=self.player_name(actor))
+        self.log = [*self.log[-(LOG_LENGTH - 1):], line]
 
     def score_history(self) -> list[list[int]]:
         """Scores per seat after every action, for the End screen's chart."""

@@ -10,6 +10,16 @@ from kivy.uix.widget import Widget
 from kivy.utils import get_color_from_hex
 
 
+def make(class_name: str, **properties: Any) -> Widget:
+    """A widget of a kv dynamic class with its kv-declared properties set (they cannot go to __init__)."""
+    from kivy.factory import Factory
+
+    widget = getattr(Factory, class_name)()
+    for name, value in properties.items():
+        setattr(widget, name, value)
+    return widget
+
+
 class ScoreChart(Widget):
     """Score of every seat after every action, one polyline per seat, drawn with canvas instructions."""
 

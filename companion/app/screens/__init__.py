@@ -12,9 +12,11 @@ from typing import Any
 from kivy.app import App
 from kivy.factory import Factory
 from kivy.properties import ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 
 from companion.app.i18n import _, game_text
+from companion.app.widgets import make
 from companion.engine.registry import all_games
 
 
@@ -49,8 +51,8 @@ class PlayersScreen(Screen):
         rows = self.ids.seats
         rows.clear_widgets()
         for seat, info in enumerate(model.seats):
-            rows.add_widget(Factory.SeatRow(seat=seat, name=info["name"], colour=info["colour"],
-                                            first=seat == model.first_player))
+            rows.add_widget(make("SeatRow", seat=seat, name=info["name"], colour=info["colour"],
+                                 first=seat == model.first_player))
         chips = self.ids.remembered
         chips.clear_widgets()
         for name in model.remembered:
@@ -70,7 +72,7 @@ class OptionsScreen(Screen):
         for field in model.fields:
             if field["kind"] == "other" or field["kind"] == "text":
                 continue
-            row = Factory.OptionRow(label=model.label(field))
+            row = make("OptionRow", label=model.label(field))
             control = row.ids.control
             name = field["name"]
             if field["kind"] == "bool":
@@ -81,7 +83,7 @@ class OptionsScreen(Screen):
                     label = game_text(model.game_id, str(value).replace("_", " "))
                     control.add_widget(self._toggle(label, name, value, model))
             elif field["kind"] == "int":
-                control.add_widget(Factory.Stepper(name=name))
+                control.add_widget(make("Stepper", name=name))
             box.add_widget(row)
         from companion.app.tables import table_for
 
@@ -115,6 +117,17 @@ class SetupScreen(Screen):
         steps.append(_("Sit in this order (play passes to the left): {seats}.").format(seats=seats))
         steps.append(_("{name} begins.").format(name=setup.players[setup.first_player].name))
         self.steps_text = "\n".join(f"•  {step}" for step in steps)
+
+
+class MessageBox(BoxLayout):
+    """The refusal/notice box over the game panel: while shown it takes every touch that lands on it
+    (so nothing underneath is pressed by accident); while hidden it takes none."""
+
+    def on_touch_down(self, touch: Any) -> bool:
+        if self.opacity == 0 or not self.collide_point(*touch.pos):
+            return False
+        super().on_touch_down(touch)
+        return True
 
 
 class TableScreen(Screen):
@@ -161,4 +174,4 @@ class RulesScreen(Screen):
         cards = self.ids.cards
         cards.clear_widgets()
         for result in App.get_running_app().rules_model.results:
-            cards.add_widget(Factory.RuleCard(**result))
+            cards.add_widget(make("RuleCard", **result))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from kivy.factory import Factory
 from kivy.lang import Builder
@@ -46,12 +46,12 @@ Builder.load_string('''
 class DiceKeypad(BoxLayout):
     """One button per face of the next die; the roll is submitted when the last die is entered.
 
-    `face_colours` maps a face token to a button colour (Digger's colour dice); pips use the default.
+    Buttons show the face token, which is also its keyboard key; `face_colours` maps a token to a
+    button colour (Digger's colour dice); pips use the default.
     """
 
     table = ObjectProperty(None)
     face_colours = DictProperty({})
-    face_labels: Callable[[str], str] = staticmethod(lambda face: face)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -76,7 +76,7 @@ class DiceKeypad(BoxLayout):
         from kivy.utils import get_color_from_hex
 
         for face in faces:
-            button = Factory.GButton(text=self.face_labels(face))
+            button = Factory.GButton(text=face)
             colour = self.face_colours.get(face)
             if colour:
                 button.background_color = get_color_from_hex(colour)

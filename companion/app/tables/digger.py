@@ -18,6 +18,7 @@ from kivy.utils import get_color_from_hex
 from companion.app.i18n import _, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import DiceKeypad
+from companion.app.widgets import make
 from companion.engine.core import ActionModel, Event, Setup
 
 GAME_ID = "digger"
@@ -103,7 +104,6 @@ class DiggerPanel(BoxLayout):
         table.bind(revision=self.refresh, on_accepted=self.on_events)
         self.timer.bind(on_expired=self.on_timer_expired, started=self.refresh)
         keypad = DiceKeypad(table=table, face_colours=FACE_COLOURS)
-        keypad.face_labels = lambda face: colour_word(face)
         self.ids.keypad_holder.add_widget(keypad)
         self.refresh()
 
@@ -140,8 +140,8 @@ class DiggerPanel(BoxLayout):
         box = self.ids.dice
         box.clear_widgets()
         for face in self.roll:
-            die = Factory.DiggerDie(colour=FACE_COLOURS.get(face, "#888888"),
-                                    unique=self.roll.count(face) == 1 and face != "K")
+            die = make("DiggerDie", colour=FACE_COLOURS.get(face, "#888888"),
+                       unique=self.roll.count(face) == 1 and face != "K")
             box.add_widget(die)
 
     def _rebuild_choices(self) -> None:

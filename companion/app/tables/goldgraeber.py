@@ -1,0 +1,213 @@
+"""Goldgräber's table panel: the hex board with figures, train, rafts and chips; taps choose destinations.
+
+The fields a move may end on are outlined on the board; tapping one moves there, tapping any other is
+refused with the rule that forbids it.  Dice come from the hardware (the app's hardware roll), from the
+face buttons here or from "Roll for me"; brawls and robber fights are shown step by step with each roll.
+When a chip is turned, the table taps what it shows; kinds that can no longer be face down are greyed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.factory import Factory
+from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+
+from companion.app.boards.goldgraeber import BoardView, GoldgraeberBoard
+from companion.app.i18n import _
+from companion.app.table import TableModel
+from companion.engine.core import ActionModel, Setup
+from companion.games.goldgraeber.rules import (
+    CHIP_KINDS, DIE_FACES, Goldgraeber, GoldgraeberState, Look, Move, Raft, Reveal, chip_odds,
+)
+
+GAME_ID = "goldgraeber"
+
+
+def action_label(table: TableModel, action: ActionModel) -> str:
+    """`Move to D12`, `Raft to S30`, `Gold 3`, `Robber 4`, `Look at chips`."""
+    if isinstance(action, Move):
+        return _("Move to {field}").format(field=action.to)
+    if isinstance(action, Raft):
+        return _("Raft to {field}").format(field=action.to)
+    if isinstance(action, Reveal):
+        return (_("Gold {value}") if action.chip == "gold" else _("Robber {value}")).format(value=action.value)
+    if isinstance(action, Look):
+        return _("Look at chips")
+    return action.type
+
+
+def setup_steps(setup: Setup) -> list[str]:
+    """Goldgräber's setup guide."""
+    steps = [
+        _("Shuffle the 48 gold and 16 robber chips and lay them face down on the 64 dig fields."),
+        _("Put the six rafts on the raft posts by the lakes."),
+        _("Put the locomotive on the first rail field at the tunnel."),
+        _("Each player puts a figure in the house of his colour in Golden City."),
+        _("Put the 10 spare chips aside."),
+    ]
+    if setup.options.get("look_variant"):
+        steps.append(_("Variant: instead of rolling, a player may secretly look at the chips next to his figure."))
+    return steps
+
+
+class GoldgraeberPanel(BoxLayout):
+    """Board on the left; train, odds, fight steps, dice and chip buttons on the right."""
+
+    table = ObjectProperty(None)
+    train_text = StringProperty("")
+    train_progress = ObjectProperty(0.0)
+    odds_text = StringProperty("")
+    step_text = StringProperty("")
+    rolling = BooleanProperty(False)
+    revealing = BooleanProperty(False)
+    can_look = BooleanProperty(False)
+    #: Button texts in the current language (set in Python so the panel needs no running App).
+    labels = DictProperty({})
+
+    def __init__(self, table: TableModel, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.table = table
+        self.game = Goldgraeber()
+        self.board = GoldgraeberBoard(self.game.board.layout)
+        self.board.bind(on_touch_down=self._board_touched)
+        self.ids.board_holder.add_widget(self.board)
+        self._faces_shown: tuple[str, ...] = ()
+        self._chips_shown: tuple[int, ...] = ()
+        table.bind(revision=self.refresh)
+        self.refresh()
+
+    def detach(self) -> None:
+        """Called when another game takes the table."""
+        self.table.unbind(revision=self.refresh)
+
+    @property
+    def state(self) -> GoldgraeberState | None:
+        session = self.table.session
+        if session is None or session.game.id != GAME_ID:
+            return None
+        return session.state  # type: ignore[no-any-return]
+
+    # -- showing -------------------------------------------------------------------------------------
+    def refresh(self, *_args: Any) -> None:
+        state = self.state
+        if state is None:
+            return
+        board = self.game.board
+        self.labels = {"Roll for me": _("Roll for me"), "Look at chips": _("Look at chips")}
+        last = len(board.rail) - 1
+        self.train_text = _("Train: rail field {position} of {last}").format(position=state.locomotive, last=last)
+        self.train_progress = state.locomotive / last
+        odds = chip_odds(state)
+        self.odds_text = _("Face down: {count} chips\nRobber behind one: {chance:.0%}\nAverage dig: {gold:.1f} "
+                           "nuggets").format(count=odds.unseen, chance=odds.robber_chance, gold=odds.expected_gold)
+        self.step_text = self._step_line(state)
+        self.rolling = state.phase in ("roll", "robber", "brawl", "away_roll")
+        self.revealing = state.phase == "reveal"
+        self.can_look = state.phase == "roll" and self.game.validate(state, Look()) is None
+        self._rebuild_faces()
+        self._rebuild_chips(state)
+        self.board.view = self.view_of(state)
+
+    def view_of(self, state: GoldgraeberState) -> BoardView:
+        """What the board shows for a state: pieces, chips, and the fields the due choice may take."""
+        board = self.game.board
+        figures: dict[str, list[str]] = {}
+        for seat, field in enumerate(state.figures):
+            figures.setdefault(field, []).append(board.house_colours[state.houses[seat]])
+        highlights: set[str] = set()
+        if state.phase in ("move", "away"):
+            highlights = self.game.destinations(state)
+        elif state.phase == "raft":
+            highlights = {action.to for action in self.game.legal_actions(state) if isinstance(action, Raft)}
+        return BoardView(figures=figures, locomotive=board.ids[board.rail[state.locomotive]],
+                         rafts=list(state.rafts), face_down=set(state.face_down),
+                         stacks={stack.field: 1 + len(stack.loot) for stack in state.stacks},
+                         highlights=highlights, selected=state.figures[state.actor])
+
+    def _step_line(self, state: GoldgraeberState) -> str:
+        """The fight in progress, one roll at a time, or what the tap will do."""
+        name = self.table.player_name
+        if state.phase == "brawl":
+            assert state.defender is not None
+            if state.attacker_roll is None:
+                return _("Brawl on {field}: {attacker} against {defender}. {attacker} rolls.").format(
+                    field=state.fight_field, attacker=name(state.current), defender=name(state.defender))
+            return _("Brawl: {attacker} rolled {roll}. Now {defender} rolls.").format(
+                attacker=name(state.current), roll=state.attacker_roll, defender=name(state.defender))
+        if state.phase == "robber":
+            stack = next(s for s in state.stacks if s.field == state.fight_field)
+            return _("Robber of strength {strength} on {field} (guarding {loot} chips): roll higher to win.").format(
+                strength=stack.robber[1], field=stack.field, loot=len(stack.loot))
+        if state.phase == "away_roll":
+            return _("{name} won the brawl and rolls to move away.").format(name=name(state.actor))
+        if state.phase in ("move", "away"):
+            return _("Tap a highlighted field ({steps} steps).").format(steps=state.steps)
+        if state.phase == "raft":
+            return _("Tap the shore field the raft should go to.")
+        if state.phase == "reveal":
+            return _("Turn the chip on {field} and tap what it shows.").format(field=state.figures[state.actor])
+        return ""
+
+    def _rebuild_faces(self) -> None:
+        faces = DIE_FACES if self.rolling else ()
+        if faces == self._faces_shown:
+            return
+        self._faces_shown = faces
+        box = self.ids.faces
+        box.clear_widgets()
+        for face in faces:
+            button = Factory.GButton(text=face)
+            button.bind(on_release=lambda _b, f=face: self.enter_face(f))
+            box.add_widget(button)
+
+    def _rebuild_chips(self, state: GoldgraeberState) -> None:
+        counts = state.unseen if self.revealing else ()
+        if counts == self._chips_shown:
+            return
+        self._chips_shown = counts
+        grid = self.ids.chips
+        grid.clear_widgets()
+        for kind, left in zip(CHIP_KINDS, counts):
+            chip = "gold" if kind[0] == "G" else "robber"
+            text = action_label(self.table, Reveal(chip=chip, value=int(kind[1])))  # type: ignore[arg-type]
+            button = Factory.GButton(text=f"{text} ({left})", disabled=left == 0)
+            button.bind(on_release=lambda _b, c=chip, v=int(kind[1]): self.enter_chip(c, v))
+            grid.add_widget(button)
+
+    # -- input ---------------------------------------------------------------------------------------
+    def enter_face(self, face: str) -> bool:
+        return self.table.submit({"type": "roll", "values": [face]})
+
+    def enter_chip(self, chip: str, value: int) -> bool:
+        return self.table.submit({"type": "reveal", "chip": chip, "value": value})
+
+    def roll_for_me(self) -> None:
+        self.table.virtual_roll("virtual")
+
+    def look(self) -> bool:
+        return self.table.submit({"type": "look"})
+
+    def _board_touched(self, board: GoldgraeberBoard, touch: Any) -> bool:
+        if not board.collide_point(*touch.pos):
+            return False
+        field = board.field_at(*touch.pos)
+        if field is not None:
+            self.tap_field(field)
+        return True
+
+    def tap_field(self, field: str) -> bool:
+        """A tap on a field: the destination of the due move or raft crossing (refused with its rule)."""
+        state = self.state
+        if state is None:
+            return False
+        if state.phase in ("move", "away"):
+            return self.table.submit({"type": "move", "to": field})
+        if state.phase == "raft":
+            return self.table.submit({"type": "raft", "to": field})
+        return False
+
+
+def build_panel(table: TableModel) -> GoldgraeberPanel:
+    return GoldgraeberPanel(table)

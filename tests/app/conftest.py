@@ -1,0 +1,36 @@
+"""One headless app for all app tests (Kivy has one window per process; starting it is the slow part)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from companion.app.launch import pump, start_headless
+
+
+@pytest.fixture(scope="session")
+def app_data() -> Path:
+    return Path(tempfile.mkdtemp(prefix="goldtable-app-test-"))
+
+
+@pytest.fixture(scope="session")
+def app(app_data: Path) -> Iterator[Any]:
+    os.environ["GOLDTABLE_DATA"] = str(app_data)
+    application = start_headless((800, 480), journal_path=app_data / "journal.sqlite3",
+                                 settings_file=app_data / "app-settings.json", use_system_hardware=False)
+    yield application
+    application.stop()
+
+
+@pytest.fixture
+def fresh_app(app: Any) -> Any:
+    """The shared app back on Home in English with no game on the table."""
+    app.set_language("en")
+    app.table.attach(None)
+    app.go("home")
+    pump(2)
+    return app

@@ -1,0 +1,71 @@
+"""A whole four-player Digger game played with taps only, ending on the End screen with the scores of
+the same moves played straight through the engine."""
+
+from __future__ import annotations
+
+from random import Random
+from typing import Any
+
+from companion.app.demo import next_move
+from companion.app.tables.digger import action_label
+from companion.engine.core import Player, Setup
+from companion.engine.record import replay
+from companion.engine.session import Session
+from tests.app.ui import find_button, label_texts, tap
+
+NAMES = ("Anna", "Ben", "Chloé", "David")
+
+
+def set_up_four_players(app: Any) -> None:
+    tap(app, "Digger")
+    tap(app, "New game")
+    assert app.root.current == "players"
+    while len(app.players_model.seats) < 4:
+        tap(app, "Add player")
+    for seat, name in enumerate(NAMES):
+        app.players_model.rename(seat, name)  # typing: TextInput text set like a keyboard would
+    while app.players_model.seats[0]["name"] != NAMES[0]:
+        break
+    tap(app, "Next", frames=2)
+    assert app.root.current == "options"
+    tap(app, "Next", frames=2)
+    assert app.root.current == "setup"
+    tap(app, "Start the game", frames=2)
+    assert app.root.current == "table"
+
+
+def test_whole_game_by_touch(fresh_app: Any) -> None:
+    app = fresh_app
+    set_up_four_players(app)
+    session = app.table.session
+    assert [p.name for p in session.setup.players] == list(NAMES)
+    dice = Random(4)
+    mirror = Session.new(session.setup)
+    moves = 0
+    while not session.is_over():
+        move = next_move(session)
+        assert move is not None
+        if move["type"] == "roll":
+            values = [dice.choice("BYRGWK") for _ in range(5)]
+            for face in values:
+                tap(app, face)
+            move = {"type": "roll", "values": values}
+        elif move["type"] == "stop":
+            tap(app, "Stop!")
+        else:
+            tap(app, action_label(app.table, session.game.parse_action(move)))
+        assert mirror.submit(move, "touch").accepted
+        assert len(session.actions) == len(mirror.actions), f"tap for {move} was not accepted"
+        moves += 1
+        assert moves < 2000
+    from companion.app.launch import pump
+
+    pump(2)
+    assert app.root.current == "end"
+    expected = mirror.scores()
+    assert session.scores() == expected
+    assert replay(session.record()).state == mirror.state
+    shown = "\n".join(label_texts(app))
+    for name, score in zip(NAMES, expected):
+        assert f"]{name}[/color]  {score}" in shown
+    assert find_button(app, "Save record")
