@@ -44,13 +44,16 @@ def colour_rgb(name: str) -> tuple[float, float, float]:
 
 @dataclass
 class BoardView:
-    """What lies on the board right now, by field id (filled by the table screen from the game state)."""
+    """What lies on the board right now, by field id (filled by the table screen from the game state).
+
+    `stacks` maps a robber's field to its label: the robber's strength, then `+n` for n chips under it.
+    """
 
     figures: dict[str, list[str]] = field(default_factory=dict)
     locomotive: str | None = None
     rafts: list[str] = field(default_factory=list)
     face_down: set[str] = field(default_factory=set)
-    stacks: dict[str, int] = field(default_factory=dict)
+    stacks: dict[str, str] = field(default_factory=dict)
     highlights: set[str] = field(default_factory=set)
     selected: str | None = None
 
@@ -248,11 +251,11 @@ class GoldgraeberBoard(Widget):
             Ellipse(pos=(cx - radius * 0.55, cy - radius * 0.55), size=(radius * 1.1, radius * 1.1))
             Color(0.5, 0.35, 0.1)
             Line(circle=(cx, cy, radius * 0.55), width=1.2)
-        for field_id, count in view.stacks.items():
+        for field_id, label in view.stacks.items():
             cx, cy = self.centre_of(field_id)
             Color(0.2, 0.2, 0.2)
             Ellipse(pos=(cx - radius * 0.6, cy - radius * 0.6), size=(radius * 1.2, radius * 1.2))
-            self._text(f"R{count}", cx, cy, radius * 0.6, (1, 1, 1))
+            self._text(label, cx, cy, radius * 0.6, (1, 1, 1))
         if view.locomotive:
             cx, cy = self.centre_of(view.locomotive)
             Color(0.1, 0.1, 0.1)

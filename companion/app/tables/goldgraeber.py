@@ -123,7 +123,8 @@ class GoldgraeberPanel(BoxLayout):
             highlights = {action.to for action in self.game.legal_actions(state) if isinstance(action, Raft)}
         return BoardView(figures=figures, locomotive=board.ids[board.rail[state.locomotive]],
                          rafts=list(state.rafts), face_down=set(state.face_down),
-                         stacks={stack.field: 1 + len(stack.loot) for stack in state.stacks},
+                         stacks={stack.field: stack.robber[1] + (f"+{len(stack.loot)}" if stack.loot else "")
+                                 for stack in state.stacks},
                          highlights=highlights, selected=state.figures[state.actor])
 
     def _step_line(self, state: GoldgraeberState) -> str:

@@ -1,0 +1,148 @@
+"""The Goldgräber table panel, headless: highlighted destinations, taps, refusals, chips, fights step by step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.engine.record import load_record
+
+pytestmark = pytest.mark.ui
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "goldgraeber.json"
+
+
+@pytest.fixture(scope="module")
+def kivy_ready() -> Any:
+    """Offscreen window plus the app's shared widget rules (loaded once, as the app does)."""
+    from kivy.core.window import Window
+    from kivy.factory import Factory
+    from kivy.lang import Builder
+
+    import companion.app as app_package
+
+    if "GButton" not in Factory.classes:
+        Builder.load_file(str(Path(app_package.__file__).parent / "widgets.kv"))
+    return Window
+
+
+def make_table(kivy_ready: Any, upto: int = 0) -> tuple[Any, Any]:
+    """A table playing the example game's first `upto` actions, with the Goldgräber panel on screen."""
+    from companion.app.launch import pump
+    from companion.app.table import TableModel
+    from companion.app.tables import table_for
+    from companion.engine.session import Session
+
+    record = load_record(EXAMPLE)
+    partial = record.model_copy(update={"actions": record.actions[:upto]})
+    table = TableModel()
+    table.attach(Session.from_record(partial))
+    panel = table_for("goldgraeber").build_panel(table)
+    panel.size_hint = (None, None)
+    panel.size = (760, 400)
+    panel.pos = (0, 0)
+    kivy_ready.add_widget(panel)
+    pump(3)
+    return table, panel
+
+
+def tap_field(panel: Any, field: str) -> None:
+    """A real touch through the window at the centre of a field."""
+    from kivy.tests.common import UnitTestTouch
+
+    from companion.app.launch import pump
+
+    x, y = panel.board.to_window(*panel.board.centre_of(field))
+    touch = UnitTestTouch(x, y)
+    touch.touch_down()
+    touch.touch_up()
+    pump(1)
+
+
+def first_index(kind: str) -> int:
+    """Index of the first action in the example game whose state before it is in phase `kind`."""
+    from companion.engine.record import parse_recorded
+    from companion.games.goldgraeber.rules import Goldgraeber
+
+    game = Goldgraeber()
+    record = load_record(EXAMPLE)
+    state = game.initial_state(record.setup())
+    for index, entry in enumerate(record.actions):
+        if state.phase == kind:
+            return index
+        state, _ = game.apply(state, parse_recorded(game, entry, "example", index))
+    raise AssertionError(f"the example game never reaches {kind}")
+
+
+def test_table_module_is_found() -> None:
+    from companion.app.tables import table_modules
+
+    assert "goldgraeber" in table_modules()
+
+
+def test_roll_highlight_tap_and_refusal(kivy_ready: Any, tmp_path: Path) -> None:
+    table, panel = make_table(kivy_ready)
+    try:
+        state = table.session.state
+        assert panel.rolling and panel.board.view.locomotive == "R1" and len(panel.board.view.face_down) == 64
+        assert "0 of 11" in panel.train_text and "25%" in panel.odds_text
+        assert not panel.enter_face("1") and table.refusal_rule.startswith("GG-2")
+        assert panel.enter_face("3")
+        state = table.session.state
+        destinations = panel.game.destinations(state)
+        assert panel.board.view.highlights == destinations
+        assert state.figures[0] not in destinations
+        tap_field(panel, state.figures[0])  # the house itself is not 3 steps away
+        assert table.refusal_rule.startswith("GG-") and table.session.state == state
+        target = sorted(destinations)[0]
+        tap_field(panel, target)
+        assert table.session.state.figures[0] == target and table.session.state.current == 1
+        panel.export_to_png(str(tmp_path / "table.png"))
+        assert (tmp_path / "table.png").stat().st_size > 5000
+    finally:
+        panel.detach()
+        kivy_ready.remove_widget(panel)
+
+
+def test_train_progress_follows_the_locomotive(kivy_ready: Any) -> None:
+    table, panel = make_table(kivy_ready)
+    try:
+        assert panel.enter_face("L")
+        assert table.session.state.locomotive == 1 and panel.board.view.locomotive == "R2"
+        assert "1 of 11" in panel.train_text and panel.train_progress == pytest.approx(1 / 11)
+    finally:
+        panel.detach()
+        kivy_ready.remove_widget(panel)
+
+
+def test_chip_buttons_follow_the_pool(kivy_ready: Any) -> None:
+    table, panel = make_table(kivy_ready, first_index("reveal"))
+    try:
+        assert panel.revealing and len(panel.ids.chips.children) == 10
+        robber_one = next(b for b in panel.ids.chips.children if b.text.startswith("Robber 1"))
+        assert not robber_one.disabled
+        before = table.session.state
+        assert panel.enter_chip("gold", 5)
+        assert table.session.state.unseen[4] == before.unseen[4] - 1 and not panel.revealing
+    finally:
+        panel.detach()
+        kivy_ready.remove_widget(panel)
+
+
+def test_brawl_is_shown_step_by_step(kivy_ready: Any) -> None:
+    table, panel = make_table(kivy_ready, first_index("brawl"))
+    try:
+        state = table.session.state
+        attacker, defender = table.player_name(state.current), table.player_name(state.defender)
+        assert panel.rolling and f"{attacker} rolls" in panel.step_text
+        assert panel.enter_face("4")
+        assert f"{attacker} rolled 4" in panel.step_text and f"{defender} rolls" in panel.step_text
+        assert panel.enter_face("4")  # a tie: the attacker rolls again
+        assert f"{attacker} rolls" in panel.step_text
+        assert panel.enter_face("6") and panel.enter_face("L")
+        assert "won the brawl" in panel.step_text and table.session.state.actor == state.current
+    finally:
+        panel.detach()
+        kivy_ready.remove_widget(panel)
