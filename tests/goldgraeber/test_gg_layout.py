@@ -40,6 +40,10 @@ def test_wrong_counts_and_broken_rail_are_reported() -> None:
     found = problems(GoldgraeberLayout.model_validate(raw))
     assert any("63 dig fields" in p for p in found)
     assert any(p.startswith("rail:") and "not neighbours" in p for p in found)
+    raw = shipped()
+    raw["rail"] = raw["rail"][::-1]  # the train would start in town
+    found = problems(GoldgraeberLayout.model_validate(raw))
+    assert any("is not at the board edge" in p for p in found)
 
 
 def test_unreachable_fields_are_reported() -> None:

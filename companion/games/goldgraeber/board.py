@@ -147,6 +147,10 @@ def problems(layout: GoldgraeberLayout) -> list[str]:
                 found.append(f"rail: {before} and {after} are not neighbours")
         if counts["rail"] != len(layout.rail):
             found.append(f"fields: {counts['rail']} rail fields but the rail lists {len(layout.rail)}")
+        first = by_id[layout.rail[0]]
+        if all((first.q + dq, first.r + dr) in by_pos for dq, dr in HEX_DIRECTIONS):
+            found.append(f"rail: the first rail field {first.id} (where the locomotive starts) is not at the "
+                         f"board edge")
         last = by_id[layout.rail[-1]]
         near_last = (by_pos.get((last.q + dq, last.r + dr)) for dq, dr in HEX_DIRECTIONS)
         if not any(n is not None and by_id[n].type == "town" for n in near_last):
