@@ -10,7 +10,7 @@ import pytest
 from companion.cli import main
 from companion.games.chinagold.board import (BOARD_DIR, ChinagoldBoardLayout, board_from_layout, board_problems,
                                              generate_layout, layout_for, mirror_of, overlaid, partition)
-from companion.games.chinagold.geometry import grid, is_connected, sites_of, symmetry
+from companion.games.chinagold.geometry import grid, sites_of, symmetry
 
 SHIPPED = sorted(BOARD_DIR.glob("*.json"))
 
@@ -93,8 +93,12 @@ def test_checks_report_disconnected_and_off_board_and_not_mirrored() -> None:
     problems = board_problems(broken(rivers=swapped))
     assert problems, "moving a site between rivers breaks the mirror (or connectivity)"
     mountains = list(layout.mountains)
-    far = [s for s in range(91) if s not in mountains[0].sites and s not in mountains[1].sites][-1]
-    assert not is_connected(grid(6), {mountains[0].sites[0], far})
+    first = mountains[0]
+    far = max(range(91), key=lambda site: min(abs(site - own) for own in first.sites))
+    mountains[0] = first.model_copy(update={"sites": [*first.sites[:-1], far]})
+    problems = board_problems(broken(mountains=mountains))
+    assert "mountain M1: sites are not connected" in problems
+    assert any(p.startswith(f"site {far}: in 2 mountains") for p in problems)
 
 
 def test_identical_rivers_are_not_a_mirror() -> None:
