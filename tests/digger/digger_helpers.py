@@ -45,8 +45,8 @@ def with_boxes(state: DiggerState, **boxes: dict[str, int]) -> DiggerState:
 
 def stone_counts(state: DiggerState) -> dict[str, int]:
     """Stones of each colour found anywhere: middle + waiting + boxes (+ tin for blue)."""
-    counts = {colour: state.middle.count(colour) + state.waiting.count(colour)
-              + sum(box.count(colour) for box in state.boxes) for colour in COLOURS}
+    heaps = (state.middle, state.waiting, *state.boxes)
+    counts = {colour: sum(getattr(heap, colour) for heap in heaps) for colour in COLOURS}
     counts["B"] += state.tin
     return counts
 
