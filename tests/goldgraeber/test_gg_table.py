@@ -146,3 +146,14 @@ def test_brawl_is_shown_step_by_step(kivy_ready: Any) -> None:
     finally:
         panel.detach()
         kivy_ready.remove_widget(panel)
+
+
+def test_setup_guide_names_each_players_house() -> None:
+    from companion.app.tables.goldgraeber import setup_steps
+    from companion.engine.core import Player, Setup
+
+    setup = Setup(game="goldgraeber", players=(Player(name="Anna", colour="green"), Player(name="Ben"),
+                                              Player(name="Chloé")), options={"look_variant": True})
+    steps = setup_steps(setup)
+    assert "Anna plays the green house." in steps and "Ben plays the red house." in steps
+    assert any("64 dig fields" in step for step in steps) and any("Variant" in step for step in steps)

@@ -47,6 +47,11 @@ def setup_steps(setup: Setup) -> list[str]:
         _("Each player puts a figure in the house of his colour in Golden City."),
         _("Put the 10 spare chips aside."),
     ]
+    game = Goldgraeber()
+    houses = game.initial_state(setup).houses
+    for player, house in zip(setup.players, houses):
+        steps.append(_("{name} plays the {colour} house.").format(name=player.name,
+                                                                  colour=_(game.board.house_colours[house])))
     if setup.options.get("look_variant"):
         steps.append(_("Variant: instead of rolling, a player may secretly look at the chips next to his figure."))
     return steps

@@ -173,14 +173,16 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
     def initial_state(self, setup: Setup) -> GoldgraeberState:
         board = self.board
         colours = [colour.lower() for colour in board.house_colours]
-        wanted = [(player.colour or "").lower() for player in setup.players]
-        houses: list[int | None] = [colours.index(w) if w in colours and wanted.index(w) == seat else None
-                                    for seat, w in enumerate(wanted)]
-        free = [h for h in range(len(colours)) if h not in houses]
-        houses = [free.pop(0) if house is None else house for house in houses]
         seats = len(setup.players)
+        claimed: dict[int, int] = {}
+        for seat, player in enumerate(setup.players):
+            wanted = (player.colour or "").lower()
+            if wanted in colours and colours.index(wanted) not in claimed.values():
+                claimed[seat] = colours.index(wanted)
+        free = iter([house for house in range(len(colours)) if house not in claimed.values()])
+        houses = tuple(claimed[seat] if seat in claimed else next(free) for seat in range(seats))
         return GoldgraeberState(
-            houses=tuple(h for h in houses if h is not None),
+            houses=houses,
             figures=tuple(board.ids[board.houses[house]] for house in houses),
             open_chips=((),) * seats, home_chips=((),) * seats,
             face_down=tuple(sorted(board.ids[f] for f in board.dig_fields)),
