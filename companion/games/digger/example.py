@@ -1,0 +1,125 @@
+"""Write the example game record docs/examples/digger.json: a whole four-player game, reproducible.
+
+    python -m companion.games.digger.example docs/examples/digger.json
+
+A simple table bot plays every seat the way a family might (grab the valuable colours, rob the leader,
+stop after a few rolls, sometimes too slowly); the sand timer is simulated with seconds per move, so the
+record has believable timestamps and sources, and a few turns end by time-up or a fumble.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from random import Random
+
+from companion.engine.core import ActionModel, Player, Setup
+from companion.engine.record import GameRecord, RecordedAction, Source
+from companion.games.digger.rules import (COLOURS, Digger, DiggerState, Fumble, Rob, Stop, Take, TimeUp,
+                                          may_rob, unique_colours)
+
+EXAMPLE_SETUP = Setup(game="digger", players=(Player(name="Anna"), Player(name="Jonas"), Player(name="Marie"),
+                                              Player(name="Felix")),
+                      options={"side": "black"}, seed=2024, first_player=2)
+EXAMPLE_START = datetime(2026, 11, 14, 15, 0, 0, tzinfo=timezone.utc)
+
+# Seconds a move takes at a real table (rolling, picking a stone, stowing one stone).
+ROLL_SECONDS = 3.5
+GRAB_SECONDS = 2.0
+ROB_SECONDS = 3.0
+STOW_SECONDS = 0.8
+BETWEEN_TURNS_SECONDS = 6.0
+
+
+class TableBot:
+    """One plausible choice per situation: value first, rob the leader, stop while time is left."""
+
+    def __init__(self, game: Digger, rng: Random) -> None:
+        self.game = game
+        self.rng = rng
+
+    def choose(self, state: DiggerState, elapsed: float, limit: float) -> ActionModel | None:
+        """The digger's next move, or None to roll again."""
+        stow_time = state.waiting.total() * STOW_SECONDS
+        if elapsed + stow_time > limit:
+            return None
+        card = state.cards[state.digger]
+        box = state.boxes[state.digger]
+        scores = self.game.scores(state)
+        options: list[tuple[float, ActionModel]] = []
+        for colour in unique_colours(state.roll):
+            if colour in state.claimed:
+                continue
+            rivals = [seat for seat in range(len(state.names))
+                      if seat != state.digger and state.boxes[seat].count(colour)]
+            if colour != "B" and may_rob(state.roll) and rivals and self.rng.random() < 0.7:
+                victim = max(rivals, key=lambda seat: (scores[seat], seat))
+                options.append((card.value(colour) + 1.5, Rob(colour=colour, victim=victim)))  # type: ignore[arg-type]
+            elif state.middle.count(colour):
+                worth = card.value(colour) if colour != "B" else (3.0 if box.total() >= 5 else 0.5)
+                options.append((worth, Take(colour=colour)))  # type: ignore[arg-type]
+        if options:
+            return max(options, key=lambda option: option[0])[1]
+        enough = state.waiting.total() >= 3 + self.rng.randrange(4) or state.rolls >= 5
+        short_of_time = elapsed + ROLL_SECONDS + stow_time + 4 > limit
+        if short_of_time and self.rng.random() < 0.2:
+            return None  # one more roll, daring the sand timer
+        return Stop() if enough or short_of_time else None
+
+
+def play_example(setup: Setup = EXAMPLE_SETUP, start: datetime = EXAMPLE_START) -> GameRecord:
+    """Play a whole game with the bot and return its record (same setup, same record, every time)."""
+    game = Digger()
+    setup = setup.model_copy(update={"options": game.options(setup.options).model_dump(mode="json")})
+    state = game.initial_state(setup)
+    bot = TableBot(game, Random(f"bot:{setup.seed}"))
+    limit = float(state.rules.timer_seconds)
+    clock = start
+    turn_clock = 0.0
+    actions: list[RecordedAction] = []
+
+    def record(action: ActionModel, source: Source, seconds: float) -> None:
+        nonlocal state, clock, turn_clock
+        clock += timedelta(seconds=seconds)
+        turn_clock += seconds
+        state, _ = game.apply(state, action)
+        actions.append(RecordedAction(at=clock, source=source, action=action.model_dump(mode="json")))
+
+    while not state.over:
+        if not state.roll:
+            turn_clock = 0.0
+            clock += timedelta(seconds=BETWEEN_TURNS_SECONDS)
+        choice = bot.choose(state, turn_clock, limit) if state.roll else None
+        fumbling = isinstance(choice, Rob) and bot.rng.random() < 0.12
+        if fumbling:
+            record(Fumble(), "touch", ROB_SECONDS)
+        elif choice is None and turn_clock + ROLL_SECONDS > limit:
+            stowed = tuple(colour for colour in COLOURS if state.waiting.count(colour) and bot.rng.random() < 0.5)
+            record(TimeUp(stowed=stowed), "virtual", limit - turn_clock)  # type: ignore[arg-type]
+        elif choice is None:
+            rolled = game.virtual_roll(state, Random(f"{setup.seed}:{len(actions)}"))
+            assert rolled is not None
+            record(rolled, "virtual", ROLL_SECONDS)
+        elif isinstance(choice, Stop):
+            record(choice, "gpio", STOW_SECONDS * state.waiting.total() + 0.5)
+        else:
+            record(choice, "touch", ROB_SECONDS if isinstance(choice, Rob) else GRAB_SECONDS)
+    return GameRecord.from_setup(setup, tuple(actions), started=start)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("output", nargs="?", default="-", help="record file (default: standard output)")
+    args = parser.parse_args(argv)
+    text = play_example().to_json()
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        Path(args.output).write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
