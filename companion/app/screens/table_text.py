@@ -29,9 +29,10 @@ def scores_markup(scores: list[dict[str, Any]]) -> str:
 def ranking_markup(ranking: list[dict[str, Any]], language: str) -> str:
     """Final standings, best first, winners marked."""
     lines = []
+    winner = tr("winner", language)
     for place, row in enumerate(ranking, start=1):
         name = escape_markup(row["name"])
-        mark = f"  [b]{tr('winner', language)}[/b]" if row["winner"] else ""
+        mark = f"  [b]{winner}[/b]" if row["winner"] else ""
         lines.append(f"{place}. [color={row['colour']}]{name}[/color]  {row['score']}{mark}")
     return "\n".join(lines)
 

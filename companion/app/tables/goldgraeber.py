@@ -15,14 +15,25 @@ from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, Strin
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.app.boards.goldgraeber import BoardView, GoldgraeberBoard
-from companion.app.i18n import _
+from companion.app.i18n import _ as app_text
+from companion.app.i18n import catalog
 from companion.app.table import TableModel
-from companion.engine.core import ActionModel, Setup
+from companion.engine.core import N_, ActionModel, Setup
 from companion.games.goldgraeber.rules import (
     CHIP_KINDS, DIE_FACES, Goldgraeber, GoldgraeberState, Look, Move, Raft, Reveal, chip_odds,
 )
 
 GAME_ID = "goldgraeber"
+
+#: House colours of the layout as words to translate.
+COLOUR_WORDS: dict[str, str] = {"red": N_("red"), "yellow": N_("yellow"), "green": N_("green"),
+                                "blue": N_("blue"), "white": N_("white"), "black": N_("black")}
+
+
+def _(message: str) -> str:
+    """A panel string from the game's own catalog (companion/locale/*/goldgraeber.po), else the app's."""
+    translated = catalog(GAME_ID).gettext(message)
+    return translated if translated != message else app_text(message)
 
 
 def action_label(table: TableModel, action: ActionModel) -> str:
@@ -50,8 +61,9 @@ def setup_steps(setup: Setup) -> list[str]:
     game = Goldgraeber()
     houses = game.initial_state(setup).houses
     for player, house in zip(setup.players, houses):
+        colour = game.board.house_colours[house]
         steps.append(_("{name} plays the {colour} house.").format(name=player.name,
-                                                                  colour=_(game.board.house_colours[house])))
+                                                                  colour=_(COLOUR_WORDS.get(colour, colour))))
     if setup.options.get("look_variant"):
         steps.append(_("Variant: instead of rolling, a player may secretly look at the chips next to his figure."))
     return steps

@@ -1,0 +1,57 @@
+"""Every committed .mo agrees with its .po (Python's gettext reads only .mo), and every app string has
+a German and a French translation."""
+
+from __future__ import annotations
+
+import ast
+import gettext
+import re
+from pathlib import Path
+
+import pytest
+
+LOCALE = Path(__file__).resolve().parents[2] / "companion" / "locale"
+ENTRY = re.compile(r'^(msgid|msgstr) ((?:".*"\n?)+)', re.M)
+
+
+def read_po(path: Path) -> dict[str, str]:
+    """msgid -> msgstr of the translated, non-fuzzy entries (the header left out)."""
+    catalog: dict[str, str] = {}
+    for block in path.read_text(encoding="utf-8").split("\n\n"):
+        if "#, fuzzy" in block:
+            continue
+        parts = {kind: "".join(ast.literal_eval(line) for line in body.strip().splitlines())
+                 for kind, body in ENTRY.findall(block)}
+        if parts.get("msgid") and parts.get("msgstr"):
+            catalog[parts["msgid"]] = parts["msgstr"]
+    return catalog
+
+
+PO_FILES = sorted(LOCALE.glob("*/LC_MESSAGES/*.po"))
+
+
+@pytest.mark.parametrize("po", PO_FILES, ids=[f"{p.parts[-3]}/{p.name}" for p in PO_FILES])
+def test_mo_is_built_from_po(po: Path) -> None:
+    mo = po.with_suffix(".mo")
+    assert mo.exists(), f"{mo} missing: run python -m companion.locale.build"
+    with mo.open("rb") as handle:
+        compiled = {key: value for key, value in gettext.GNUTranslations(handle)._catalog.items() if key}  # type: ignore[attr-defined]
+    assert compiled == read_po(po), f"{mo} is stale: run python -m companion.locale.build"
+
+
+@pytest.mark.parametrize("language", ["de", "fr"])
+def test_every_app_string_is_translated(language: str) -> None:
+    template = read_po_ids(LOCALE / "goldtable.pot")
+    translated = read_po(LOCALE / language / "LC_MESSAGES" / "goldtable.po")
+    assert sorted(template - set(translated)) == []
+
+
+def read_po_ids(path: Path) -> set[str]:
+    ids = set()
+    for block in path.read_text(encoding="utf-8").split("\n\n"):
+        for kind, body in ENTRY.findall(block):
+            if kind == "msgid":
+                text = "".join(ast.literal_eval(line) for line in body.strip().splitlines())
+                if text:
+                    ids.add(text)
+    return ids

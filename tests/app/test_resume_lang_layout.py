@@ -1,0 +1,90 @@
+"""Resume after the app process is killed, language switch, and no clipped text on any screen."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kivy.uix.label import Label
+
+from companion.app.demo import demo_session
+from companion.app.launch import SCREENSHOT_SCREENS, pump, show_screen
+from companion.engine.journal import Journal
+from tests.app.ui import label_texts, tap, visible_widgets
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_resume_after_kill(fresh_app: Any, tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GOLDTABLE_DATA": str(tmp_path)}
+    child = subprocess.Popen([sys.executable, "-m", "tests.app.killed_app", str(tmp_path)], cwd=ROOT, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = ""
+        while not line.startswith("READY"):
+            line = child.stdout.readline()  # type: ignore[union-attr]
+            assert line, "the app process ended before it was ready"
+        acknowledged = int(line.split()[1])
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    app = fresh_app
+    app.journal = Journal(tmp_path / "journal.sqlite3")
+    app.go("settings")
+    app.go("home")
+    pump(2)
+    assert "Anna, Ben, Chloé, David (2 moves)" in app.resume_text
+    tap(app, app.resume_text)
+    assert app.root.current == "table"
+    session = app.table.session
+    assert len(session.actions) == acknowledged == 2
+    assert session.state.waiting.Y == 1
+    tap(app, "Stop!")
+    assert session.state.boxes[0].Y == 1
+
+
+def test_language_switch(fresh_app: Any) -> None:
+    app = fresh_app
+    tap(app, "Settings")
+    tap(app, "Deutsch")
+    assert app.lang == "de"
+    app.go("home")
+    pump(2)
+    assert "Neues Spiel" in label_texts(app)
+    app.go("settings")
+    pump(1)
+    tap(app, "Français")
+    app.go("home")
+    pump(2)
+    assert "Nouvelle partie" in label_texts(app)
+    app.go("settings")
+    pump(1)
+    tap(app, "English")
+    app.go("home")
+    pump(2)
+    assert "New game" in label_texts(app)
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
+def test_no_text_clipped_at_800x480(fresh_app: Any, language: str, tmp_path: Path) -> None:
+    app = fresh_app
+    demo_session(tmp_path / "journal.sqlite3", moves=None)
+    demo_session(tmp_path / "journal.sqlite3", moves=9)
+    app.journal = Journal(tmp_path / "journal.sqlite3")
+    app.set_language(language)
+    for screen in SCREENSHOT_SCREENS:
+        app.go("home")
+        show_screen(app, screen)
+        pump(2)
+        for widget in visible_widgets(app.root.current_screen):
+            if isinstance(widget, Label) and widget.text.strip():
+                width, height = widget.texture_size
+                assert width <= widget.width + 1 and height <= widget.height + 1, (
+                    f"{screen}/{language}: {widget.text[:40]!r} needs {width}x{height}, "
+                    f"has {widget.width:.0f}x{widget.height:.0f}")
+    app.set_language("en")
