@@ -147,8 +147,9 @@ class Simulator:
         self.interval = interval
         self.dice = dice
         self.faces = faces
+        # A PC has room for a long queue; the Pico keeps gtp.QUEUE_LIMIT.
         self.device = gtp.Device(device_id, firmware, self.rng.randrange(gtp.SEQ_LIMIT), resend_ms=resend_ms,
-                                 heartbeat_ms=heartbeat_ms)
+                                 heartbeat_ms=heartbeat_ms, queue_limit=4096)
         self.log = log or (lambda message: None)
         self.port: int | None = None
         self.pty_path: str | None = None
@@ -184,6 +185,11 @@ class Simulator:
     @property
     def host_attached(self) -> bool:
         return self._client is not None or (self._master is not None and time.monotonic() >= self._outage_until)
+
+    @property
+    def away_until(self) -> float:
+        """`time.monotonic()` at which the current (or last) disconnect ends."""
+        return self._outage_until
 
     def start(self) -> "Simulator":
         if self.use_pty:

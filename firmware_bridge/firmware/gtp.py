@@ -134,7 +134,7 @@ class Device:
 
     def __init__(self, device_id: str, firmware: str, first_seq: int = 0, resend_ms: int = RESEND_MS,
                  heartbeat_ms: int = HEARTBEAT_MS, host_silence_ms: int = HOST_SILENCE_MS,
-                 hello_ms: int = HELLO_MS) -> None:
+                 hello_ms: int = HELLO_MS, queue_limit: int = QUEUE_LIMIT) -> None:
         if not valid_name(device_id) or not valid_name(firmware, VERSION_CHARS):
             raise ValueError("device id and firmware version must be 1-16 safe characters")
         self.device_id = device_id
@@ -144,6 +144,7 @@ class Device:
         self.heartbeat_ms = heartbeat_ms
         self.host_silence_ms = host_silence_ms
         self.hello_ms = hello_ms
+        self.queue_limit = queue_limit
         self.hello_at = None
         self.queue = []
         self.outstanding = None  # (seq, line) awaiting its ACK
@@ -182,7 +183,7 @@ class Device:
         self.enqueue("TIMER", state)
 
     def enqueue(self, kind: str, fields: str) -> None:
-        if len(self.queue) >= QUEUE_LIMIT:
+        if len(self.queue) >= self.queue_limit:
             self.queue.pop(0)
             self.dropped += 1
         self.queue.append((kind, fields))
