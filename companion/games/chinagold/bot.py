@@ -190,7 +190,7 @@ def _three_level(pos: Position, move: Move, deadline: float) -> float | None:
 
 def choose_move(pos: Position, seconds: float = 1.0, seed: int = 0) -> Move:
     """The bot's move for the player to move (the tiles already thrown, or gone)."""
-    deadline = time.monotonic() + seconds * 0.9
+    deadline = time.monotonic() + seconds * 0.8
     candidates = moves(pos.board, pos.hidden, pos.gold, pos.total)
     if not candidates:
         raise ValueError("no legal move: the tiles must be thrown first, or the game is over")
