@@ -65,3 +65,14 @@ def test_replay_names_the_first_illegal_action(tmp_path: Path, capsys: pytest.Ca
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"goldtable: {broken}: action 0: stop refused by DIG-11 (turn.roll_first)")
     assert "\n" not in err
+
+
+def test_record_format_doc_holds_the_complete_example_and_its_real_summary(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    doc = (EXAMPLE_FILE.parents[1] / "record-format.md").read_text(encoding="utf-8")
+    block = doc.split("```json\n", 1)[1].split("```", 1)[0]
+    assert json.loads(block) == json.loads(EXAMPLE_FILE.read_text(encoding="utf-8"))
+    assert main(["replay", str(EXAMPLE_FILE), "--json"]) == 0
+    assert capsys.readouterr().out.strip() in doc
+    assert main(["replay", str(EXAMPLE_FILE)]) == 0
+    assert capsys.readouterr().out.strip() in doc
