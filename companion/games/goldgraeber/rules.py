@@ -26,6 +26,8 @@ CHIP_POOL: tuple[int, ...] = (8, 10, 12, 10, 8, 1, 3, 4, 5, 3)
 CAPTURED_ROBBER_POINTS = 2
 DIE_FACES: tuple[str, ...] = ("L", "2", "3", "4", "5", "6")
 LOCOMOTIVE = "L"
+#: Chip kinds as words in messages (marked so translators see them).
+CHIP_WORDS: dict[str, str] = {"gold": N_("gold"), "robber": N_("robber")}
 
 
 def chip_points(chip: str) -> int:
@@ -289,7 +291,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         if state.unseen[CHIP_KINDS.index(kind)] == 0:
             return _refuse("reveal.none_left", N_("No {chip} chip of value {value} can still be face down: all "
                                                   "of them have been turned already."), "GG-8",
-                           chip=action.chip, value=action.value)
+                           chip=CHIP_WORDS[action.chip], value=action.value)
         return None
 
     def _validate_raft(self, state: GoldgraeberState, action: Raft) -> Refusal | None:
