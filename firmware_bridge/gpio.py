@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
 from firmware_bridge.config import PinMap
-from firmware_bridge.events import BeepCommand, BridgeEvent, ButtonEvent, LedCommand, OutputCommand, TimerEvent
+from firmware_bridge.events import (
+    BeepCommand,
+    BridgeEvent,
+    ButtonEvent,
+    LedCommand,
+    OutputCommand,
+    StatusEvent,
+    TimerEvent,
+)
 from firmware_bridge.hub import Emit, Source
 
 log = logging.getLogger(__name__)
@@ -117,6 +125,10 @@ class GpioSource(Source):
             raise
         self._emit = emit
         self._stop.clear()
+        factory = self._factory or _default_factory()
+        self._deliver(StatusEvent(source=self.name, state="connected",
+                                  detail=f"{len(self._inputs)} inputs, {len(self._leds)} LEDs via "
+                                         f"{type(factory).__name__}"))
         if self._tick_interval is not None:
             self._ticker = threading.Thread(target=self._tick_loop, name=f"{self.name}-ticker", daemon=True)
             self._ticker.start()

@@ -125,6 +125,7 @@ def test_every_settled_tilt_of_the_hourglass_is_one_flip_and_laying_it_down_is_f
     source.tick()
     assert [e.state for e in events if isinstance(e, TimerEvent)] == ["flip", "flip", "flat"]
     assert all(e.source == "gpio" for e in events)
+    assert [e.event for e in events].count("status") == 1
 
 
 def test_leds_and_buzzer_follow_commands(rig, factory) -> None:
@@ -145,9 +146,11 @@ def test_stop_releases_the_pins_and_nothing_is_delivered_after(factory, clock) -
     source = GpioSource(load_pin_map(), factory, clock, tick_interval=None)
     source.start(events.append)
     assert source.connected and source.describe()["pins"]["buttons.confirm"] == 5
+    assert [e.event for e in events] == ["status"]  # connected, naming the pin factory
+    assert "MockFactory" in (events[0].detail or "")  # type: ignore[union-attr]
     source.stop()
     factory.pin(5).drive_low()
-    assert events == [] and not source.connected
+    assert len(events) == 1 and not source.connected
     again = GpioSource(load_pin_map(), factory, clock, tick_interval=None)  # pins are free again
     again.start(events.append)
     again.stop()
