@@ -66,13 +66,20 @@ def tr(message: str, language: str | None = None) -> str:
     return catalog(APP_DOMAIN, language or _current).gettext(message)
 
 
+def _lookup(domain: str, message: str) -> str:
+    """The game's catalog first, then the app's (which holds shared words such as colour names)."""
+    translated = catalog(domain).gettext(message)
+    return catalog(APP_DOMAIN).gettext(message) if translated == message else translated
+
+
 def game_text(domain: str, template: str, params: dict[str, Any] | None = None) -> str:
     """An engine message in the current language: the game's catalog, then the app's, then English."""
-    translated = catalog(domain).gettext(template)
-    if translated == template:
-        translated = catalog(APP_DOMAIN).gettext(template)
-    words = {key: catalog(domain).gettext(value) if isinstance(value, str) and value else value
-             for key, value in (params or {}).items()}
+    translated = _lookup(domain, template)
+    if translated == template:  # no catalog for this sentence yet: keep it all English, not half
+        words = dict(params or {})
+    else:
+        words = {key: _lookup(domain, value) if isinstance(value, str) and value else value
+                 for key, value in (params or {}).items()}
     try:
         return translated.format(**words)
     except (KeyError, IndexError, ValueError):

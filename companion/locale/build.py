@@ -17,7 +17,7 @@ ROOT = LOCALE_DIR.parents[1]
 LANGUAGES = ("de", "en", "fr")
 APP_SOURCES = ("companion/app", "companion/engine/session.py")
 #: Table modules of other games keep their strings in their own domain (their .po files).
-APP_TABLES = {"__init__.py", "common.py", "generic.py", "digger.py", "digger.kv"}
+APP_TABLES = {"__init__.py", "common.py", "common.kv", "generic.py", "digger.py", "digger.kv"}
 
 
 def app_sources() -> list[str]:

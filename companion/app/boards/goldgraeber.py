@@ -15,7 +15,7 @@ from kivy.graphics import Color, Ellipse, Line, Mesh, Rectangle
 from kivy.properties import BooleanProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
-from companion.games.goldgraeber.board import HEX_DIRECTIONS, GoldgraeberLayout, compile_board
+from companion.games.goldgraeber.board import HEX_DIRECTIONS, GoldgraeberLayout, compile_board, hex_rgb
 
 SQRT3 = math.sqrt(3.0)
 
@@ -29,17 +29,12 @@ FIELD_COLOURS: dict[str, tuple[float, float, float]] = {
     "house": (0.5, 0.5, 0.5),
 }
 
-NAMED_COLOURS: dict[str, tuple[float, float, float]] = {
-    "red": (0.85, 0.15, 0.15), "yellow": (0.95, 0.85, 0.15), "green": (0.15, 0.65, 0.25),
-    "blue": (0.15, 0.35, 0.85), "white": (0.97, 0.97, 0.97), "black": (0.12, 0.12, 0.12),
-}
-
-
 def colour_rgb(name: str) -> tuple[float, float, float]:
-    """A colour word or `#rrggbb` as RGB floats (grey for anything unknown)."""
-    if name.startswith("#") and len(name) == 7:
-        return tuple(int(name[i:i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
-    return NAMED_COLOURS.get(name.lower(), (0.5, 0.5, 0.5))
+    """A house colour word or `#rrggbb` as RGB floats (grey for anything unknown)."""
+    rgb = hex_rgb(name)
+    if rgb is None:
+        return (0.5, 0.5, 0.5)
+    return (rgb[0] / 255, rgb[1] / 255, rgb[2] / 255)
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from kivy.factory import Factory
@@ -9,38 +10,7 @@ from kivy.lang import Builder
 from kivy.properties import DictProperty, ObjectProperty
 from kivy.uix.boxlayout import BoxLayout
 
-Builder.load_string('''
-<DiceKeypad>:
-    orientation: "vertical"
-    size_hint_y: None
-    height: 104
-    spacing: 4
-    BoxLayout:
-        size_hint_y: None
-        height: 48
-        spacing: 4
-        Label:
-            text: root.entry_text(root.table.entered, root.table.dice, app.lang) if root.table else ""
-            font_size: "18sp"
-            text_size: self.size
-            halign: "left"
-            valign: "middle"
-        GButton:
-            text: tr("Clear", app.lang)
-            size_hint_x: None
-            width: 100
-            on_release: root.table.clear_entry()
-        GButton:
-            text: tr("Roll for me", app.lang)
-            size_hint_x: None
-            width: 150
-            on_release: root.table.virtual_roll("virtual")
-    BoxLayout:
-        id: faces
-        size_hint_y: None
-        height: 52
-        spacing: 4
-''')
+Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
 
 class DiceKeypad(BoxLayout):

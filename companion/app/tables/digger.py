@@ -19,13 +19,14 @@ from companion.app.i18n import _, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import DiceKeypad
 from companion.app.widgets import make
-from companion.engine.core import ActionModel, Event, Setup
+from companion.engine.core import N_, ActionModel, Event, Setup
 
 GAME_ID = "digger"
 USES_TIMER = True
 
 FACE_COLOURS = {"B": "#2f6fd6", "Y": "#f2c230", "R": "#d93b30", "G": "#2e9e4f", "W": "#f0f0f0", "K": "#202020"}
-COLOUR_WORDS = {"B": "blue", "Y": "yellow", "R": "red", "G": "green", "W": "white", "K": "black"}
+COLOUR_WORDS = {"B": N_("blue"), "Y": N_("yellow"), "R": N_("red"), "G": N_("green"), "W": N_("white"),
+                "K": N_("black")}
 STONE_COLOURS = ("B", "Y", "R", "G", "W")
 
 
@@ -51,10 +52,10 @@ def action_label(table: TableModel, action: ActionModel) -> str:
 def setup_steps(setup: Setup) -> list[str]:
     """Digger's setup guide."""
     options = setup.options
-    side = _("white") if options.get("side", "white") == "white" else _("black")
+    side = _("white side") if options.get("side", "white") == "white" else _("black side")
     return [
         _("Put all 50 stones (10 of each colour) in the middle of the table."),
-        _("Give every player a scoring card, {side} side up.").format(side=side),
+        _("Give every player a scoring card, {side} up.").format(side=side),
         _("The first digger takes the five colour dice; the player on the right takes the sand timer "
           "({seconds} s).").format(seconds=options.get("timer_seconds", 30)),
         _("Put the tin for the blue stones (water) where everyone can reach it."),
