@@ -53,6 +53,11 @@ def test_player_colour_chooses_the_house(game: Goldgraeber, board: Board) -> Non
     state = game.initial_state(setup.model_copy(update={"players": players}))
     assert board.house_colours[state.houses[0]] == "blue"
     assert len(set(state.houses)) == 3
+    app_colours = ("#d64541", "#3a7bd5", "#2e9e5b", "#e3b505", "#8e44ad", "#e67e22")  # the app's seat colours
+    players = tuple(p.model_copy(update={"colour": c}) for p, c in zip(make_setup(6).players, app_colours))
+    state = game.initial_state(make_setup(6).model_copy(update={"players": players}))
+    assert [board.house_colours[h] for h in state.houses[:4]] == ["red", "blue", "green", "yellow"]
+    assert sorted(state.houses) == list(range(6))
 
 
 def test_play_passes_to_the_left(game: Goldgraeber, start: GoldgraeberState) -> None:

@@ -25,6 +25,10 @@ FieldType = Literal["town", "house", "path", "dig", "shore", "rail", "lake"]
 #: Axial neighbour offsets (q, r), in order around the hex.
 HEX_DIRECTIONS: tuple[tuple[int, int], ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 
+#: How the house colour words of the layout look, to match players' screen colours to houses.
+HOUSE_COLOUR_HEX: dict[str, str] = {"red": "#d02626", "yellow": "#f2d926", "green": "#26a640", "blue": "#2659d9",
+                                    "white": "#f7f7f7", "black": "#1f1f1f"}
+
 DIG_FIELD_COUNT = 64
 HOUSE_COUNT = 6
 LAKE_COUNT = 3
@@ -271,3 +275,14 @@ GOLDGRAEBER_BOARD = register_layout_kind(LayoutKind(
     kind="goldgraeber-board", model=GoldgraeberLayout,
     problems=problems,  # type: ignore[arg-type]
     board_module="goldgraeber"))
+
+
+def hex_rgb(text: str) -> tuple[int, int, int] | None:
+    """`#rrggbb` (or a house colour word) as an RGB triple; None for anything else."""
+    text = HOUSE_COLOUR_HEX.get(text.lower(), text)
+    if len(text) != 7 or not text.startswith("#"):
+        return None
+    try:
+        return int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16)
+    except ValueError:
+        return None

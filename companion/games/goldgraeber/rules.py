@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
 from companion.engine.registry import register
-from companion.games.goldgraeber.board import Board, load_board
+from companion.games.goldgraeber.board import Board, hex_rgb, load_board
 from companion.games.goldgraeber.movement import reachable
 
 # -- chips -------------------------------------------------------------------------------------------
@@ -150,6 +150,25 @@ def chip_odds(state: GoldgraeberState) -> ChipOdds:
     return ChipOdds(unseen=total, robber_chance=robbers / total, expected_gold=gold / total)
 
 
+def assign_houses(player_colours: list[str], house_colours: tuple[str, ...]) -> tuple[int, ...]:
+    """A house per seat (GG-1): the house named by the player's colour, else the house whose colour looks
+    nearest to the player's screen colour, else the first house left over."""
+    claimed: dict[int, int] = {}
+    for seat, wanted in enumerate(player_colours):
+        names = [colour.lower() for colour in house_colours]
+        if wanted.lower() in names and names.index(wanted.lower()) not in claimed.values():
+            claimed[seat] = names.index(wanted.lower())
+    for seat, wanted in enumerate(player_colours):
+        rgb = hex_rgb(wanted)
+        free = [house for house in range(len(house_colours)) if house not in claimed.values()]
+        if seat in claimed or rgb is None or not free:
+            continue
+        claimed[seat] = min(free, key=lambda house: sum((a - b) ** 2 for a, b in
+                                                         zip(rgb, hex_rgb(house_colours[house]) or (128, 128, 128))))
+    left = iter([house for house in range(len(house_colours)) if house not in claimed.values()])
+    return tuple(claimed[seat] if seat in claimed else next(left) for seat in range(len(player_colours)))
+
+
 def _refuse(code: str, message: str, rule: str, **params: Any) -> Refusal:
     return Refusal(code=code, message=message, rule=rule, params=params)
 
@@ -174,15 +193,8 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
     # -- setup (GG-1) ------------------------------------------------------------------------------
     def initial_state(self, setup: Setup) -> GoldgraeberState:
         board = self.board
-        colours = [colour.lower() for colour in board.house_colours]
         seats = len(setup.players)
-        claimed: dict[int, int] = {}
-        for seat, player in enumerate(setup.players):
-            wanted = (player.colour or "").lower()
-            if wanted in colours and colours.index(wanted) not in claimed.values():
-                claimed[seat] = colours.index(wanted)
-        free = iter([house for house in range(len(colours)) if house not in claimed.values()])
-        houses = tuple(claimed[seat] if seat in claimed else next(free) for seat in range(seats))
+        houses = assign_houses([player.colour or "" for player in setup.players], board.house_colours)
         return GoldgraeberState(
             houses=houses,
             figures=tuple(board.ids[board.houses[house]] for house in houses),
