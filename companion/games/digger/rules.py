@@ -6,6 +6,7 @@ runs in the app (companion.engine.countdown.Countdown) and its end enters the ga
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
 from random import Random
 from typing import Annotated, Literal, Union
@@ -176,6 +177,18 @@ DiggerAction = Annotated[Union[Roll, Take, Rob, Stop, Fumble, TimeUp], Field(dis
 # Every distinct roll once (faces sorted): the dice are identical, so order never matters to the rules.
 ALL_ROLLS: tuple[Roll, ...] = tuple(Roll(values=values)
                                     for values in combinations_with_replacement(FACES, DICE_COUNT))
+# Actions are values, so legal_actions hands out shared instances instead of building new ones each time.
+_TAKES = {colour: Take(colour=colour) for colour in COLOURS}  # type: ignore[arg-type]
+_ROBS = {(colour, seat): Rob(colour=colour, victim=seat) for colour in ROBBABLE for seat in range(5)}  # type: ignore[arg-type]
+_STOP = Stop()
+_FUMBLE = Fumble()
+
+
+@lru_cache(maxsize=64)
+def _time_ups(waiting: tuple[str, ...], may_mark_stowed: bool) -> tuple[TimeUp, ...]:
+    """Every time-up the table may enter: each subset of the waiting colours marked as stowed."""
+    sizes = range(len(waiting) + 1) if may_mark_stowed else range(1)
+    return tuple(TimeUp(stowed=subset) for size in sizes for subset in combinations(waiting, size))  # type: ignore[arg-type]
 
 
 def unique_colours(roll: tuple[str, ...]) -> tuple[str, ...]:
@@ -420,26 +433,27 @@ class Digger(Game[DiggerState, DiggerOptions]):
 
     # -- choices -----------------------------------------------------------------------------------
     def legal_actions(self, state: DiggerState) -> list[ActionModel]:
-        """Every allowed action; each distinct roll appears once with its faces sorted."""
+        """Every allowed action.  The rolls come first, each distinct roll once with its faces in B Y R G W K
+        order (any order of the same faces is equally legal), so `[len(ALL_ROLLS):]` is the digger's choices."""
         if state.over:
             return []
         actions: list[ActionModel] = list(ALL_ROLLS)
         if not state.roll:
             return actions
+        robbing = may_rob(state.roll)
         for colour in unique_colours(state.roll):
             if colour in state.claimed:
                 continue
             if state.middle.count(colour):
-                actions.append(Take(colour=colour))
-            if colour != "B" and may_rob(state.roll):
-                actions.extend(Rob(colour=colour, victim=seat) for seat, box in enumerate(state.boxes)  # type: ignore[arg-type]
+                actions.append(_TAKES[colour])
+            if colour != "B" and robbing:
+                actions.extend(_ROBS[colour, seat] for seat, box in enumerate(state.boxes)
                                if seat != state.digger and box.count(colour))
-        actions.append(Stop())
-        if not state.rules.fumble_needs_black or may_rob(state.roll):
-            actions.append(Fumble())
-        waiting = [colour for colour in COLOURS if state.waiting.count(colour)]
-        sizes = range(len(waiting) + 1) if state.rules.time_up_keeps_stowed else range(1)
-        actions.extend(TimeUp(stowed=subset) for size in sizes for subset in combinations(waiting, size))  # type: ignore[arg-type]
+        actions.append(_STOP)
+        if not state.rules.fumble_needs_black or robbing:
+            actions.append(_FUMBLE)
+        waiting = tuple(colour for colour in COLOURS if state.waiting.count(colour))
+        actions.extend(_time_ups(waiting, state.rules.time_up_keeps_stowed))
         return actions
 
     def prompt(self, state: DiggerState) -> Prompt:
