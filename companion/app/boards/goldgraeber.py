@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Ellipse, Line, Mesh, Rectangle
 from kivy.properties import BooleanProperty, ObjectProperty
-from kivy.uix.widget import Widget
+from kivy.uix.stencilview import StencilView
 
 from companion.games.goldgraeber.board import HEX_DIRECTIONS, GoldgraeberLayout, compile_board, hex_rgb
 
@@ -51,10 +51,19 @@ class BoardView:
     stacks: dict[str, str] = field(default_factory=dict)
     highlights: set[str] = field(default_factory=set)
     selected: str | None = None
+    focus: set[str] = field(default_factory=set)
 
 
-class GoldgraeberBoard(Widget):
-    """Hex board widget; redraws when resized or when `view` changes."""
+#: Largest hex radius (pixels) when zooming onto a few fields, so a zoomed board still shows its context.
+ZOOM_RADIUS_LIMIT = 26.0
+
+
+class GoldgraeberBoard(StencilView):
+    """Hex board widget; redraws when resized or when `view` changes.
+
+    With `view.focus` set (the table screen's destinations) the picture zooms onto those fields so they
+    are big enough to tap on the 7" screen; everything outside the widget is clipped.
+    """
 
     layout = ObjectProperty(None)
     view = ObjectProperty(None, allownone=True)
@@ -72,15 +81,28 @@ class GoldgraeberBoard(Widget):
 
     # -- geometry ----------------------------------------------------------------------------------
     def _fit(self) -> None:
-        """Choose hex radius and origin so the whole map fits the widget, centred."""
-        xs = [SQRT3 * (q + r / 2) for q, r in self.board.coords]
-        ys = [-1.5 * r for _, r in self.board.coords]
-        span_x = max(xs) - min(xs) + SQRT3
-        span_y = max(ys) - min(ys) + 2.0
-        self._radius = max(2.0, min(self.width / span_x, self.height / span_y))
+        """Choose hex radius and origin so the whole map (or the focus fields) fits the widget, centred."""
+        coords = self.board.coords
+        whole = self._span(coords)
+        self._radius = max(2.0, min(self.width / whole[0], self.height / whole[1]))
+        focus = self.view.focus if self.view is not None else set()
+        if focus:
+            coords = tuple(self.board.coords[self.board.index[f]] for f in focus)
+            near = self._span(coords)
+            zoomed = min(self.width / (near[0] + 2 * SQRT3), self.height / (near[1] + 3.0), ZOOM_RADIUS_LIMIT)
+            self._radius = max(self._radius, zoomed)
+        xs = [SQRT3 * (q + r / 2) for q, r in coords]
+        ys = [-1.5 * r for _, r in coords]
         mid_x = (max(xs) + min(xs)) / 2
         mid_y = (max(ys) + min(ys)) / 2
         self._origin = (self.center_x - mid_x * self._radius, self.center_y - mid_y * self._radius)
+
+    @staticmethod
+    def _span(coords: tuple[tuple[int, int], ...]) -> tuple[float, float]:
+        """Width and height of some hexes in hex radii."""
+        xs = [SQRT3 * (q + r / 2) for q, r in coords]
+        ys = [-1.5 * r for _, r in coords]
+        return max(xs) - min(xs) + SQRT3, max(ys) - min(ys) + 2.0
 
     def centre_of(self, field_id: str) -> tuple[float, float]:
         """Pixel centre of a field."""
