@@ -1,0 +1,122 @@
+"""App benchmarks (run: .venv/bin/python benchmarks/bench_app.py).
+
+1. Start to first interactive frame of `goldtable app` vs a bare Kivy hello-world, measured in the
+   same run as fresh processes (offscreen SDL on this machine): goal <= 1.25x.
+2. Input event to screen updated, p99: a keypad tap (touch down/up) until the frame that shows its
+   effect has been drawn, over a whole game.
+3. Resident memory (VmRSS) after a full four-player Digger game played through the UI: goal <= 150 MB.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = 5
+
+HELLO = """
+import time, sys
+t0 = float(sys.argv[1])
+from companion.headless import prepare_kivy
+prepare_kivy((800, 480), offscreen=True)
+from kivy.app import App
+from kivy.uix.button import Button
+from kivy.clock import Clock
+class Hello(App):
+    def build(self):
+        return Button(text="Hello")
+    def on_start(self):
+        Clock.schedule_once(lambda dt: (print(time.time() - t0), self.stop()), 0)
+Hello().run()
+"""
+
+GOLDTABLE = """
+import time, sys, tempfile, os
+t0 = float(sys.argv[1])
+os.environ["GOLDTABLE_DATA"] = tempfile.mkdtemp()
+from companion.headless import prepare_kivy
+prepare_kivy((800, 480), offscreen=True)
+from kivy.clock import Clock
+from companion.app.main import GoldtableApp
+class Timed(GoldtableApp):
+    def on_start(self):
+        Clock.schedule_once(lambda dt: (print(time.time() - t0), self.stop()), 0)
+Timed(use_system_hardware=False).run()
+"""
+
+
+def first_frame(script: str) -> float:
+    path = Path(tempfile.mkdtemp()) / "first_frame.py"  # Kivy's App wants a real source file
+    path.write_text(script, encoding="utf-8")
+    start = time.time()
+    out = subprocess.run([sys.executable, str(path), str(start)], cwd=ROOT, capture_output=True, text=True,
+                         check=True, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def game_latency_and_memory() -> tuple[float, float, int]:
+    sys.path.insert(0, str(ROOT))
+    from random import Random
+
+    from companion.app.demo import next_move
+    from companion.app.launch import pump, start_headless
+    from companion.app.tables.digger import action_label
+    from tests.app.test_play_touch import set_up_four_players
+    from tests.app.ui import find_button
+    from kivy.tests.common import UnitTestTouch
+
+    data = Path(tempfile.mkdtemp())
+    app = start_headless((800, 480), journal_path=data / "j.sqlite3", settings_file=data / "s.json",
+                         use_system_hardware=False)
+    set_up_four_players(app)
+    session = app.table.session
+    dice = Random(4)
+    latencies: list[float] = []
+
+    def timed_tap(text: str) -> None:
+        button = find_button(app, text)
+        x, y = button.to_window(*button.center)
+        touch = UnitTestTouch(x, y)
+        start = time.perf_counter()
+        touch.touch_down()
+        touch.touch_up()
+        pump(1)  # one frame: clock callbacks, layout, texture updates, drawing
+        latencies.append(time.perf_counter() - start)
+
+    while not session.is_over():
+        move = next_move(session)
+        assert move is not None
+        if move["type"] == "roll":
+            for face in (dice.choice("BYRGWK") for _ in range(5)):
+                timed_tap(face)
+        elif move["type"] == "stop":
+            timed_tap("Stop!")
+        else:
+            timed_tap(action_label(app.table, session.game.parse_action(move)))
+    pump(2)
+    rss_kb = next(int(line.split()[1]) for line in Path("/proc/self/status").read_text().splitlines()
+                  if line.startswith("VmRSS:"))
+    latencies.sort()
+    p50 = statistics.median(latencies)
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+    return p50, p99, rss_kb
+
+
+def main() -> None:
+    hello = [first_frame(HELLO) for _ in range(RUNS)]
+    app = [first_frame(GOLDTABLE) for _ in range(RUNS)]
+    h, a = statistics.median(hello), statistics.median(app)
+    print(f"first frame: hello-world {h * 1000:.0f} ms, goldtable {a * 1000:.0f} ms, ratio {a / h:.2f}x "
+          f"(median of {RUNS})")
+    p50, p99, rss = game_latency_and_memory()
+    print(f"tap to frame drawn: p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms")
+    print(f"resident memory after a full game: {rss / 1024:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
