@@ -275,9 +275,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
                 return _refuse("fumble.not_robbing", "DIG-R3",
                                N_("A fumble can only happen while robbing, and this roll does not allow robbing."))
             return None
-        if isinstance(action, Stop):
-            return None
-        return _refuse("action.unknown", "DIG-2", N_("Digger has no action {type}."), type=action.type)
+        return None  # Stop: always allowed once the turn has begun
 
     @staticmethod
     def _check_roll(action: Roll) -> Refusal | None:
