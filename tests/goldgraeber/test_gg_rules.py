@@ -215,7 +215,8 @@ def test_odds_come_from_the_unseen_chips(start: GoldgraeberState) -> None:
 def test_gold_is_taken_open(game: Goldgraeber, board: Board, start: GoldgraeberState) -> None:
     dig, near = dig_with_path_neighbour(game, board, start)
     state = game.apply(roll(game, with_figure(start, 0, near), "2"), Move(to=dig))[0]
-    state = game.apply(state, Reveal(chip="gold", value=4))[0]
+    state, events = game.apply(state, Reveal(chip="gold", value=4))
+    assert [e.text() for e in events if e.kind == "gold"] == ["A finds gold worth 4."]
     assert state.open_chips[0] == ("G4",) and dig not in state.face_down
     assert state.unseen[CHIP_KINDS.index("G4")] == 9 and state.current == 1
 

@@ -74,6 +74,7 @@ class GoldgraeberState(Value):
     """
 
     options: GoldgraeberOptions = GoldgraeberOptions()
+    names: tuple[str, ...]
     houses: tuple[int, ...]
     figures: tuple[str, ...]
     open_chips: tuple[tuple[str, ...], ...]
@@ -196,7 +197,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         seats = len(setup.players)
         houses = assign_houses([player.colour or "" for player in setup.players], board.house_colours)
         return GoldgraeberState(
-            houses=houses,
+            houses=houses, names=tuple(player.name for player in setup.players),
             figures=tuple(board.ids[board.houses[house]] for house in houses),
             open_chips=((),) * seats, home_chips=((),) * seats,
             face_down=tuple(sorted(board.ids[f] for f in board.dig_fields)),
@@ -381,8 +382,8 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         elif isinstance(action, Move):
             figures = list(state.figures)
             figures[state.actor] = action.to
-            events.append(Event(kind="move", message=N_("Figure moves to {field}."),
-                                params={"seat": state.actor, "field": action.to}))
+            events.append(Event(kind="move", message=N_("{name} moves to {field}."),
+                                params={"seat": state.actor, "name": state.names[state.actor], "field": action.to}))
             state = self._land(state.model_copy(update={"figures": tuple(figures)}), action.to,
                                away=state.phase == "away", events=events)
         elif isinstance(action, Reveal):
@@ -391,14 +392,16 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             state = self._apply_raft(state, action.to, events)
         else:
             fields = self._chips_next_to(state, state.current)
-            events.append(Event(kind="look", message=N_("Looks secretly at the chips on {fields}."),
-                                params={"seat": state.current, "fields": ", ".join(fields)}))
+            events.append(Event(kind="look", message=N_("{name} looks secretly at the chips on {fields}."),
+                                params={"seat": state.current, "name": state.names[state.current],
+                                        "fields": ", ".join(fields)}))
             state = self._end_turn(state, events)
         return state, events
 
     def _apply_roll(self, state: GoldgraeberState, face: str, events: list[Event]) -> GoldgraeberState:
         seat = state.actor
-        events.append(Event(kind="roll", message=N_("Rolled {face}."), params={"seat": seat, "face": face}))
+        events.append(Event(kind="roll", message=N_("{name} rolled {face}."),
+                            params={"seat": seat, "name": state.names[seat], "face": face}))
         if state.phase == "roll":
             if face == LOCOMOTIVE:
                 return self._advance_train(state, events)
@@ -430,13 +433,15 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
                 continue
             if seat != driver and open_chips[seat]:
                 open_chips[driver] = open_chips[driver] + open_chips[seat]
-                events.append(Event(kind="train_robbed", message=N_("The engine driver takes {count} open chips."),
-                                    params={"seat": seat, "driver": driver, "count": len(open_chips[seat])}))
+                events.append(Event(kind="train_robbed", message=N_("The engine driver {driver} takes {count} open "
+                                                                    "chips from {name}."),
+                                    params={"seat": seat, "name": state.names[seat], "driver": state.names[driver],
+                                            "count": len(open_chips[seat])}))
                 open_chips[seat] = ()
             behind = [board.ids[board.rail[i]] for i in range(position - 1, -1, -1)]
             figures[seat] = next((f for f in behind if f not in figures), behind[0])
-            events.append(Event(kind="train_hit", message=N_("The figure is set back to {field}."),
-                                params={"seat": seat, "field": figures[seat]}))
+            events.append(Event(kind="train_hit", message=N_("{name} is set back to {field}."),
+                                params={"seat": seat, "name": state.names[seat], "field": figures[seat]}))
         state = state.model_copy(update={"locomotive": position, "figures": tuple(figures),
                                          "open_chips": tuple(open_chips)})
         if position == len(board.rail) - 1:
@@ -465,16 +470,18 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
                   if f == field and other != seat]
         if others and index not in board.town:
             defender = (seat + min(others)) % len(state.figures)
-            events.append(Event(kind="brawl", message=N_("Brawl on {field}!"),
-                                params={"seat": seat, "defender": defender, "field": field}))
+            events.append(Event(kind="brawl", message=N_("Brawl on {field}: {name} attacks {defender}!"),
+                                params={"seat": seat, "name": state.names[seat], "defender": state.names[defender],
+                                        "field": field}))
             return state.model_copy(update={"phase": "brawl", "defender": defender, "fight_field": field})
         if field in state.face_down:
             return state.model_copy(update={"phase": "reveal", "fight_field": field})
         stack = self._stack_at(state, field)
         if stack is not None:
-            events.append(Event(kind="challenge", message=N_("Challenges the robber of strength {strength} on "
-                                                             "{field}."),
-                                params={"seat": seat, "field": field, "strength": int(stack.robber[1])}))
+            events.append(Event(kind="challenge", message=N_("{name} challenges the robber of strength {strength} "
+                                                             "on {field}."),
+                                params={"seat": seat, "name": state.names[seat], "field": field,
+                                        "strength": int(stack.robber[1])}))
             return state.model_copy(update={"phase": "robber", "fight_field": field})
         return self._end_turn(state, events)
 
@@ -483,8 +490,8 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         chips = state.open_chips[seat]
         if not chips:
             return state
-        events.append(Event(kind="home", message=N_("Brings {count} chips home ({points} points)."),
-                            params={"seat": seat, "count": len(chips),
+        events.append(Event(kind="home", message=N_("{name} brings {count} chips home ({points} points)."),
+                            params={"seat": seat, "name": state.names[seat], "count": len(chips),
                                     "points": sum(chip_points(c) for c in chips)}))
         return state.model_copy(update={
             "open_chips": _replace(state.open_chips, seat, ()),
@@ -499,13 +506,14 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         state = state.model_copy(update={"unseen": tuple(unseen),
                                          "face_down": tuple(f for f in state.face_down if f != field)})
         if action.chip == "gold":
-            events.append(Event(kind="gold", message=N_("Gold! A chip worth {value}."),
-                                params={"seat": state.actor, "value": action.value}))
+            events.append(Event(kind="gold", message=N_("{name} finds gold worth {value}."),
+                                params={"seat": state.actor, "name": state.names[state.actor], "value": action.value}))
             state = state.model_copy(update={
                 "open_chips": _replace(state.open_chips, state.actor, state.open_chips[state.actor] + (kind,))})
             return self._end_turn(state, events)
-        events.append(Event(kind="robber", message=N_("A robber of strength {value}!"),
-                            params={"seat": state.actor, "value": action.value, "field": field}))
+        events.append(Event(kind="robber", message=N_("{name} finds a robber of strength {value}!"),
+                            params={"seat": state.actor, "name": state.names[state.actor], "value": action.value,
+                                    "field": field}))
         stacks = tuple(sorted(state.stacks + (Stack(field=field, robber=kind),), key=lambda s: s.field))
         return state.model_copy(update={"stacks": stacks, "phase": "robber", "fight_field": field})
 
@@ -520,14 +528,15 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             return state
         others = tuple(s for s in state.stacks if s.field != stack.field)
         if value > strength:
-            events.append(Event(kind="robber_captured", message=N_("The robber is captured with {count} chips."),
-                                params={"seat": seat, "count": len(stack.loot)}))
+            events.append(Event(kind="robber_captured", message=N_("{name} captures the robber with {count} "
+                                                                   "chips."),
+                                params={"seat": seat, "name": state.names[seat], "count": len(stack.loot)}))
             taken = state.open_chips[seat] + (stack.robber,) + stack.loot
             state = state.model_copy(update={"stacks": others, "open_chips": _replace(state.open_chips, seat, taken)})
             return self._end_turn(state, events)
         lost = state.open_chips[seat]
-        events.append(Event(kind="robber_won", message=N_("The robber wins and keeps {count} chips."),
-                            params={"seat": seat, "count": len(lost)}))
+        events.append(Event(kind="robber_won", message=N_("The robber beats {name} and keeps {count} chips."),
+                            params={"seat": seat, "name": state.names[seat], "count": len(lost)}))
         grown = stack.model_copy(update={"loot": stack.loot + lost})
         state = state.model_copy(update={"stacks": tuple(sorted(others + (grown,), key=lambda s: s.field)),
                                          "open_chips": _replace(state.open_chips, seat, ())})
@@ -544,8 +553,10 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             return state.model_copy(update={"attacker_roll": None, "actor": attacker})
         winner, loser = (attacker, defender) if state.attacker_roll > value else (defender, attacker)
         taken = state.open_chips[loser]
-        events.append(Event(kind="brawl_won", message=N_("Brawl won; {count} chips change hands."),
-                            params={"seat": winner, "loser": loser, "count": len(taken)}))
+        events.append(Event(kind="brawl_won", message=N_("{name} wins the brawl and takes {count} chips from "
+                                                         "{loser}."),
+                            params={"seat": winner, "name": state.names[winner], "loser": state.names[loser],
+                                    "count": len(taken)}))
         open_chips = _replace(state.open_chips, winner, state.open_chips[winner] + taken)
         open_chips = _replace(open_chips, loser, ())
         return state.model_copy(update={"open_chips": open_chips, "phase": "away_roll", "actor": winner,
@@ -564,8 +575,9 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         """GG-15: raft and figure cross to the chosen shore field; the raft stays there."""
         here = state.figures[state.actor]
         rafts = tuple(target if raft == here else raft for raft in state.rafts)
-        events.append(Event(kind="raft", message=N_("Crosses the lake by raft to {field}."),
-                            params={"seat": state.actor, "from": here, "field": target}))
+        events.append(Event(kind="raft", message=N_("{name} crosses the lake by raft to {field}."),
+                            params={"seat": state.actor, "name": state.names[state.actor], "from": here,
+                                    "field": target}))
         state = state.model_copy(update={"rafts": rafts,
                                          "figures": _replace(state.figures, state.actor, target)})
         return self._end_turn(state, events)
