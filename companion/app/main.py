@@ -26,6 +26,7 @@ from companion.app.tables import table_for
 from companion.app.timer import Sounds, TimerModel
 from companion.app.viewmodels import EndModel, OptionsModel, PlayersModel, RulesModel
 from companion.engine.core import Setup
+from companion.engine.errors import UserError
 from companion.engine.journal import Journal, JournalError
 from companion.engine.registry import all_games, get_game
 from companion.engine.session import Session
@@ -194,9 +195,8 @@ class GoldtableApp(App):
                                                            else seed})
         try:
             session = Session.new(setup, self.journal)
-        except (JournalError, ValueError) as error:
-            self.journal_notice = str(error)
-            self.go("home")
+        except (JournalError, UserError, ValueError) as error:
+            self.root.get_screen("setup").problem = str(error)
             return
         self._open_table(session)
 

@@ -54,8 +54,8 @@ def parse_rules(text: str) -> RuleBook:
 
     def finish() -> None:
         if current is not None:
-            body = "\n".join(lines).strip()
-            body = re.sub(r"\n{3,}", "\n\n", body)
+            paragraphs = re.split(r"\n\s*\n", "\n".join(lines).strip())
+            body = "\n\n".join(_unwrap(paragraph) for paragraph in paragraphs if paragraph.strip())
             rules.append(Rule(id=current[0], title=current[1], text=body, section=section))
 
     for line in text.splitlines():
@@ -78,6 +78,18 @@ def parse_rules(text: str) -> RuleBook:
     return RuleBook(title=title, rules=tuple(rules))
 
 
+def _unwrap(paragraph: str) -> str:
+    """Join the hard-wrapped lines of one Markdown paragraph (list items stay on lines of their own)."""
+    out: list[str] = []
+    for line in paragraph.splitlines():
+        stripped = line.strip()
+        if out and not re.match(r"^([-*]|\d+\.)\s", stripped):
+            out[-1] += " " + stripped
+        else:
+            out.append(stripped)
+    return "\n".join(out)
+
+
 @lru_cache(maxsize=16)
 def rule_book(game_id: str, rules_dir: Path = RULES_DIR) -> RuleBook:
     """The parsed rules of a game, or an empty book when the document does not exist yet."""
@@ -86,3 +98,32 @@ def rule_book(game_id: str, rules_dir: Path = RULES_DIR) -> RuleBook:
         return parse_rules(path.read_text(encoding="utf-8"))
     except OSError:
         return RuleBook(title=game_id, rules=())
+
+
+_TABLE_RULE = re.compile(r"^- \*\*(TABLE-\d+) ([^*]+?)\.\*\*\s*(.*)$")
+
+
+@lru_cache(maxsize=1)
+def table_rules(rules_dir: Path = RULES_DIR) -> RuleBook:
+    """The table-wide rules (TABLE-n: undo, unreadable input) from the bullets in docs/rules/README.md."""
+    try:
+        text = (rules_dir / "README.md").read_text(encoding="utf-8")
+    except OSError:
+        return RuleBook(title="Goldtable", rules=())
+    rules: list[Rule] = []
+    current: list[str] | None = None
+    for line in text.splitlines() + [""]:
+        match = _TABLE_RULE.match(line)
+        if match:
+            current = [match.group(1), match.group(2), match.group(3)]
+        elif current is not None and line.startswith("  ") and not line.strip().startswith("Tests:"):
+            current[2] += " " + line.strip()
+        elif current is not None:
+            rules.append(Rule(id=current[0], title=current[1], text=current[2].strip(), section="Table rules"))
+            current = None
+    return RuleBook(title="Goldtable", rules=tuple(rules))
+
+
+def find_rule(game_id: str, rule_id: str) -> Rule | None:
+    """A rule cited by a refusal: the game's own, or a table-wide TABLE-n rule."""
+    return rule_book(game_id).get(rule_id) or table_rules().get(rule_id)

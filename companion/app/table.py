@@ -13,7 +13,7 @@ from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 
 from companion.app.i18n import _, game_text
-from companion.app.rules_doc import rule_book
+from companion.app.rules_doc import find_rule
 from companion.app.settings import SEAT_COLOURS
 from companion.engine.core import ActionModel, Event, Refusal
 from companion.engine.journal import JournalError
@@ -228,7 +228,7 @@ class TableModel(EventDispatcher):
         self.notice_text = ""
         self.notice_choices = []
         self.refusal_text = self.game_text(refusal.message, refusal.params)
-        rule = rule_book(self.domain).get(refusal.rule) if self.session is not None else None
+        rule = find_rule(self.domain, refusal.rule)
         self.refusal_rule = f"{refusal.rule} {rule.title}" if rule else refusal.rule
         self.refusal_rule_text = rule.text if rule else ""
 

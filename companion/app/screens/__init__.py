@@ -68,6 +68,8 @@ class OptionsScreen(Screen):
         app = App.get_running_app()
         model = app.options_model
         box = self.ids.rows
+        for child in box.children:
+            getattr(child, "detach", lambda: None)()
         box.clear_widgets()
         for field in model.fields:
             if field["kind"] == "other" or field["kind"] == "text":
@@ -105,8 +107,10 @@ class SetupScreen(Screen):
     """What to put where: the game's own steps, then the seats."""
 
     steps_text = StringProperty("")
+    problem = StringProperty("")
 
     def on_pre_enter(self, *_args: Any) -> None:
+        self.problem = ""
         from companion.app.tables import table_for
 
         app = App.get_running_app()

@@ -224,3 +224,83 @@ class DiggerPanel(BoxLayout):
 
 def build_panel(table: TableModel) -> DiggerPanel:
     return DiggerPanel(table)
+
+
+def options_panel(model: Any) -> "DiggerCardsPanel":
+    """The scoring-card values on the Options screen, and which black card each seat holds."""
+    return DiggerCardsPanel(model=model)
+
+
+class DiggerCardsPanel(BoxLayout):
+    """Shows the card values of the chosen side; on the black side each seat's card can be chosen
+    (tapping a card another seat holds swaps the two), or left to the seeded deal."""
+
+    model = ObjectProperty(None)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(orientation="vertical", size_hint_y=None, spacing=4, **kwargs)
+        self.bind(minimum_height=self.setter("height"))
+        self.model.bind(values=self.rebuild)
+        self.rebuild()
+
+    def detach(self) -> None:
+        """Called when the Options screen is built again."""
+        self.model.unbind(values=self.rebuild)
+
+    def _label(self, text: str, height: int = 30, bold: bool = False) -> Any:
+        label = Factory.Label(text=text, font_size="16sp", bold=bold, size_hint_y=None, height=height,
+                              halign="left", valign="middle")
+        label.bind(size=lambda widget, size: setattr(widget, "text_size", size))
+        return label
+
+    def rebuild(self, *_args: Any) -> None:
+        from companion.engine.errors import UserError
+        from companion.games.digger.cards import load_cards
+
+        self.clear_widgets()
+        values = self.model.values
+        try:
+            layout = load_cards(values.get("cards_file") or None)
+        except UserError as error:
+            self.add_widget(self._label(str(error), height=48))
+            return
+        self.add_widget(self._label(_("Scoring-card values (our defaults; check them against your cards):"),
+                                    bold=True))
+        if values.get("side", "white") == "white":
+            self.add_widget(self._label(_card_text(layout.white)))
+            return
+        seats = [seat["name"] for seat in App.get_running_app().players_model.seats]
+        chosen = values.get("black_cards")
+        deal = Factory.GToggle(text=_("Deal the black cards by chance"), size_hint_y=None, height=48,
+                               state="down" if chosen is None else "normal")
+        deal.bind(on_release=lambda _b: self.model.set("black_cards", None if chosen is not None else
+                                                       [card.id for card in layout.black[:len(seats)]]))
+        self.add_widget(deal)
+        if chosen is None or len(chosen) != len(seats):
+            for card in layout.black:
+                self.add_widget(self._label(_("Card {id}: {values}").format(id=card.id, values=_card_text(card))))
+            return
+        by_id = {card.id: card for card in layout.black}
+        for seat, name in enumerate(seats):
+            row = BoxLayout(size_hint_y=None, height=48, spacing=4)
+            row.add_widget(self._label(name, height=48))
+            for card in layout.black:
+                toggle = Factory.GToggle(text=card.id, size_hint_x=None, width=52,
+                                         state="down" if chosen[seat] == card.id else "normal")
+                toggle.bind(on_release=lambda _b, s=seat, c=card.id: self.choose(s, c))
+                row.add_widget(toggle)
+            self.add_widget(row)
+            self.add_widget(self._label("    " + _card_text(by_id[chosen[seat]]), height=24))
+
+    def choose(self, seat: int, card_id: str) -> None:
+        chosen = list(self.model.values["black_cards"])
+        if card_id in chosen:
+            other = chosen.index(card_id)
+            chosen[other] = chosen[seat]
+        chosen[seat] = card_id
+        self.model.set("black_cards", chosen)
+
+
+def _card_text(values: Any) -> str:
+    return "   ".join(f"{colour_word(token)} {getattr(values, field)}"
+                      for token, field in (("Y", "yellow"), ("R", "red"), ("G", "green"), ("W", "white")))
