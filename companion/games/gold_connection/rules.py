@@ -895,17 +895,37 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
                 choices.append(Loot(bars=bars))
         return choices
 
-    def plunders(self, state: GoldConnectionState) -> list[Plunder]:
-        """Every take from each box that may be plundered from the arrow's field."""
+    def plunders(self, state: GoldConnectionState, max_target: int | None = None) -> list[Plunder]:
+        """Every take from a box that may be plundered here whose target stays within `max_target`.
+
+        By default the limit is 12 plus the player's chips (a bigger take can never be rolled, GC-9);
+        without a limit the takes of a full box would run into the hundreds of thousands.
+        """
+        robber = state.robbers[state.current]
+        if max_target is None:
+            max_target = BEST_ROLL + robber.chips
         found: list[Plunder] = []
         for seat, victim in enumerate(state.robbers):
-            if seat == state.current:
+            if seat == state.current or victim.stone != robber.arrow:
                 continue
-            rows = [row for row, numbers in victim.rows.items() if numbers]
-            for counts in product(*(range(len(victim.rows[row]) + 1) for row in rows)):
-                take = {row: n for row, n in zip(rows, counts) if n}
-                if take:
-                    found.append(Plunder(victim=seat, take=take))
+            rows = [(row, numbers) for row, numbers in victim.rows.items() if numbers]
+
+            def extend(index: int, take: dict[str, int], budget: int, seat: int = seat,
+                       rows: list[tuple[str, tuple[int, ...]]] = rows) -> None:
+                if index == len(rows):
+                    if take:
+                        found.append(Plunder(victim=seat, take=dict(take)))
+                    return
+                row, numbers = rows[index]
+                extend(index + 1, take, budget)
+                spent = 0
+                for count in range(1, len(numbers) + 1):
+                    spent += numbers[-count]
+                    if spent > budget:
+                        break
+                    extend(index + 1, take | {row: count}, budget - spent)
+
+            extend(0, {}, max_target - state.distance)
         return found
 
     def legal_actions(self, state: GoldConnectionState) -> list[ActionModel] | None:
