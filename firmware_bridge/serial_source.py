@@ -9,6 +9,7 @@ reconnect loop; parse errors only produce `rejected` events and never touch the 
 from __future__ import annotations
 
 import logging
+import select
 import threading
 import time
 from typing import Any, Callable
@@ -170,12 +171,34 @@ class SerialSource(Source):
         if not self._stop.is_set():
             self._status("disconnected", f"{url}: {reason}")
 
+    def _chunk_reader(self, port: Any) -> Callable[[], bytes]:
+        """A function returning everything that has arrived, waiting at most `read_timeout` for it.
+
+        Ports with a file descriptor (device nodes, socket://) are switched to non-blocking and waited
+        on with select: pyserial's socket handler reports `in_waiting` as 0 or 1, so the usual
+        `read(in_waiting or 1)` would go byte by byte there.  Other handlers (loop://, rfc2217://)
+        report `in_waiting` truthfully and use that.
+        """
+        try:
+            fd = port.fileno()
+        except (OSError, AttributeError):  # io.UnsupportedOperation is an OSError
+            return lambda: port.read(port.in_waiting or 1)
+        port.timeout = 0
+        timeout = self.read_timeout
+
+        def read() -> bytes:
+            ready, _, _ = select.select([fd], [], [], timeout)
+            return port.read(65536) if ready else b""
+
+        return read
+
     def _read_loop(self, port: Any) -> str:
         last_line = self._clock()
         lost = False
+        read = self._chunk_reader(port)
         while not self._stop.is_set():
             try:
-                data = port.read(port.in_waiting or 1)
+                data = read()
             except (serial.SerialException, OSError) as error:
                 return str(error) or type(error).__name__
             now = self._clock()

@@ -154,11 +154,11 @@ class Firmware:
 def run() -> None:
     """The real main loop on the Pico (USB CDC as the serial port)."""
     import binascii
-    import micropython
     import random
     import select
 
-    micropython.kbd_intr(-1)  # a stray 0x03 from the host must not stop the firmware
+    # Ctrl-C (0x03) stays enabled so mpremote can still stop us; the host only ever sends printable
+    # GTP/1 lines, so it never sends one by accident.
     poller = select.poll()
     poller.register(sys.stdin, select.POLLIN)
     device_id = "pico-" + binascii.hexlify(machine.unique_id()).decode()[-8:]

@@ -272,3 +272,16 @@ def test_commands_while_disconnected_are_dropped_and_counted() -> None:
 
 def test_ack_encoding_matches_what_the_peer_parses() -> None:
     assert FrameParser(HOST_KINDS).feed(encode_ack(7))[0].seq == 7  # type: ignore[union-attr]
+
+
+def test_handlers_without_a_file_descriptor_are_read_too() -> None:
+    # loop:// echoes what the host writes: our own LED command comes back and is refused as a device
+    # frame, which proves the reader of handlers without fileno() (loop://, rfc2217://) works.
+    bridge, source, collector = attach("loop://")
+    try:
+        assert wait_for(lambda: source.connected)
+        bridge.send(LedCommand(name="seat1", mode="on"))
+        assert wait_for(lambda: [e.reason for e in collector.of("rejected")]  # type: ignore[attr-defined]
+                        == ["unknown frame type 'LED'"])
+    finally:
+        bridge.stop()
