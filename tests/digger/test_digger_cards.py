@@ -7,9 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from companion.cli import main
 from companion.engine.errors import UserError
 from companion.games.digger.cards import DEFAULT_CARDS_FILE, card_problems, load_cards
 from tests.digger.digger_helpers import GAME, setup
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def shipped() -> dict:  # type: ignore[type-arg]
@@ -48,8 +51,26 @@ def test_bad_card_file_is_one_line_naming_file_and_field(tmp_path: Path, change,
     data = shipped()
     change(data)
     with pytest.raises(UserError, match=message) as caught:
-        GAME.initial_state(setup(2, cards_file=str(write(tmp_path, data))))
+        load_cards(write(tmp_path, data))
     assert "\n" not in str(caught.value)
+
+
+def test_bad_card_file_in_a_record_names_record_option_and_card_field(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = shipped()
+    data["white"].pop("red")
+    cards = write(tmp_path, data)
+    record = json.loads((ROOT / "docs" / "examples" / "digger.json").read_text(encoding="utf-8"))
+    record["options"]["cards_file"] = str(cards)
+    game_file = tmp_path / "game.json"
+    game_file.write_text(json.dumps(record), encoding="utf-8")
+    before = cards.read_bytes(), game_file.read_bytes()
+    assert main(["replay", str(game_file)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith(f"goldtable: {game_file}: options: cards_file: ")
+    assert f"{cards}: white.red: Field required" in error
+    assert (cards.read_bytes(), game_file.read_bytes()) == before
 
 
 def test_unreadable_card_file(tmp_path: Path) -> None:

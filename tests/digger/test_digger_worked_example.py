@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.games.digger.example import play_example
+from companion.games.digger.example import compact_json, play_example
 from companion.games.digger.rules import Rob, Take
 from tests.digger.digger_helpers import GAME, new_state, play, roll, with_boxes
 
@@ -71,6 +71,7 @@ def test_record_format_doc_holds_the_complete_example_and_its_real_summary(
         capsys: pytest.CaptureFixture[str]) -> None:
     doc = (EXAMPLE_FILE.parents[1] / "record-format.md").read_text(encoding="utf-8")
     block = doc.split("```json\n", 1)[1].split("```", 1)[0]
+    assert block == compact_json(play_example())
     assert json.loads(block) == json.loads(EXAMPLE_FILE.read_text(encoding="utf-8"))
     assert main(["replay", str(EXAMPLE_FILE), "--json"]) == 0
     assert capsys.readouterr().out.strip() in doc

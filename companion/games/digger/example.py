@@ -1,6 +1,7 @@
 """Write the example game record docs/examples/digger.json: a whole four-player game, reproducible.
 
     python -m companion.games.digger.example docs/examples/digger.json
+    python -m companion.games.digger.example --compact    (the form printed in docs/record-format.md)
 
 A simple table bot plays every seat the way a family might (grab the valuable colours, rob the leader,
 stop after a few rolls, sometimes too slowly); the sand timer is simulated with seconds per move, so the
@@ -10,6 +11,7 @@ record has believable timestamps and sources, and a few turns end by time-up or 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -109,11 +111,22 @@ def play_example(setup: Setup = EXAMPLE_SETUP, start: datetime = EXAMPLE_START) 
     return GameRecord.from_setup(setup, tuple(actions), started=start)
 
 
+def compact_json(record: GameRecord) -> str:
+    """The same record with one action per line, short enough to print in docs/record-format.md."""
+    data = record.model_dump(mode="json")
+    actions = data.pop("actions")
+    lines = [f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}," for key, value in data.items()]
+    entries = [f"    {json.dumps(entry, ensure_ascii=False)}" for entry in actions]
+    return "{\n" + "\n".join(lines) + '\n  "actions": [\n' + ",\n".join(entries) + "\n  ]\n}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("output", nargs="?", default="-", help="record file (default: standard output)")
+    parser.add_argument("--compact", action="store_true", help="one action per line (for the docs)")
     args = parser.parse_args(argv)
-    text = play_example().to_json()
+    record = play_example()
+    text = compact_json(record) if args.compact else record.to_json()
     if args.output == "-":
         sys.stdout.write(text)
     else:

@@ -11,7 +11,7 @@ from itertools import combinations, combinations_with_replacement
 from random import Random
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
 
 from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
 from companion.engine.errors import UserError
@@ -38,10 +38,10 @@ class DiggerOptions(BaseModel):
 
     side: Literal["white", "black"] = Field("white", description="Scoring-card side: white (basic game, all "
                                             "cards alike) or black (the variant, every card different)")
-    black_cards: tuple[str, ...] | None = Field(None, description="Black card id per seat; dealt by the seed "
-                                                "when left out")
     cards_file: str | None = Field(None, description="The owner's own card file instead of "
                                    "layouts/digger_cards.json")
+    black_cards: tuple[str, ...] | None = Field(None, description="Black card id per seat (black side only); "
+                                                "dealt by the seed when left out")
     timer_seconds: int = Field(30, ge=5, le=600, description="Length of the sand timer in seconds")
     fumble_robbed_to: Literal["middle", "owner"] = Field("middle", description="DIG-R1: where stones robbed "
                                                          "in a fumbled turn go")
@@ -55,6 +55,31 @@ class DiggerOptions(BaseModel):
                                        "already stowed, which the digger keeps")
     tie_break: Literal["shared", "most_stones"] = Field("shared", description="DIG-R6: how a tie for the "
                                                         "best score is settled")
+
+    @field_validator("cards_file")
+    @classmethod
+    def _cards_file_readable(cls, path: str | None) -> str | None:
+        """A bad card file is reported where the option is set (record, options file, Options screen)."""
+        if path is not None:
+            try:
+                load_cards(path)
+            except UserError as error:
+                raise ValueError(str(error)) from None
+        return path
+
+    @field_validator("black_cards")
+    @classmethod
+    def _black_cards_known(cls, chosen: tuple[str, ...] | None, info: ValidationInfo) -> tuple[str, ...] | None:
+        """Each chosen card must exist in the card file, and one physical card can sit at one seat only."""
+        if chosen is None or "cards_file" not in info.data:
+            return chosen
+        known = {card.id for card in load_cards(info.data["cards_file"]).black}
+        for seat, card_id in enumerate(chosen):
+            if card_id not in known:
+                raise ValueError(f"seat {seat}: no black card {card_id!r} (known: {', '.join(sorted(known))})")
+            if chosen.index(card_id) != seat:
+                raise ValueError(f"seat {seat}: card {card_id!r} is already held by seat {chosen.index(card_id)}")
+        return chosen
 
 
 class DiggerRules(Value):
@@ -220,7 +245,10 @@ class Digger(Game[DiggerState, DiggerOptions]):
 
     # -- setup -------------------------------------------------------------------------------------
     def initial_state(self, setup: Setup) -> DiggerState:
-        """All 50 stones in the middle, one card per seat; the first digger's right neighbour keeps time."""
+        """All 50 stones in the middle, one card per seat; the first digger's right neighbour keeps time.
+
+        Options that fail validation raise pydantic's ValidationError (callers name the file they came from).
+        """
         options = DiggerOptions.model_validate(setup.options)
         players = len(setup.players)
         if not self.min_players <= players <= self.max_players:
@@ -245,13 +273,6 @@ class Digger(Game[DiggerState, DiggerOptions]):
             chosen = tuple(Random(f"digger-cards:{seed}").sample(sorted(by_id), players))
         if len(chosen) != players:
             raise UserError(f"options: black_cards: {len(chosen)} card ids for {players} players")
-        for seat, card_id in enumerate(chosen):
-            if card_id not in by_id:
-                raise UserError(f"options: black_cards.{seat}: no black card {card_id!r} "
-                                f"(known: {', '.join(sorted(by_id))})")
-            if chosen.index(card_id) != seat:
-                raise UserError(f"options: black_cards.{seat}: card {card_id!r} is already held by seat "
-                                f"{chosen.index(card_id)}")
         return tuple(Card.from_values(card_id, "black", by_id[card_id]) for card_id in chosen)
 
     # -- rules -------------------------------------------------------------------------------------
