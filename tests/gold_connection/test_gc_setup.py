@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from companion.engine.errors import UserError
-from companion.games.gold_connection.board import load_vault
+from companion.games.gold_connection.board import LAYOUT_FILE, load_vault
 from companion.games.gold_connection.rules import ALL_BARS, CHIP_SUPPLY, row_ids
 from companion.layout import check_layout
 from tests.gold_connection.gc_helpers import GAME, act, assert_all_bars, fresh, refusal, setup
@@ -18,10 +20,19 @@ def test_vault_has_fourteen_safes_and_two_choice_points() -> None:
     assert len(vault.safe_ids) == 14
     assert sorted(n for n in vault.numbers.values() if n is not None) == list(range(1, 13))
     choice_points = [safe for safe in vault.safe_ids if vault.is_choice_point(safe)]
-    assert choice_points == ["E", "W"] or sorted(choice_points) == ["E", "W"]
+    assert sorted(choice_points) == ["E", "W"]
     for safe in vault.safe_ids:
         assert len(vault.neighbours[safe]) == (3 if safe in choice_points else 2)
     assert check_layout("layouts/gold_connection.json") == []
+
+
+def test_layout_with_a_dangling_connection_is_refused_with_reason_and_rule(tmp_path: Path) -> None:
+    data = json.loads(LAYOUT_FILE.read_text(encoding="utf-8"))
+    data["connections"].append(["S2", "S13"])
+    path = tmp_path / "vault.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(UserError, match=r"connections\[17\]: unknown safe 'S13' \(GC-1\)"):
+        load_vault(path)
 
 
 def test_walls_remove_passages_from_the_movement_graph() -> None:

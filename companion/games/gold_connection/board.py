@@ -59,7 +59,11 @@ class GoldConnectionLayout(_Strict):
 
 
 def layout_problems(layout: GoldConnectionLayout) -> list[str]:
-    """Every semantic problem, one line each, naming the element (what `goldtable layout check` prints)."""
+    """Every semantic problem, one line each, naming the element and citing rule GC-1 (the vault)."""
+    return [f"{problem} (GC-1)" for problem in _problems(layout)]
+
+
+def _problems(layout: GoldConnectionLayout) -> list[str]:
     problems: list[str] = []
     ids = [safe.id for safe in layout.safes]
     known = set(ids)
@@ -78,27 +82,28 @@ def layout_problems(layout: GoldConnectionLayout) -> list[str]:
     for safe in layout.safes:
         if not (0 <= safe.x <= layout.width and 0 <= safe.y <= layout.height):
             problems.append(f"safes.{safe.id}: position ({safe.x}, {safe.y}) is outside the canvas")
+    dangling = len(known) != len(ids)
     seen: set[frozenset[str]] = set()
     for index, (a, b) in enumerate(layout.connections):
         for end in (a, b):
             if end not in known:
+                dangling = True
                 problems.append(f"connections[{index}]: unknown safe {end!r}")
         if a == b:
             problems.append(f"connections[{index}]: joins {a!r} to itself")
         if frozenset((a, b)) in seen:
             problems.append(f"connections[{index}]: {a}-{b} listed twice")
         seen.add(frozenset((a, b)))
-    walled: set[frozenset[str]] = set()
     for index, (a, b) in enumerate(layout.walls):
         for end in (a, b):
             if end not in known:
+                dangling = True
                 problems.append(f"walls[{index}]: unknown safe {end!r}")
         if frozenset((a, b)) not in seen and a in known and b in known:
             problems.append(f"walls[{index}]: {a}-{b} is not a listed connection, so there is nothing to block")
-        walled.add(frozenset((a, b)))
     if len(layout.walls) != 2:
         problems.append(f"walls: {len(layout.walls)} walls, the vault has 2")
-    if problems:
+    if dangling or not ids:
         return problems + _counter_problems(layout)
     graph = _movement_graph(layout)
     for safe in layout.safes:
