@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from random import Random
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from companion.engine.record import replay
@@ -40,7 +40,6 @@ def wild_action(rng: Random, size: int) -> dict[str, object]:
     return {"type": "throw", "values": [rng.randrange(3) for _ in range(rng.randrange(1, 4))]}
 
 
-@settings(max_examples=40)
 @given(seed=st.integers(0, 10_000), board=st.sampled_from(["default", "small", "generated-6-77"]),
        overlay=st.integers(0, 11), bury_weight=st.sampled_from([0.0, 0.1, 0.4]),
        clears_alone=st.booleans())
