@@ -261,3 +261,19 @@ def test_exact_odds_with_and_without_chips() -> None:
     state, _ = act(state, {"type": "loot", "bars": ["B2", "B3"]})
     prompt = GAME.prompt(state)
     assert (prompt.params["chance"], prompt.params["chance_with_chips"]) == (58.3, 83.3)
+
+
+# -- readings ----------------------------------------------------------------------------------------
+def test_reading_distance_counts_every_step_travelled() -> None:
+    state = turn_state({0: ("S4", "S5"), 1: ("S8", "S9")})
+    state, _ = act(state, {"type": "move", "path": ["S5", "W", "S1", "S2", "S3"]})
+    assert state.distance == 5
+    state, _ = act(state, {"type": "move", "path": ["S4"]}, {"type": "stop"})
+    assert state.announcement is not None and state.announcement.target == 6
+
+
+def test_reading_moving_on_from_a_field_with_nothing_to_do() -> None:
+    state, _ = act(turn_state({0: ("S7", "E"), 1: ("S8", "S9")}), {"type": "move", "path": ["E", "S8"]})
+    assert refusal(state, {"type": "stop"}).code == "stop.occupied"
+    state, _ = act(state, {"type": "move", "path": ["S9"]}, {"type": "stop"})
+    assert state.announcement is not None and state.announcement.target == 3
