@@ -9,6 +9,7 @@ reconnect loop; parse errors only produce `rejected` events and never touch the 
 from __future__ import annotations
 
 import logging
+import queue
 import select
 import threading
 import time
@@ -17,7 +18,7 @@ from typing import Any, Callable
 import serial
 from serial.tools import list_ports
 
-from firmware_bridge.events import OutputCommand, StatusEvent
+from firmware_bridge.events import BridgeEvent, OutputCommand, StatusEvent
 from firmware_bridge.hub import Emit, Source
 from firmware_bridge.protocol import (
     DeviceLink,
@@ -77,11 +78,13 @@ class SerialSource(Source):
         self._parser = FrameParser()
         self._link = DeviceLink()
         self._emit: Emit | None = None
-        self._port: Any = None
+        self._port: serial.SerialBase | None = None
         self._port_name: str | None = None
         self._write_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._writer: threading.Thread | None = None
+        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._reported: str | None = None
         self._hello_seen: tuple[str, str] | None = None
         self.device: str | None = None
@@ -117,18 +120,32 @@ class SerialSource(Source):
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name=f"{self.name}-reader", daemon=True)
         self._thread.start()
+        self._writer = threading.Thread(target=self._write_commands, name=f"{self.name}-writer", daemon=True)
+        self._writer.start()
 
     def stop(self) -> None:
         self._stop.set()
+        if self._writer is not None:
+            self._outbox.put(None)
+            self._writer.join()
+            self._writer = None
         if self._thread is not None:
             self._thread.join()
             self._thread = None
         self._emit = None
 
     def send(self, command: OutputCommand) -> None:
-        """Write a command now if the port is open; while disconnected it is dropped (and counted)."""
-        if not self._write(encode_command(command)):
-            self.commands_dropped += 1
+        """Queue a command and return at once: a device that stops reading must not stall the caller
+        (the app's UI thread).  Commands that find the port closed are dropped and counted."""
+        self._outbox.put(encode_command(command))
+
+    def _write_commands(self) -> None:
+        while True:
+            line = self._outbox.get()
+            if line is None:
+                return
+            if not self._write(line):
+                self.commands_dropped += 1
 
     # --- reader thread ---------------------------------------------------------------------------
 
@@ -151,7 +168,7 @@ class SerialSource(Source):
             self._stop.wait(delay)
             delay = min(delay * 2, self.backoff[1])
 
-    def _serve(self, port: Any, url: str) -> None:
+    def _serve(self, port: serial.SerialBase, url: str) -> None:
         """Read until the port fails or we are stopped; then close it."""
         with self._write_lock:
             self._port, self._port_name = port, url
@@ -171,7 +188,7 @@ class SerialSource(Source):
         if not self._stop.is_set():
             self._status("disconnected", f"{url}: {reason}")
 
-    def _chunk_reader(self, port: Any) -> Callable[[], bytes]:
+    def _chunk_reader(self, port: serial.SerialBase) -> Callable[[], bytes]:
         """A function returning everything that has arrived, waiting at most `read_timeout` for it.
 
         Ports with a file descriptor (device nodes, socket://) are switched to non-blocking and waited
@@ -192,7 +209,7 @@ class SerialSource(Source):
 
         return read
 
-    def _read_loop(self, port: Any) -> str:
+    def _read_loop(self, port: serial.SerialBase) -> str:
         last_line = self._clock()
         lost = False
         read = self._chunk_reader(port)
@@ -256,7 +273,7 @@ class SerialSource(Source):
         self._reported = state
         self._deliver(StatusEvent(source=self.name, state=state, detail=detail))  # type: ignore[arg-type]
 
-    def _deliver(self, event: Any) -> None:
+    def _deliver(self, event: BridgeEvent) -> None:
         emit = self._emit
         if emit is not None:
             emit(event)

@@ -212,10 +212,9 @@ class Simulator:
             self._thread.join()
             self._thread = None
         self._drop_client()
-        for sock in (self._listener,):
-            if sock is not None:
-                sock.close()
-        self._listener = None
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
         for fd in (self._master, self._slave):
             if fd is not None:
                 os.close(fd)

@@ -264,10 +264,15 @@ def test_usb_ids_and_urls_are_checked_up_front() -> None:
         SerialSource("nosuchscheme://x")
 
 
-def test_commands_while_disconnected_are_dropped_and_counted() -> None:
-    source = SerialSource("socket://127.0.0.1:9")
-    source.send(LedCommand(name="seat1", mode="on"))
-    assert source.commands_dropped == 1
+def test_commands_while_disconnected_are_dropped_and_counted(peer: Peer) -> None:
+    url = peer.url
+    peer.close()  # nobody listens
+    bridge, source, _ = attach(url)
+    try:
+        bridge.send(LedCommand(name="seat1", mode="on"))  # returns at once, never blocks the caller
+        assert wait_for(lambda: source.commands_dropped == 1)
+    finally:
+        bridge.stop()
 
 
 def test_ack_encoding_matches_what_the_peer_parses() -> None:
