@@ -12,6 +12,7 @@ SEQ_LIMIT = 65536
 FACES = "123456LBYRGWK0?"
 NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 VERSION_CHARS = NAME_CHARS + ".+"
+HEX_DIGITS = "0123456789ABCDEF"
 #: Resend an unacknowledged frame after this long.
 RESEND_MS = 300
 #: Send a heartbeat when nothing else went out for this long.
@@ -34,10 +35,10 @@ def checksum(body: bytes) -> int:
 
 def encode(body: str) -> bytes:
     """`$` + body + `*HH` + CR LF; ValueError if the line would be too long or break the framing."""
-    raw = body.encode()
-    for forbidden in b"$*\r\n":
-        if forbidden in raw:
+    for forbidden in "$*\r\n":
+        if forbidden in body:
             raise ValueError("frame body may not contain $ * CR LF")
+    raw = body.encode()
     line = b"$" + raw + ("*%02X\r\n" % checksum(raw)).encode()
     if len(line) > MAX_LINE:
         raise ValueError("frame longer than 82 bytes")
@@ -83,28 +84,32 @@ class HostReader:
         return commands
 
     def parse_line(self, line: bytes):  # -> tuple | None
-        start = line.rfind(b"$")
+        """One line without its LF.  Works on str after decoding, the methods MicroPython surely has."""
+        try:
+            text = line.decode()
+        except UnicodeError:
+            self.rejected += 1
+            return None
+        start = text.rfind("$")
         if start < 0:
-            if line.strip():
+            if text.strip():
                 self.rejected += 1
             return None
-        line = line[start:]
-        if line[-1:] == b"\r":
-            line = line[:-1]
-        if len(line) + 2 > MAX_LINE or len(line) < 5 or line[-3:-2] != b"*":
+        text = text[start:]
+        if text.endswith("\r"):
+            text = text[:-1]
+        if len(text) + 2 > MAX_LINE or len(text) < 5 or text[-3] != "*":
             self.rejected += 1
             return None
-        body = line[1:-3]
-        try:
-            expected = int(line[-2:], 16)
-            text = body.decode()
-        except (ValueError, UnicodeError):
+        digits = text[-2:]
+        if digits[0] not in HEX_DIGITS or digits[1] not in HEX_DIGITS:
             self.rejected += 1
             return None
-        if line[-2:] != line[-2:].upper() or checksum(body) != expected:
+        body = text[1:-3]
+        if checksum(body.encode()) != int(digits, 16):
             self.rejected += 1
             return None
-        command = self.meaning(text.split(","))
+        command = self.meaning(body.split(","))
         if command is None:
             self.rejected += 1
         return command

@@ -76,7 +76,8 @@ class Table:
             change = button.update(now)
             if change:
                 self.device.button(name, "DOWN" if change > 0 else "UP")
-            elif button.stable and not button.held_sent and now - button.changed_at >= board.HOLD_MS:
+            elif (button.stable and not button.held_sent and button.changed_at is not None
+                  and now - button.changed_at >= board.HOLD_MS):
                 button.held_sent = True
                 self.device.button(name, "HELD")
         if self.tilt.update(now):

@@ -257,6 +257,22 @@ def test_firmware_reports_a_bouncy_button_once_and_a_long_press_as_held(main_mod
                              ("BTN", ("confirm", "UP"))]
 
 
+def test_a_button_already_down_at_power_on_is_not_reported_until_it_changes(main_module) -> None:
+    class StuckConfirm(StubPin):
+        def __init__(self, number: int, *args: Any, **kwargs: Any) -> None:
+            super().__init__(number, *args, **kwargs)
+            if number == 2:
+                self.level = 0
+
+    firmware = main_module.Firmware(StuckConfirm, lambda data: None, "pico-test")
+    for now in range(2000):
+        firmware.step(b"", now)
+    assert firmware.device.queue == [] and firmware.device.outstanding is None
+    pin(2).level = 1
+    firmware.step(b"", 2000)
+    assert firmware.device.outstanding is not None and b"confirm,UP" in firmware.device.outstanding[1]
+
+
 def test_firmware_reports_hourglass_flips_and_flat(main_module) -> None:
     pico = Pico(main_module)
     pico.run(5)
