@@ -54,6 +54,8 @@ def start_headless(size: tuple[int, int], **app_kwargs: Any) -> Any:
     app = GoldtableApp(**app_kwargs)
     app._run_prepare()  # Kivy's own set-up step of App.run(): build(), window, on_start
     pump()
+    while not app.ready:  # the engine, journal and hardware start right after the first frame
+        pump(1)
     return app
 
 
@@ -80,9 +82,9 @@ def demo_app(size: tuple[int, int], language: str, game: str = "digger", data_di
     journal = data_dir / "journal.sqlite3"
     demo_session(journal, moves=None, game=game).journal.close()  # type: ignore[union-attr]
     demo_session(journal, moves=9, game=game).journal.close()  # type: ignore[union-attr]
-    players = [RememberedPlayer(name=name, colour=colour) for name, colour in
+    players = tuple(RememberedPlayer(name=name, colour=colour) for name, colour in
                (("Anna", "#d64541"), ("Ben", "#3a7bd5"), ("Chloé", "#2e9e5b"), ("David", "#e3b505"),
-                ("Émile", "#8e44ad"))]
+                ("Émile", "#8e44ad")))
     save_settings(AppSettings(language=language, players=players, last_game=game),
                   data_dir / "app-settings.json")
     return start_headless(size, journal_path=journal, settings_file=data_dir / "app-settings.json",
@@ -91,8 +93,6 @@ def demo_app(size: tuple[int, int], language: str, game: str = "digger", data_di
 
 def show_screen(app: Any, screen: str) -> None:
     """Bring the demo app to `screen` with fitting state (the interrupted game resumed for table screens)."""
-    from companion.app.table import TableModel  # noqa: F401 — the app's table model is used below
-
     if screen in ("home", "settings", "hardware"):
         app.go(screen)
     elif screen in ("players", "options", "setup"):
@@ -118,8 +118,9 @@ def show_screen(app: Any, screen: str) -> None:
         from companion.engine.session import Session
 
         app.table.attach(Session.resume(journal, finished))
-        app.root.get_screen("table").show_panel(__import__("companion.app.tables", fromlist=["table_for"])
-                                                .table_for(app.table.session.setup.game))
+        from companion.app.tables import table_for
+
+        app.screen("table").show_panel(table_for(app.table.session.setup.game))
         app.show_end()
     pump(4)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kivy.app import App
 from kivy.core.window import Window
@@ -18,18 +18,13 @@ from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion.app import i18n
-from companion.app.hardware import HardwareLink, default_sources, record_source
 from companion.app.i18n import _
 from companion.app.settings import SEAT_COLOURS, AppSettings, load_settings, save_settings, settings_path
-from companion.app.table import TableModel
-from companion.app.tables import table_for
-from companion.app.timer import Sounds, TimerModel
-from companion.app.viewmodels import EndModel, OptionsModel, PlayersModel, RulesModel
-from companion.engine.core import Setup
-from companion.engine.errors import UserError
-from companion.engine.journal import Journal, JournalError
-from companion.engine.registry import all_games, get_game
-from companion.engine.session import Session
+
+if TYPE_CHECKING:
+    from companion.app.table import TableModel
+    from companion.engine.core import Setup
+    from companion.engine.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -62,12 +57,32 @@ class GoldtableApp(App):
         if serial_url is not None:
             self.settings = self.settings.model_copy(update={"serial_url": serial_url})
         self.lang = i18n.set_language(self.settings.language)
-        self.journal = Journal(journal_path)
+        self._journal_path = journal_path
+        self._hardware_request = (list(sources or []), use_system_hardware, gpio)
+        self.hardware: Any = None  # started after the first frame (see _after_first_frame)
+        self.journal: Any = None
+        self.game_id = self.settings.last_game
+        self._history: list[str] = []
+        self._options: dict[str, Any] = {}
+
+    # -- building ------------------------------------------------------------------------------------
+    def build(self) -> ScreenManager:
+        """Only Home is built before the first frame; the engine, the journal, the view-models and the
+        other screens come right after it (screens on their first visit), so the table sees the app at once."""
+        Builder.load_file(str(APP_DIR / "widgets.kv"))
+        manager = ScreenManager(transition=NoTransition())
+        self._add_screen(manager, "home")
+        Window.bind(on_key_down=self._on_key_down)
+        return manager
+
+    def _load_models(self) -> None:
+        from companion.app.table import TableModel
+        from companion.app.timer import Sounds, TimerModel
+        from companion.app.viewmodels import EndModel, OptionsModel, PlayersModel, RulesModel
+        from companion.engine.journal import Journal
+
+        self.journal = Journal(self._journal_path)
         self.journal_notice = self.journal.notice or ""
-        if use_system_hardware:
-            sources = [*(sources or []), *default_sources(gpio and self.settings.gpio, self.settings.serial_url)]
-        self.hardware = HardwareLink(sources or [])
-        self.simulated = self.hardware.simulated
         self.table = TableModel()
         self.timer = TimerModel()
         self.sounds = Sounds()
@@ -75,35 +90,70 @@ class GoldtableApp(App):
         self.options_model = OptionsModel()
         self.end_model = EndModel()
         self.rules_model = RulesModel()
-        self.game_id = self.settings.last_game if self.settings.last_game in all_games() else "digger"
-        self._history: list[str] = []
-        self._options: dict[str, Any] = {}
-
-    # -- building ------------------------------------------------------------------------------------
-    def build(self) -> ScreenManager:
-        import companion.app.screens as screens
-
-        Builder.load_file(str(APP_DIR / "widgets.kv"))
-        for name in SCREENS:
-            Builder.load_file(str(APP_DIR / "screens" / f"{name}.kv"))
-        manager = ScreenManager(transition=NoTransition())
-        for name in SCREENS:
-            manager.add_widget(getattr(screens, f"{name.capitalize()}Screen")(name=name))
         self.table.bind(on_game_over=lambda *_: self.show_end(), revision=self._update_leds)
         self.timer.bind(on_warning=self._timer_warning)
-        self.hardware.bind(on_event=lambda _link, event: self.on_bridge_event(event))
-        Window.bind(on_key_down=self._on_key_down)
+
+    def on_start(self) -> None:
+        Window.bind(on_flip=self._after_first_frame)
+
+    def _after_first_frame(self, *_args: Any) -> None:
+        """Work that need not delay the first frame: engine and journal, hardware, the game list, Resume.
+        Also run at once if a tap comes before that frame (see `go`)."""
+        from companion.engine.registry import all_games
+
+        Window.unbind(on_flip=self._after_first_frame)
+        if self.ready:
+            return
+        if self.journal is None:
+            self._load_models()
+        if self.hardware is None:
+            self._start_hardware()
+        if self.game_id not in all_games():
+            self.game_id = "digger"
         self.refresh_resume()
+        self.root.get_screen("home").build_games()
+
+    def _start_hardware(self) -> None:
+        from companion.app.hardware import HardwareLink, default_sources
+
+        sources, use_system_hardware, gpio = self._hardware_request
+        if use_system_hardware:
+            sources = [*sources, *default_sources(gpio and self.settings.gpio, self.settings.serial_url)]
+        self.hardware = HardwareLink(sources)
+        self.simulated = self.hardware.simulated
+        self.hardware.bind(on_event=lambda _link, event: self.on_bridge_event(event))
         self.hardware.start()
-        return manager
+
+    @staticmethod
+    def _add_screen(manager: ScreenManager, name: str) -> None:
+        import companion.app.screens as screens
+
+        Builder.load_file(str(APP_DIR / "screens" / f"{name}.kv"))
+        manager.add_widget(getattr(screens, f"{name.capitalize()}Screen")(name=name))
+
+    def screen(self, name: str) -> Any:
+        """A screen, built now if this is its first use."""
+        if not self.root.has_screen(name):
+            self._add_screen(self.root, name)
+        return self.root.get_screen(name)
+
+    @property
+    def ready(self) -> bool:
+        """True once everything started after the first frame is there (tests and benchmarks wait for it)."""
+        return self.hardware is not None
 
     def on_stop(self) -> None:
+        if self.journal is None:
+            return
         self.timer.reset()
-        self.hardware.stop()
+        if self.hardware is not None:
+            self.hardware.stop()
         self.journal.close()
 
     # -- navigation ----------------------------------------------------------------------------------
     def go(self, name: str, remember: bool = True) -> None:
+        if not self.ready:
+            self._after_first_frame()
         manager = self.root
         if manager.current == name:
             return
@@ -112,9 +162,11 @@ class GoldtableApp(App):
         if name == "home":
             self._history.clear()
             self.refresh_resume()
+            self.root.get_screen("home").build_games()
         if name == "rules":
             self.rules_model.game_id = self.game_id
             self.rules_model.search()
+        self.screen(name)
         manager.current = name
 
     def back(self) -> None:
@@ -147,6 +199,8 @@ class GoldtableApp(App):
         self.update_settings(serial_url=url)
         if not url:
             return _("No serial sensor configured.")
+        if self.hardware is None:
+            return _("The hardware is still starting; try again in a moment.")
         from firmware_bridge.serial_source import SerialSource
 
         try:
@@ -162,10 +216,16 @@ class GoldtableApp(App):
 
     def new_game(self) -> None:
         """Home -> Players for the chosen game."""
+        if not self.ready:
+            self._after_first_frame()
+        from companion.engine.registry import get_game
+
         self.players_model.load(get_game(self.game_id), self.settings)
         self.go("players")
 
     def players_done(self) -> None:
+        from companion.engine.registry import get_game
+
         if self.players_model.find_problem():
             return
         self.settings = self.players_model.remember(self.settings)
@@ -184,6 +244,8 @@ class GoldtableApp(App):
         self.go("setup")
 
     def setup_for_guide(self) -> Setup:
+        from companion.engine.core import Setup
+
         return Setup(game=self.game_id, players=self.players_model.players(), options=self._options,
                      first_player=self.players_model.first_player)
 
@@ -191,16 +253,22 @@ class GoldtableApp(App):
         """Setup guide -> Table: a new journalled session."""
         import secrets
 
+        from companion.engine.errors import UserError
+        from companion.engine.journal import JournalError
+        from companion.engine.session import Session
+
         setup = self.setup_for_guide().model_copy(update={"seed": secrets.randbelow(2**31) if seed is None
                                                            else seed})
         try:
             session = Session.new(setup, self.journal)
         except (JournalError, UserError, ValueError) as error:
-            self.root.get_screen("setup").problem = str(error)
+            self.screen("setup").problem = str(error)
             return
         self._open_table(session)
 
     def refresh_resume(self) -> None:
+        from companion.engine.registry import all_games, get_game
+
         game_id = self.journal.latest_unfinished()
         if game_id is None:
             self.resume_text = ""
@@ -215,6 +283,8 @@ class GoldtableApp(App):
 
     def resume(self) -> None:
         """Home -> Table with the latest unfinished game, exactly as journalled."""
+        from companion.engine.session import Session
+
         game_id = self.journal.latest_unfinished()
         if game_id is None:
             return
@@ -227,9 +297,11 @@ class GoldtableApp(App):
         self._open_table(session)
 
     def _open_table(self, session: Session) -> None:
+        from companion.app.tables import table_for
+
         self.table.attach(session)
         self.timer.reset()
-        self.root.get_screen("table").show_panel(table_for(session.setup.game))
+        self.screen("table").show_panel(table_for(session.setup.game))
         self._history.clear()
         self.go("table", remember=False)
         if session.is_over():
@@ -257,6 +329,8 @@ class GoldtableApp(App):
     # -- hardware and keyboard -----------------------------------------------------------------------
     def on_bridge_event(self, event: Any) -> None:
         """A bridge event, on the UI thread: dice, buttons, the hourglass, a source coming or going."""
+        from companion.app.hardware import record_source
+
         kind = event.event
         if kind == "roll":
             if self.root.current == "table":
@@ -275,6 +349,8 @@ class GoldtableApp(App):
 
     def press_button(self, name: str, source: str = "keyboard") -> None:
         """A hardware (or keyboard) button: the game's table module first, then the table-wide meaning."""
+        from companion.app.tables import table_for
+
         if self.root.current not in ("table", "timer") or self.table.session is None:
             return
         module = table_for(self.table.session.setup.game)
@@ -294,7 +370,7 @@ class GoldtableApp(App):
                 self.back()
             return True
         focused = any(getattr(widget, "focus", False) for widget in self.root.walk(restrict=True))
-        if focused or self.root.current not in ("table", "timer"):
+        if focused or self.root.current not in ("table", "timer") or self.table is None:
             return False
         char = (codepoint or "").lower()
         if key == 32:
@@ -316,6 +392,8 @@ class GoldtableApp(App):
         """5 s: short beep; 0: long beep (speaker and buzzer) and the digger's LED blinks."""
         if self.settings.sound:
             self.sounds.play("expired" if mark <= 0 else "warning")
+        if self.hardware is None:
+            return
         self.hardware.beep(800 if mark <= 0 else 150)
         if self.table.player >= 0:
             self.hardware.led(f"seat{self.table.player + 1}", "blink")
@@ -323,7 +401,7 @@ class GoldtableApp(App):
     def _update_leds(self, *_args: Any) -> None:
         """The seat LED of whoever must act is on, the others off."""
         session = self.table.session
-        if session is None:
+        if session is None or self.hardware is None:
             return
         for seat in range(len(session.setup.players)):
             self.hardware.led(f"seat{seat + 1}", "on" if seat == self.table.player else "off")

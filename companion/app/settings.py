@@ -1,53 +1,89 @@
 """What the app remembers between runs: language, sound, hardware choices, the last players.
 
 One small JSON file next to the journal.  It is written atomically (temp file, then rename), and an
-unreadable file falls back to defaults rather than stopping the app at the table.
+unreadable file or value falls back to the default rather than stopping the app at the table.  Plain
+dataclasses (no pydantic, no engine import) because the settings are read before the first frame.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, Field, ValidationError
-
-from companion.engine.journal import default_path
+from typing import Any
 
 SEAT_COLOURS: tuple[str, ...] = ("#d64541", "#3a7bd5", "#2e9e5b", "#e3b505", "#8e44ad", "#e67e22")
+LANGUAGE_CHOICES: tuple[str, ...] = ("system", "en", "de", "fr")
 
 
-class RememberedPlayer(BaseModel):
+@dataclass(frozen=True)
+class RememberedPlayer:
     """A name and seat colour from an earlier game."""
 
-    name: str = Field(min_length=1, max_length=24)
+    name: str
     colour: str
 
 
-class AppSettings(BaseModel):
+@dataclass(frozen=True)
+class AppSettings:
     """Everything the Settings and Players screens change."""
 
-    language: Literal["system", "en", "de", "fr"] = "system"
+    language: str = "system"
     sound: bool = True
     fullscreen: bool = False
     gpio: bool = True
     serial_url: str = ""
-    players: list[RememberedPlayer] = Field(default_factory=list)
+    players: tuple[RememberedPlayer, ...] = field(default_factory=tuple)
     last_game: str = "digger"
+
+    def model_copy(self, update: dict[str, Any]) -> AppSettings:
+        """A copy with some fields changed (same name as pydantic's, which the rest of the code uses)."""
+        return replace(self, **update)
+
+    @classmethod
+    def from_json(cls, raw: Any) -> AppSettings:
+        """Settings from parsed JSON; each wrong or missing value takes its default."""
+        default = cls()
+        if not isinstance(raw, dict):
+            return default
+        values: dict[str, Any] = {}
+        for name in ("sound", "fullscreen", "gpio"):
+            values[name] = raw[name] if isinstance(raw.get(name), bool) else getattr(default, name)
+        values["language"] = raw.get("language") if raw.get("language") in LANGUAGE_CHOICES else "system"
+        values["serial_url"] = raw["serial_url"] if isinstance(raw.get("serial_url"), str) else ""
+        values["last_game"] = raw["last_game"] if isinstance(raw.get("last_game"), str) else "digger"
+        players = raw.get("players") if isinstance(raw.get("players"), list) else []
+        values["players"] = tuple(
+            RememberedPlayer(name=entry["name"][:24], colour=entry["colour"]) for entry in players
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"].strip()
+            and isinstance(entry.get("colour"), str))
+        return cls(**values)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, ensure_ascii=False)
+
+
+def data_dir() -> Path:
+    """The journal's directory (same rule as companion.engine.journal.default_path, tested equal)."""
+    base = os.environ.get("GOLDTABLE_DATA")
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(xdg) / "goldtable"
 
 
 def settings_path() -> Path:
     """`app-settings.json` beside the journal (so GOLDTABLE_DATA moves both)."""
-    return default_path().parent / "app-settings.json"
+    return data_dir() / "app-settings.json"
 
 
 def load_settings(path: Path | None = None) -> AppSettings:
     """The saved settings, or the defaults when there are none or they cannot be read."""
     path = path or settings_path()
     try:
-        return AppSettings.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, ValidationError):
+        return AppSettings.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
         return AppSettings()
 
 
@@ -56,5 +92,5 @@ def save_settings(settings: AppSettings, path: Path | None = None) -> None:
     path = path or settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(settings.model_dump_json(indent=2), encoding="utf-8")
+    temporary.write_text(settings.to_json(), encoding="utf-8")
     os.replace(temporary, path)

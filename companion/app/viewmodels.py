@@ -125,7 +125,7 @@ class PlayersModel(EventDispatcher):
         current = [RememberedPlayer(name=s["name"].strip(), colour=s["colour"]) for s in self.seats]
         names = {player.name for player in current}
         older = [player for player in settings.players if player.name not in names]
-        return settings.model_copy(update={"players": (current + older)[:REMEMBERED_PLAYERS]})
+        return settings.model_copy(update={"players": tuple((current + older)[:REMEMBERED_PLAYERS])})
 
 
 OptionKind = Literal["bool", "choice", "int", "text", "other"]

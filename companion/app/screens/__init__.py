@@ -23,9 +23,6 @@ from companion.engine.registry import all_games
 class HomeScreen(Screen):
     """New game (with the game chooser), resume, settings, rules, hardware."""
 
-    def on_pre_enter(self, *_args: Any) -> None:
-        self.build_games()
-
     def build_games(self) -> None:
         app = App.get_running_app()
         box = self.ids.games

@@ -1,0 +1,82 @@
+"""The pure parts of the app without a window: rules documents, settings, the options form."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.app.rules_doc import find_rule, parse_rules, rule_book
+from companion.app.settings import AppSettings, data_dir, load_settings, save_settings
+from companion.app.viewmodels import describe_field
+from companion.engine.journal import default_path
+from companion.engine.registry import get_game
+
+DOC = """# Test game — rules
+Our words.
+## Rules
+### TG-1 First rule
+A rule that is
+wrapped over lines.
+
+Second paragraph.
+Tests: `tests/x.py::test_a`
+### TG-2 Second rule
+- one
+- two
+## Readings we chose
+### TG-R1 A reading
+Default and option.
+"""
+
+
+def test_rules_document_is_parsed_by_id() -> None:
+    book = parse_rules(DOC)
+    assert book.title == "Test game — rules"
+    assert [rule.id for rule in book.rules] == ["TG-1", "TG-2", "TG-R1"]
+    first = book.get("TG-1")
+    assert first is not None and first.text == "A rule that is wrapped over lines.\n\nSecond paragraph."
+    assert book.get("TG-2").text == "- one\n- two"  # type: ignore[union-attr]
+    assert book.get("TG-R1").section == "Readings we chose"  # type: ignore[union-attr]
+    assert [rule.id for rule in book.search("wrapped")] == ["TG-1"]
+
+
+def test_every_digger_refusal_rule_is_in_the_documents() -> None:
+    book = rule_book("digger")
+    assert len(book.rules) >= 10
+    for rule_id in ("DIG-4", "DIG-6", "DIG-12", "DIG-R3", "TABLE-1", "TABLE-2"):
+        assert find_rule("digger", rule_id) is not None, rule_id
+
+
+def test_settings_live_beside_the_journal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("GOLDTABLE_DATA", str(tmp_path))
+    assert data_dir() == default_path().parent
+    monkeypatch.delenv("GOLDTABLE_DATA")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert data_dir() == default_path().parent
+
+
+def test_settings_round_trip_and_bad_values_fall_back(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    settings = AppSettings(language="fr", sound=False)
+    save_settings(settings, path)
+    assert load_settings(path) == settings
+    path.write_text(json.dumps({"language": "xx", "sound": "loud", "players": [{"name": "Anna", "colour": "#fff"},
+                                                                               {"name": ""}, 7]}))
+    loaded = load_settings(path)
+    assert loaded.language == "system" and loaded.sound is True
+    assert [player.name for player in loaded.players] == ["Anna"]
+    path.write_text("{not json")
+    assert load_settings(path) == AppSettings()
+
+
+def test_options_form_kinds_come_from_the_model() -> None:
+    model = get_game("digger").options_model
+    kinds = {name: describe_field(name, info)["kind"] for name, info in model.model_fields.items()}
+    assert kinds["side"] == "choice"
+    assert kinds["timer_seconds"] == "int"
+    assert kinds["fumble_needs_black"] == "bool"
+    assert kinds["black_cards"] == "other"
+    timer = describe_field("timer_seconds", model.model_fields["timer_seconds"])
+    assert (timer["min"], timer["max"]) == (5, 600)
