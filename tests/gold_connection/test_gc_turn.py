@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from companion.games.gold_connection.rules import chance
+from companion.games.gold_connection.rules import auto_sort, chance
 from tests.gold_connection.gc_helpers import (GAME, act, assert_all_bars, refusal, turn_state, with_rows,
                                               with_safe)
 
@@ -277,3 +277,13 @@ def test_reading_moving_on_from_a_field_with_nothing_to_do() -> None:
     assert refusal(state, {"type": "stop"}).code == "stop.occupied"
     state, _ = act(state, {"type": "move", "path": ["S9"]}, {"type": "stop"})
     assert state.announcement is not None and state.announcement.target == 3
+
+
+def test_suggested_sortings_are_legal_and_differ_in_the_rows_they_fill() -> None:
+    state = green_sort_state()
+    rows = state.robbers[0].rows
+    long_first = auto_sort(rows, state.tray, "long")
+    short_first = auto_sort(rows, state.tray, "short")
+    assert long_first == {"G6": (3, 4), "G5": (1,)} and short_first == {"G6": (3, 4), "G4": (1,)}
+    for suggestion in (long_first, short_first):
+        assert GAME.validate(state, GAME.parse_action({"type": "sort", "rows": suggestion})) is None

@@ -275,8 +275,12 @@ def top_bars(rows: dict[str, tuple[int, ...]], take: dict[str, int]) -> tuple[st
     return tuple(bars)
 
 
-def auto_sort(rows: dict[str, tuple[int, ...]], tray: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
-    """A legal sorting of the tray: bars ascending, each onto the longest row it fits (a suggestion only)."""
+def auto_sort(rows: dict[str, tuple[int, ...]], tray: tuple[str, ...],
+              prefer: Literal["long", "short"] = "long") -> dict[str, tuple[int, ...]]:
+    """A legal sorting of the tray: bars ascending, each onto the longest (or shortest) row it fits.
+
+    Only a suggestion: the player decides which rows to fill (GC-13); the table screen offers both.
+    """
     lengths = {row: len(numbers) for row, numbers in rows.items()}
     placed: dict[str, list[int]] = {}
     for bar in sorted(tray, key=bar_sort_key):
@@ -284,7 +288,7 @@ def auto_sort(rows: dict[str, tuple[int, ...]], tray: tuple[str, ...]) -> dict[s
         fitting = [row for row in rows if row[0] == colour and lengths[row] == number - 1
                    and number <= row_capacity(row)]
         if fitting:
-            row = max(fitting, key=row_capacity)
+            row = max(fitting, key=row_capacity) if prefer == "long" else min(fitting, key=row_capacity)
             placed.setdefault(row, []).append(number)
             lengths[row] += 1
     return {row: tuple(numbers) for row, numbers in placed.items()}
