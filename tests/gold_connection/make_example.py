@@ -23,8 +23,8 @@ STARTED = datetime(2026, 11, 21, 19, 0, tzinfo=timezone.utc)
 def build_example() -> GameRecord:
     """Replay-ready record: dice from the Pi's seeded roll, every other choice by the bot, 9 s apart."""
     setup = Setup(game="gold_connection", seed=SEED,
-                  players=(Player(name="Anna", colour="pink"), Player(name="Bruno", colour="cyan"),
-                           Player(name="Chloé", colour="orange")))
+                  players=(Player(name="Anna", colour="#d94a8c"), Player(name="Bruno", colour="#2fb5c9"),
+                           Player(name="Chloé", colour="#f08a24")))
     session = Session.new(setup)
     rng = Random(SEED)
     at = STARTED

@@ -8,6 +8,7 @@ and listens to `on_safe` for taps on a safe and `on_bar` for taps on a bar.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any
 
 from kivy.core.text import Label as CoreLabel
@@ -32,13 +33,18 @@ def _text(text: str, size: float, colour: tuple[float, float, float] = (1, 1, 1)
 
 
 class VaultBoard(Widget):
-    """The vault at any size; taps on a safe dispatch `on_safe(id)`, on a bar `on_bar(id, bar)`."""
+    """The vault at any size; taps on a safe dispatch `on_safe(id)`, on a bar `on_bar(id, bar)`.
+
+    `selected_bars` lists `(safe, bar)` pairs, one per selected copy; `highlighted` lists safe ids.
+    """
 
     layout = ObjectProperty(None)
     state = ObjectProperty(None, allownone=True)
     show_ids = BooleanProperty(False)
     highlighted = ListProperty([])
     selected_bars = ListProperty([])
+    #: One RGB colour per seat for stones and arrows (the table screen passes the players' colours).
+    seat_colours = ListProperty([list(colour) for colour in SEAT_COLOURS])
 
     __events__ = ("on_safe", "on_bar")
 
@@ -46,7 +52,7 @@ class VaultBoard(Widget):
         super().__init__(**kwargs)
         self._bar_boxes: list[tuple[str, str, float, float, float]] = []
         self.bind(size=self.redraw, pos=self.redraw, state=self.redraw, show_ids=self.redraw,
-                  highlighted=self.redraw, selected_bars=self.redraw)
+                  highlighted=self.redraw, selected_bars=self.redraw, seat_colours=self.redraw)
 
     # -- geometry ----------------------------------------------------------------------------------
     @property
@@ -160,11 +166,13 @@ class VaultBoard(Widget):
         cx, cy = self.to_screen(x, y)
         side = size * scale
         Color(*(CHOICE_SAFE if number is None else SAFE))
-        if safe_id in self.highlighted:
-            Color(0.95, 0.85, 0.35)
         RoundedRectangle(pos=(cx - side / 2, cy - side / 2), size=(side, side), radius=[8 * scale])
-        Color(0.2, 0.2, 0.24)
-        Line(rounded_rectangle=(cx - side / 2, cy - side / 2, side, side, 8 * scale), width=max(1.0, 2 * scale))
+        if safe_id in self.highlighted:
+            Color(1.0, 0.85, 0.2)
+            Line(rounded_rectangle=(cx - side / 2, cy - side / 2, side, side, 8 * scale), width=max(2.0, 5 * scale))
+        else:
+            Color(0.2, 0.2, 0.24)
+            Line(rounded_rectangle=(cx - side / 2, cy - side / 2, side, side, 8 * scale), width=max(1.0, 2 * scale))
         title = str(number) if number is not None else "<>"
         texture = _text(title, 30 * scale if self.state is None else 18 * scale, (0.1, 0.1, 0.12))
         Color(1, 1, 1)
@@ -179,19 +187,22 @@ class VaultBoard(Widget):
     def _draw_pieces(self, layout: GoldConnectionLayout, scale: float) -> None:
         state = self.state
         side = layout.safe_size * scale
-        bar_side = side / 3.4
         for safe in layout.safes:
             cx, cy = self.to_screen(safe.x, safe.y)
             bars = state.safes.get(safe.id, ())
+            columns = max(3, math.ceil(math.sqrt(len(bars))))
+            lines = max(2, math.ceil(len(bars) / columns))
+            bar_side = min((side - 8 * scale) / columns, (side - 26 * scale) / lines) - 2 * scale
+            to_mark = Counter(bar for where, bar in self.selected_bars if where == safe.id)
             for index, bar in enumerate(bars):
-                column, line = index % 3, index // 3
+                column, line = index % columns, index // columns
                 bx = cx - side / 2 + 4 * scale + column * (bar_side + 2 * scale)
                 by = cy + side / 2 - 24 * scale - (line + 1) * (bar_side + 2 * scale)
-                self._draw_bar(bar, bx, by, bar_side, selected=(safe.id, bar) in
-                               [tuple(item) for item in self.selected_bars])
+                self._draw_bar(bar, bx, by, bar_side, selected=to_mark[bar] > 0)
+                to_mark[bar] -= 1
                 self._bar_boxes.append((safe.id, bar, bx, by, bar_side))
         for seat, robber in enumerate(state.robbers):
-            colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+            colour = tuple(self.seat_colours[seat % len(self.seat_colours)][:3])
             if robber.stone is not None:
                 sx, sy = self.to_screen(*self._safe_xy(robber.stone))
                 radius = side * 0.16

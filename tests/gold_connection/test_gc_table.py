@@ -1,0 +1,193 @@
+"""The Gold Connection table panel, headless: start safes, arrows, tapping destinations and bars, odds,
+dice from touch, ending and sorting, refusals with their rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.ui
+
+
+@pytest.fixture(scope="module")
+def kivy_ready() -> Any:
+    """Offscreen window plus the app's shared widget rules (loaded once, as the app does)."""
+    from kivy.core.window import Window
+    from kivy.factory import Factory
+    from kivy.lang import Builder
+
+    import companion.app as app_package
+
+    if "GButton" not in Factory.classes:
+        Builder.load_file(str(Path(app_package.__file__).parent / "widgets.kv"))
+    return Window
+
+
+@pytest.fixture
+def table_and_panel(kivy_ready: Any) -> Any:
+    from companion.app.launch import pump
+    from companion.app.table import TableModel
+    from companion.app.tables import table_for
+    from companion.engine.session import Session
+    from tests.gold_connection.gc_helpers import setup
+
+    table = TableModel()
+    table.attach(Session.new(setup(2, 4)))
+    panel = table_for("gold_connection").build_panel(table)
+    panel.size_hint = (None, None)
+    panel.size = (780, 420)
+    panel.pos = (0, 0)
+    kivy_ready.add_widget(panel)
+    pump(3)
+    yield table, panel
+    panel.detach()
+    kivy_ready.remove_widget(panel)
+
+
+def press(panel: Any, text: str) -> None:
+    """Press the choice button whose text starts with `text`."""
+    button = next(b for b in panel.ids.choices.children if b.text.startswith(text))
+    button.dispatch("on_release")
+
+
+def tap(panel: Any, x: float, y: float) -> None:
+    """A real touch through the window at board coordinates."""
+    from kivy.tests.common import UnitTestTouch
+
+    from companion.app.launch import pump
+
+    touch = UnitTestTouch(*panel.board.to_window(x, y))
+    touch.touch_down()
+    touch.touch_up()
+    pump(1)
+
+
+def tap_safe(panel: Any, safe: str) -> None:
+    spot = next(s for s in panel.board.layout.safes if s.id == safe)
+    x, y = panel.board.to_screen(spot.x, spot.y)
+    tap(panel, x, y - panel.board.layout.safe_size * panel.board.scale * 0.45)
+
+
+def tap_bar(panel: Any, safe: str, bar: str) -> None:
+    _, _, x, y, size = next(box for box in panel.board._bar_boxes if box[0] == safe and box[1] == bar)
+    tap(panel, x + size / 2, y + size / 2)
+
+
+def roll(panel: Any, first: str, second: str) -> None:
+    for face in (first, second):
+        next(b for b in panel.ids.faces.children if b.text == face).dispatch("on_release")
+
+
+def start_game(table: Any, panel: Any) -> None:
+    """Seat 0 starts on safe 12 pointing to E, seat 1 on safe 1 pointing to S2."""
+    roll(panel, "6", "6")
+    assert sorted(b.text for b in panel.ids.choices.children) == ["Start on safe 12", "Start on safe 6"]
+    tap_safe(panel, "S12")
+    roll(panel, "1", "1")
+    assert sorted(panel.board.highlighted) == ["S1", "S2"]
+    press(panel, "Start on safe 1")
+    assert table.session.state.phase == "arrows" and sorted(panel.board.highlighted) == ["E", "S11"]
+    tap_safe(panel, "E")
+    press(panel, "Point to S2")
+    assert table.session.state.phase == "turn" and table.session.state.current == 0
+
+
+def test_table_module_is_found_and_setup_guide_lists_the_dealt_safes() -> None:
+    from companion.app.tables import table_modules
+    from companion.app.tables.gold_connection import setup_steps
+    from companion.engine.registry import get_game
+    from tests.gold_connection.gc_helpers import setup
+
+    assert "gold_connection" in table_modules()
+    steps = setup_steps(setup(4, 4))
+    dealt = get_game("gold_connection").initial_state(setup(4, 4)).safes
+    assert f"Safe 7: {' '.join(dealt['S7'])}" in steps and f"Safe W: {' '.join(dealt['W'])}" in steps
+    assert any("4-rows" in step for step in steps)
+    table_steps = setup_steps(setup(2, 4, deal="table"))
+    assert not any(step.startswith("Safe ") for step in table_steps) and any("enter" in s for s in table_steps)
+
+
+def test_tap_destination_bars_odds_dice_end_and_sort(table_and_panel: Any, tmp_path: Path) -> None:
+    table, panel = table_and_panel
+    start_game(table, panel)
+    tap_bar(panel, "S3", table.session.state.safes["S3"][0])
+    assert table.refusal_rule.startswith("GC-7 ") and table.session.state.distance == 0
+    assert "E" in panel.board.highlighted and "S8" in panel.board.highlighted
+    tap_safe(panel, "E")
+    assert panel.pending_move is not None and table.session.state.distance == 0
+    press(panel, "Then point to S8")
+    state = table.session.state
+    assert state.robbers[0].arrow == "E" and state.robbers[0].heading == "S8" and state.distance == 1
+    tap_safe(panel, "S8")
+    state = table.session.state
+    assert state.robbers[0].arrow == "S8" and state.distance == 2
+    first, second = state.safes["S8"][:2]
+    tap_bar(panel, "S8", first)
+    tap_bar(panel, "S8", second)
+    assert sorted(panel.picked) == sorted([first, second])
+    target = 2 + int(first[1]) + int(second[1])
+    assert panel.odds_text.startswith(f"Roll {target} or more")
+    tap_bar(panel, "S1", table.session.state.safes["S1"][0])
+    assert table.refusal_rule.startswith("GC-8 ")
+    press(panel, "Loot")
+    assert table.session.state.phase == "roll" and panel.rolling and f"Roll {target}" in panel.odds_text
+    roll(panel, "6", "6")
+    state = table.session.state
+    assert state.tray and state.last_success == "loot"
+    press(panel, "End the turn")
+    assert table.session.state.phase == "sort"
+    press(panel, "Sort, longest rows first")
+    state = table.session.state
+    assert state.current == 1 and state.robbers[0].stone == "S8" and state.counter == 2
+    assert state.robbers[0].bar_count() + len(state.safes["S8"]) >= 6
+    assert "Ada" in panel.boxes_text and "Counter 2 of 36" in panel.status_text
+    panel.export_to_png(str(tmp_path / "table.png"))
+    assert (tmp_path / "table.png").stat().st_size > 5000
+
+
+def test_short_roll_offers_chips_and_failure_sends_the_arrow_home(table_and_panel: Any) -> None:
+    table, panel = table_and_panel
+    start_game(table, panel)
+    tap_safe(panel, "S11")
+    assert table.session.state.distance == 5
+    press(panel, "Stop here (roll 5+)")
+    roll(panel, "1", "2")
+    state = table.session.state
+    assert state.current == 1 and state.robbers[0].chips == 2 and state.robbers[0].arrow == "S12"
+    tap_safe(panel, "S4")
+    press(panel, "Stop here (roll 3+)")
+    roll(panel, "1", "1")
+    state = table.session.state
+    assert state.current == 0 and state.robbers[1].chips == 2
+    tap_safe(panel, "S11")
+    press(panel, "Stop here")
+    roll(panel, "1", "2")
+    assert table.session.state.phase == "chips"
+    press(panel, "Spend 2 chips")
+    state = table.session.state
+    assert state.robbers[0].stone == "S11" and state.robbers[0].chips == 0 and state.current == 1
+
+
+def test_table_dealt_setup_is_entered_bar_by_bar(kivy_ready: Any) -> None:
+    from companion.app.launch import pump
+    from companion.app.table import TableModel
+    from companion.app.tables import table_for
+    from companion.engine.session import Session
+    from tests.gold_connection.gc_helpers import fresh, setup
+
+    table = TableModel()
+    table.attach(Session.new(setup(2, 4, deal="table")))
+    panel = table_for("gold_connection").build_panel(table)
+    kivy_ready.add_widget(panel)
+    pump(2)
+    try:
+        dealt = fresh(2, 9).safes
+        for safe, bars in dealt.items():
+            for bar in bars:
+                press(panel, bar)
+        assert table.session.state.phase == "start_roll" and table.session.state.safes == dealt
+    finally:
+        panel.detach()
+        kivy_ready.remove_widget(panel)
