@@ -54,11 +54,12 @@ def test_compiled_catalog_matches_the_po_file(language: str) -> None:
 
 
 def test_app_shows_a_refusal_in_german() -> None:
-    from companion.app.i18n import game_text, set_language
+    from companion.app.i18n import current_language, game_text, set_language
 
+    before = current_language()
     try:
         set_language("de")
         assert game_text("gold_connection", "Bar {bar} is not in safe {safe}.", {"bar": "B6", "safe": "S3"}) == \
             "Barren B6 liegt nicht im Schrank S3."
     finally:
-        set_language("en")
+        set_language(before)

@@ -158,7 +158,9 @@ def test_short_roll_offers_chips_and_failure_sends_the_arrow_home(table_and_pane
     assert state.current == 1 and state.robbers[0].chips == 2 and state.robbers[0].arrow == "S12"
     tap_safe(panel, "S4")
     press(panel, "Stop here (roll 3+)")
-    roll(panel, "1", "1")
+    assert not table.submit_roll(["1", "7"], "serial") and table.session.state.phase == "roll"
+    assert table.submit_roll(["1", "1"], "serial")
+    assert table.session.actions[-1].source == "serial"
     state = table.session.state
     assert state.current == 0 and state.robbers[1].chips == 2
     tap_safe(panel, "S11")

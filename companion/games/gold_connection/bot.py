@@ -61,8 +61,7 @@ def _turn_action(game: GoldConnection, state: GoldConnectionState, rng: Random) 
 
 
 def _short_move(game: GoldConnection, state: GoldConnectionState, rng: Random) -> Move:
-    moves = [move for move in game.moves(state, state.distance + MAX_STEP)]
-    return rng.choice(moves)
+    return rng.choice(game.moves(state, state.distance + MAX_STEP))
 
 
 def _best_loot(game: GoldConnection, state: GoldConnectionState) -> Loot | None:
