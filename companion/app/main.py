@@ -8,8 +8,9 @@ view-models; screens (.kv files in `screens/`) bind to them.  Hardware events ar
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from kivy.app import App
 from kivy.core.window import Window
@@ -50,8 +51,10 @@ class GoldtableApp(App):
 
     def __init__(self, journal_path: Path | None = None, sources: list[Any] | None = None,
                  settings_file: Path | None = None, use_system_hardware: bool = True,
-                 serial_url: str | None = None, gpio: bool = True, **kwargs: Any) -> None:
+                 serial_url: str | None = None, gpio: bool = True,
+                 clock: Callable[[], float] = time.monotonic, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._clock = clock
         self.settings_file = settings_file or settings_path()
         self.settings: AppSettings = load_settings(self.settings_file)
         if serial_url is not None:
@@ -81,10 +84,9 @@ class GoldtableApp(App):
         from companion.app.viewmodels import EndModel, OptionsModel, PlayersModel, RulesModel
         from companion.engine.journal import Journal
 
-        self.journal = Journal(self._journal_path)
-        self.journal_notice = self.journal.notice or ""
+        self.open_journal(Journal(self._journal_path))
         self.table = TableModel()
-        self.timer = TimerModel()
+        self.timer = TimerModel(clock=self._clock)
         self.sounds = Sounds()
         self.players_model = PlayersModel()
         self.options_model = OptionsModel()
@@ -136,6 +138,14 @@ class GoldtableApp(App):
         if not self.root.has_screen(name):
             self._add_screen(self.root, name)
         return self.root.get_screen(name)
+
+    def open_journal(self, journal: Any) -> None:
+        """Use this journal (start-up; tests point the app at another one).  A journal that had to be
+        moved aside because it was unreadable says so on Home (Journal.notice)."""
+        if self.journal is not None and self.journal is not journal:
+            self.journal.close()
+        self.journal = journal
+        self.journal_notice = journal.notice or ""
 
     @property
     def ready(self) -> bool:

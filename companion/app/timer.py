@@ -60,7 +60,7 @@ class Sounds:
 
 
 class TimerModel(EventDispatcher):
-    """A countdown shown in large type; `on_warning(mark)` fires at 5 s and at 0 (`on_expired` too)."""
+    """A countdown shown in large type; `on_warning(mark)` fires at 5 s and at 0 (`on_time_up` too)."""
 
     remaining = NumericProperty(30.0)
     seconds = NumericProperty(30.0)
@@ -69,7 +69,7 @@ class TimerModel(EventDispatcher):
     started = BooleanProperty(False)
     text = StringProperty("30")
 
-    __events__ = ("on_warning", "on_expired")
+    __events__ = ("on_warning", "on_time_up")
 
     def __init__(self, clock: Callable[[], float] = time.monotonic, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -114,10 +114,10 @@ class TimerModel(EventDispatcher):
         self.dispatch("on_warning", mark)
         if mark <= 0:
             self.expired = True
-            self.dispatch("on_expired")
+            self.dispatch("on_time_up")
 
     def on_warning(self, mark: float) -> None:
         """Default handler (the app beeps)."""
 
-    def on_expired(self) -> None:
+    def on_time_up(self) -> None:
         """Default handler (the Digger table asks for time up)."""

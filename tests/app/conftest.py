@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -17,11 +18,30 @@ def app_data() -> Path:
     return Path(tempfile.mkdtemp(prefix="goldtable-app-test-"))
 
 
+class ManualClock:
+    """Monotonic time plus an offset a test can push forward, so the sand timer runs out at once."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.monotonic() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+
+
 @pytest.fixture(scope="session")
-def app(app_data: Path) -> Iterator[Any]:
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture(scope="session")
+def app(app_data: Path, clock: ManualClock) -> Iterator[Any]:
     os.environ["GOLDTABLE_DATA"] = str(app_data)
     application = start_headless((800, 480), journal_path=app_data / "journal.sqlite3",
-                                 settings_file=app_data / "app-settings.json", use_system_hardware=False)
+                                 settings_file=app_data / "app-settings.json", use_system_hardware=False,
+                                 clock=clock)
     yield application
     application.stop()
 

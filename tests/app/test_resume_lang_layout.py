@@ -34,7 +34,7 @@ def test_resume_after_kill(fresh_app: Any, tmp_path: Path) -> None:
         child.send_signal(signal.SIGKILL)
         child.wait()
     app = fresh_app
-    app.journal = Journal(tmp_path / "journal.sqlite3")
+    app.open_journal(Journal(tmp_path / "journal.sqlite3"))
     app.go("settings")
     app.go("home")
     pump(2)
@@ -75,7 +75,7 @@ def test_no_text_clipped_at_800x480(fresh_app: Any, language: str, tmp_path: Pat
     app = fresh_app
     demo_session(tmp_path / "journal.sqlite3", moves=None)
     demo_session(tmp_path / "journal.sqlite3", moves=9)
-    app.journal = Journal(tmp_path / "journal.sqlite3")
+    app.open_journal(Journal(tmp_path / "journal.sqlite3"))
     app.set_language(language)
     for screen in SCREENSHOT_SCREENS:
         app.go("home")

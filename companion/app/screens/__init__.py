@@ -17,13 +17,14 @@ from kivy.uix.screenmanager import Screen
 
 from companion.app.i18n import _, game_text
 from companion.app.widgets import make
-from companion.engine.registry import all_games
 
 
 class HomeScreen(Screen):
     """New game (with the game chooser), resume, settings, rules, hardware."""
 
     def build_games(self) -> None:
+        from companion.engine.registry import all_games
+
         app = App.get_running_app()
         box = self.ids.games
         box.clear_widgets()

@@ -103,7 +103,7 @@ class DiggerPanel(BoxLayout):
         self.timer = App.get_running_app().timer
         _PANELS[id(table)] = self
         table.bind(revision=self.refresh, on_accepted=self.on_events)
-        self.timer.bind(on_expired=self.on_timer_expired, started=self.refresh)
+        self.timer.bind(on_time_up=self.on_timer_expired, started=self.refresh)
         keypad = DiceKeypad(table=table, face_colours=FACE_COLOURS)
         self.ids.keypad_holder.add_widget(keypad)
         self.refresh()
@@ -111,7 +111,7 @@ class DiggerPanel(BoxLayout):
     def detach(self) -> None:
         """Called when another game takes the table."""
         self.table.unbind(revision=self.refresh, on_accepted=self.on_events)
-        self.timer.unbind(on_expired=self.on_timer_expired, started=self.refresh)
+        self.timer.unbind(on_time_up=self.on_timer_expired, started=self.refresh)
         _PANELS.pop(id(self.table), None)
 
     @property

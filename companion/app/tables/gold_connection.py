@@ -252,6 +252,14 @@ class GoldConnectionPanel(BoxLayout):
                              lambda h=heading: self.table.submit(
                                  {"type": "move", "path": list(move.path), "heading": h}))
             return
+        arrow = state.robbers[state.current].arrow or ""
+        if state.moved and self.game.validate(state, Loot(bars=state.safes[arrow][:1])) is None:
+            picked = list(self.picked)
+            for bar in state.safes[arrow]:
+                chosen = bar in picked
+                if chosen:
+                    picked.remove(bar)
+                self._button(f"[{bar}]" if chosen else bar, lambda b=bar: self.tap_bar(arrow, b))
         if self.picked:
             self._button(_("Loot {bars}").format(bars=" ".join(sorted(self.picked, key=bar_sort_key))),
                          self.loot_picked)
@@ -304,7 +312,7 @@ class GoldConnectionPanel(BoxLayout):
         return self.table.submit(move)
 
     def tap_bar(self, safe: str, bar: str) -> bool:
-        """A tap on a bar: pick it (another copy, or drop them) for the loot in the safe under the arrow."""
+        """A tap on a bar (on the board or its button): pick another copy, or drop them, for the loot."""
         state = self.state
         if state is None or state.phase != "turn":
             return False

@@ -1,0 +1,152 @@
+"""Table flows a family meets: keyboard play, undo, the sand timer's warnings and time up with stowed
+colours, a refusal with its rule, a corrupt journal."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from kivy.core.window import Window
+
+from companion.app.launch import pump
+from companion.engine.journal import Journal
+from firmware_bridge.events import BeepCommand, LedCommand
+from firmware_bridge.hub import Source
+from tests.app.conftest import ManualClock
+from tests.app.test_play_touch import set_up_four_players
+from tests.app.ui import label_texts, tap
+
+
+class RecordingOutputs(Source):
+    """A source that only records the LED and beeper commands it is sent."""
+
+    name = "outputs"
+    has_outputs = True
+
+    def __init__(self) -> None:
+        self.commands: list[Any] = []
+
+    @property
+    def connected(self) -> bool:
+        return True
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "test outputs"}
+
+    def start(self, emit: Any) -> None:
+        """Nothing to read."""
+
+    def stop(self) -> None:
+        """Nothing to release."""
+
+    def send(self, command: Any) -> None:
+        self.commands.append(command)
+
+
+def key(codepoint: str, keycode: int | None = None, modifiers: list[str] | None = None) -> None:
+    Window.dispatch("on_key_down", keycode if keycode is not None else ord(codepoint), 0, codepoint,
+                    modifiers or [])
+    pump(1)
+
+
+def pump_until(condition: Any, what: str, timeout: float = 5.0) -> None:
+    """Run frames until `condition()` (the timer is polled ten times a second on Kivy's clock)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        pump(1)
+
+
+def wait_worker(app: Any) -> None:
+    """Let the hardware worker thread pass queued commands on."""
+    done: list[bool] = []
+    app.hardware._work.put(lambda: done.append(True))
+    while not done:
+        pump(1)
+
+
+def test_keyboard_play_and_undo(fresh_app: Any) -> None:
+    app = fresh_app
+    set_up_four_players(app)
+    session = app.table.session
+    for face in "yrbkg":
+        key(face)
+    assert session.state.roll == ("Y", "R", "B", "K", "G")
+    tap(app, "Take yellow")
+    assert session.state.waiting.Y == 1
+    log_length = len(app.table.log)
+    tap(app, "Undo")
+    assert session.state.waiting.Y == 0 and len(session.actions) == 1
+    assert len(app.table.log) == log_length - 1
+    key("z", modifiers=["ctrl"])
+    assert session.actions == [] and not session.state.roll
+    key(" ", keycode=32)  # Space: the Pi rolls for the table
+    assert len(session.actions) == 1 and session.actions[0].source == "keyboard"
+    key("s")  # S: the Stop button
+    assert session.state.digger == 1
+
+
+def test_refusal_shows_rule_and_way_on(fresh_app: Any) -> None:
+    app = fresh_app
+    set_up_four_players(app)
+    for face in "yykgg":
+        tap(app, face.upper())
+    assert not app.table.submit({"type": "take", "colour": "Y"})
+    pump(2)
+    shown = label_texts(app)
+    assert any("yellow shows on 2 dice" in text for text in shown)
+    assert any(text.startswith("DIG-4 ") for text in shown)
+    assert app.table.refusal_rule_text
+    tap(app, "OK")
+    assert not app.table.refusal_text
+    tap(app, "Undo")
+    assert not app.table.can_undo  # the on-screen Undo is greyed out now
+    app.press_button("undo", "gpio")  # the hardware undo button at the wrong moment: TABLE-1 refusal
+    assert app.table.refusal_rule.startswith("TABLE-1")
+    assert app.table.session.actions == []
+
+
+def test_timer_warns_and_time_up_keeps_what_was_stowed(fresh_app: Any, clock: ManualClock) -> None:
+    app = fresh_app
+    outputs = RecordingOutputs()
+    if not any(source.name == "outputs" for source in app.hardware.bridge.sources):
+        app.hardware.add_source(outputs)
+    else:
+        outputs = next(s for s in app.hardware.bridge.sources if s.name == "outputs")
+    set_up_four_players(app)
+    session = app.table.session
+    for face in "YRBKG":
+        tap(app, face)
+    assert app.timer.running  # the first roll turned the sand timer
+    tap(app, "Take yellow")
+    tap(app, "Take red")
+    outputs.commands.clear()
+    clock.advance(26)
+    pump_until(lambda: app.timer.remaining <= 5, "the 5 s mark")
+    wait_worker(app)
+    assert BeepCommand(ms=150) in outputs.commands  # 5 s warning
+    clock.advance(5)
+    pump_until(lambda: app.timer.expired, "the sand to run out")
+    pump(2)
+    wait_worker(app)
+    assert BeepCommand(ms=800) in outputs.commands  # sand ran out
+    assert LedCommand(name="seat1", mode="blink") in outputs.commands
+    assert app.root.current == "table"
+    tap(app, "yellow stowed")
+    tap(app, "Time is up")
+    assert session.actions[-1].action == {"type": "time_up", "stowed": ["Y"]}
+    assert session.state.boxes[0].Y == 1 and session.state.boxes[0].R == 0
+    assert session.state.digger == 1 and not app.timer.started
+
+
+def test_corrupt_journal_is_reported_on_home(fresh_app: Any, tmp_path: Path) -> None:
+    app = fresh_app
+    path = tmp_path / "journal.sqlite3"
+    path.write_bytes(b"this is not a database" * 100)
+    app.open_journal(Journal(path))
+    app.go("settings")
+    app.go("home")
+    pump(2)
+    assert any("could not be read" in text for text in label_texts(app))
+    assert not app.resume_text
