@@ -6,7 +6,8 @@ import argparse
 import signal
 import sys
 import threading
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from companion.engine.errors import UserError
 from firmware_bridge.events import BridgeEvent
@@ -24,16 +25,23 @@ def _human(event: BridgeEvent) -> str:
     return f"{source:8s} {kind:9s} {details}"
 
 
-def _until_signal() -> None:
-    """Block until SIGINT or SIGTERM."""
+@contextmanager
+def _signals_stop() -> Iterator[threading.Event]:
+    """Install SIGINT/SIGTERM handlers that set the returned event (before anything is printed, so a
+    signal right after the first line cannot arrive unhandled); restore the old handlers after."""
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        while not stop.wait(0.5):
-            pass
+        yield stop
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _wait(stop: threading.Event) -> None:
+    """Sleep in short steps so the main thread gets to run the signal handler promptly."""
+    while not stop.wait(0.5):
+        pass
 
 
 def build_bridge(serial_url: str | None, use_gpio: bool, config: str | None,
@@ -70,15 +78,16 @@ def cmd_monitor(args: argparse.Namespace) -> int:
             sys.stdout.flush()
 
     bridge.subscribe(show)
-    try:
-        bridge.start()
-    except Exception as error:  # gpiozero: no pin factory, pin in use, ...
-        raise UserError(f"--gpio: cannot claim the pins: {error} (on a PC set GPIOZERO_PIN_FACTORY=mock)") \
-            from None
-    try:
-        _until_signal()
-    finally:
-        bridge.stop()
+    with _signals_stop() as stop:
+        try:
+            bridge.start()
+        except Exception as error:  # gpiozero: no pin factory, pin in use, ...
+            raise UserError(f"--gpio: cannot claim the pins: {error} (on a PC set GPIOZERO_PIN_FACTORY=mock)") \
+                from None
+        try:
+            _wait(stop)
+        finally:
+            bridge.stop()
     return 0
 
 
@@ -102,15 +111,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     simulator = Simulator(args.port, use_pty=args.pty, script=script, play_random=script is None,
                           seed=args.seed, noise=noise, interval=args.interval, dice=args.dice,
                           faces=args.faces, log=log)
-    try:
-        simulator.start()
-    except OSError as error:
-        raise UserError(f"--port: cannot listen on 127.0.0.1:{args.port}: {error.strerror or error}") from None
-    log(f"listening on {simulator.url}")
-    try:
-        _until_signal()
-    finally:
-        simulator.stop()
+    with _signals_stop() as stop:
+        try:
+            simulator.start()
+        except OSError as error:
+            raise UserError(f"--port: cannot listen on 127.0.0.1:{args.port}: {error.strerror or error}") \
+                from None
+        log(f"listening on {simulator.url}")
+        try:
+            _wait(stop)
+        finally:
+            simulator.stop()
     return 0
 
 
