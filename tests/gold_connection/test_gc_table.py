@@ -125,8 +125,9 @@ def test_tap_destination_bars_odds_dice_end_and_sort(table_and_panel: Any, tmp_p
     assert state.robbers[0].arrow == "S8" and state.distance == 2
     first, second = state.safes["S8"][:2]
     tap_bar(panel, "S8", first)
-    tap_bar(panel, "S8", second)
+    press(panel, second)
     assert sorted(panel.picked) == sorted([first, second])
+    assert sum(1 for b in panel.ids.choices.children if b.text.startswith("[")) == 2
     target = 2 + int(first[1]) + int(second[1])
     assert panel.odds_text.startswith(f"Roll {target} or more")
     tap_bar(panel, "S1", table.session.state.safes["S1"][0])
