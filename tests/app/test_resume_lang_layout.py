@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.label import Label
 
 from companion.app.demo import demo_session
@@ -70,9 +71,15 @@ def test_language_switch(fresh_app: Any) -> None:
     assert "New game" in label_texts(app)
 
 
-@pytest.mark.parametrize("language", ["en", "de", "fr"])
-def test_no_text_clipped_at_800x480(fresh_app: Any, language: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("language", "size"), [("en", (800, 480)), ("de", (800, 480)), ("fr", (800, 480)),
+                                               ("de", (1024, 600)), ("fr", (1280, 720))])
+def test_no_text_clipped_and_targets_big_enough(fresh_app: Any, language: str, size: tuple[int, int],
+                                                tmp_path: Path) -> None:
+    from kivy.core.window import Window
+
     app = fresh_app
+    Window.size = size
+    pump(2)
     demo_session(tmp_path / "journal.sqlite3", moves=None)
     demo_session(tmp_path / "journal.sqlite3", moves=9)
     app.open_journal(Journal(tmp_path / "journal.sqlite3"))
@@ -82,9 +89,15 @@ def test_no_text_clipped_at_800x480(fresh_app: Any, language: str, tmp_path: Pat
         show_screen(app, screen)
         pump(2)
         for widget in visible_widgets(app.root.current_screen):
+            if isinstance(widget, ButtonBehavior) and not widget.disabled:
+                assert widget.width >= 48 and widget.height >= 48, (
+                    f"{screen}: touch target {getattr(widget, 'text', widget)!r} is "
+                    f"{widget.width:.0f}x{widget.height:.0f}")
             if isinstance(widget, Label) and widget.text.strip():
                 width, height = widget.texture_size
                 assert width <= widget.width + 1 and height <= widget.height + 1, (
                     f"{screen}/{language}: {widget.text[:40]!r} needs {width}x{height}, "
                     f"has {widget.width:.0f}x{widget.height:.0f}")
     app.set_language("en")
+    Window.size = (800, 480)
+    pump(2)
