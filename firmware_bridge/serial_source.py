@@ -111,6 +111,7 @@ class SerialSource(Source):
             "duplicates": self._link.duplicates,
             "connects": self.connects,
             "link_losses": self.link_losses,
+            "commands_dropped": self.commands_dropped,
         }
 
     def start(self, emit: Emit) -> None:
