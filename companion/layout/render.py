@@ -15,20 +15,15 @@ from companion.layout import LayoutKind
 def render_layout(kind: LayoutKind, layout: BaseModel, output: Path, size: tuple[int, int]) -> None:
     """Render `layout` at `size` pixels into `output` (PNG), ids shown."""
     prepare_kivy(size, offscreen=True)
-    from kivy.core.window import Window
+    from kivy.core.window import Window  # noqa: F401 - creating the window gives the GL context
 
-    Window.size = size
     module = importlib.import_module(f"companion.app.boards.{kind.board_module}")
     widget = module.board_widget(layout, show_ids=True)
     widget.size_hint = (None, None)
     widget.size = size
     widget.pos = (0, 0)
-    Window.add_widget(widget)
-    Window.dispatch("on_draw")
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
-        widget.export_to_png(str(output))
+        widget.export_to_png(str(output))  # drawn into its own framebuffer, not into the window
     except OSError as error:
         raise UserError(f"{output}: cannot write: {error.strerror or error}") from None
-    finally:
-        Window.remove_widget(widget)
