@@ -7,7 +7,6 @@ Kivy reads its environment when first imported, so every entry point that may dr
 from __future__ import annotations
 
 import os
-import tempfile
 
 
 def prepare_kivy(size: tuple[int, int] | None = None, offscreen: bool | None = None) -> None:
@@ -15,8 +14,12 @@ def prepare_kivy(size: tuple[int, int] | None = None, offscreen: bool | None = N
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
     os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
-    if "KIVY_HOME" not in os.environ:
-        os.environ["KIVY_HOME"] = tempfile.mkdtemp(prefix="goldtable-kivy-")
+    if "KIVY_HOME" not in os.environ:  # Kivy's own config and logs live beside our journal, not in ~/.kivy
+        from companion.engine.journal import default_path
+
+        kivy_home = default_path().parent / "kivy"
+        kivy_home.mkdir(parents=True, exist_ok=True)
+        os.environ["KIVY_HOME"] = str(kivy_home)
     if offscreen is None:
         offscreen = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and not _on_console()
     if offscreen:

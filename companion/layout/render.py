@@ -22,6 +22,11 @@ def render_layout(kind: LayoutKind, layout: BaseModel, output: Path, size: tuple
     widget.size_hint = (None, None)
     widget.size = size
     widget.pos = (0, 0)
+    from kivy.clock import Clock
+    from kivy.lang import Builder
+
+    Clock.tick()  # scheduled redraws of the widget
+    Builder.sync()  # kv canvas expressions (e.g. a StencilView's clip rectangle) are updated lazily
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
         widget.export_to_png(str(output))  # drawn into its own framebuffer, not into the window
