@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
+from companion.engine.errors import UserError, describe_validation_error
 from companion.engine.journal import Journal
 from companion.engine.record import GameRecord, RecordedAction, Source, now_utc, parse_recorded
 from companion.engine.registry import get_game
@@ -48,7 +49,11 @@ class Session:
     def new(cls, setup: Setup, journal: Journal | None = None) -> Session:
         """Start a game (journalled when a journal is given)."""
         game = get_game(setup.game)
-        setup = setup.model_copy(update={"options": game.options(setup.options).model_dump(mode="json")})
+        try:
+            options = game.options(setup.options)
+        except ValidationError as error:
+            raise UserError(describe_validation_error("options", error)) from None
+        setup = setup.model_copy(update={"options": options.model_dump(mode="json")})
         session = cls(game=game, setup=setup, journal=journal)
         session.states.append(game.initial_state(setup))
         if journal is not None:

@@ -143,3 +143,14 @@ def test_journal_write_failure_leaves_state_unchanged(journal: Journal) -> None:
     else:
         raise AssertionError("a failed journal write must not be acknowledged")
     assert session.state == before and session.actions == []
+
+
+def test_bad_options_give_a_user_error_naming_the_option() -> None:
+    import pytest
+
+    from companion.engine.errors import UserError
+
+    with pytest.raises(UserError, match=r"^options: target: "):
+        Session.new(_setup(target=0))
+    with pytest.raises(UserError, match=r"^options: colour: "):
+        Session.new(Setup(game=GAME_ID, players=(Player(name="A"),), options={"colour": "red"}))
