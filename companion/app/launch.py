@@ -109,7 +109,7 @@ def show_screen(app: Any, screen: str) -> None:
         elif screen == "refusal":
             app.table.submit({"type": "rob", "colour": "W", "victim": 1})
         elif screen == "notice":
-            app.table.hardware_roll(["Y", "?", "R", "B", "K"], [1], "serial")
+            app.table.hardware_roll(["Y", "R", "R", "B", "K"], [1], "serial")
         elif screen == "rules":
             app.go("rules")
     elif screen == "end":

@@ -35,6 +35,7 @@ class TableModel(EventDispatcher):
     dice = ListProperty([])
     roll_action = StringProperty("")
     entered = ListProperty([])
+    partial = ListProperty([])
     refusal_text = StringProperty("")
     refusal_rule = StringProperty("")
     refusal_rule_text = StringProperty("")
@@ -177,7 +178,17 @@ class TableModel(EventDispatcher):
 
     # -- dice from touch or hardware -----------------------------------------------------------------
     def enter_die(self, face: str) -> None:
-        """Touch keypad: the next die shows `face`; the roll is submitted once every die is entered."""
+        """Touch keypad: the next die shows `face` (or, after a partly unreadable roll, the next die the
+        sensors could not read); the roll is submitted once every die is known."""
+        if self.partial:
+            filled = list(self.partial)
+            filled[filled.index("?")] = face
+            if "?" in filled:
+                self.partial = filled
+            else:
+                self.partial = []
+                self.submit_roll(filled, "touch")
+            return
         if not self.dice or len(self.entered) >= len(self.dice):
             return
         self.entered = [*self.entered, face]
@@ -186,6 +197,7 @@ class TableModel(EventDispatcher):
 
     def clear_entry(self) -> None:
         self.entered = []
+        self.partial = []
 
     def submit_roll(self, values: list[str], source: Source) -> bool:
         """Submit dice values; a value a die does not have, or a missing die, asks for touch entry."""
@@ -204,11 +216,17 @@ class TableModel(EventDispatcher):
         return self.submit({"type": self.roll_action, "values": values}, source)
 
     def hardware_roll(self, values: list[str], uncertain: list[int], source: Source) -> None:
-        """A roll read by sensors: certain values are played, uncertain ones are confirmed first."""
+        """A roll read by sensors: certain values are played, uncertain ones are confirmed first, and
+        dice the sensors could not read at all (`?`) are tapped in on the keypad."""
         if not uncertain:
             self.submit_roll(values, source)
             return
         dice = ", ".join(str(index + 1) for index in uncertain)
+        if "?" in values and len(values) == len(self.dice):
+            self.clear_messages()
+            self.entered = []
+            self.partial = list(values)  # the keypad asks for the unread dice only ("Clear": whole roll)
+            return
         self._pending_notice = {"values": values, "source": source}
         self.show_notice(_("The sensors are unsure about die {dice} (read as {values}). Confirm the reading, "
                            "or enter the roll by touch.").format(dice=dice, values=" ".join(values)),
@@ -221,7 +239,7 @@ class TableModel(EventDispatcher):
         if choice == "confirm" and pending:
             self.submit_roll(pending["values"], pending["source"])
         elif choice == "touch":
-            self.entered = []
+            self.clear_entry()
 
     # -- messages ------------------------------------------------------------------------------------
     def show_refusal(self, refusal: Refusal) -> None:

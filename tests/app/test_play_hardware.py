@@ -53,14 +53,30 @@ def test_whole_game_through_hardware(fresh_app: Any) -> None:
         wait_for(lambda: bool(factory.pin(pins.leds["seat1"]).state), "the first digger's seat LED on")
         assert not factory.pin(pins.leds["seat2"]).state
 
-        # An unreadable die: the table is asked, and re-enters the roll by touch.
+        # An unreadable die: the table taps in just that die.
         simulator.roll("Y", "?", "R", "B", "K")
-        wait_for(lambda: bool(app.table.notice_text), "the unsure-roll notice")
-        tap(app, "Enter by touch")
-        for face in "YWRBK":
-            tap(app, face)
+        wait_for(lambda: bool(app.table.partial), "the keypad asking for the unreadable die")
+        assert "Unreadable die, tap it: Y _ R B K" in label_texts(app)
+        tap(app, "W")
         assert mirror.submit({"type": "roll", "values": list("YWRBK")}, "touch").accepted
         assert session.actions[-1].source == "touch"
+        assert session.state.roll == tuple("YWRBK")
+
+        # Unreadable again; this time the table enters the whole roll instead.
+        simulator.roll("?", "?", "R", "B", "K")
+        wait_for(lambda: bool(app.table.partial), "the keypad asking for the unreadable dice")
+        tap(app, "Clear")
+        for face in "GGRBK":
+            tap(app, face)
+        assert mirror.submit({"type": "roll", "values": list("GGRBK")}, "touch").accepted
+        assert session.state.roll == tuple("GGRBK")
+
+        # Read, but the sensors are unsure: confirm the reading.
+        app.table.hardware_roll(list("BYRGW"), [3], "serial")
+        pump(2)
+        tap(app, "Confirm reading")
+        assert mirror.submit({"type": "roll", "values": list("BYRGW")}, "touch").accepted
+        assert session.state.roll == tuple("BYRGW") and session.actions[-1].source == "serial"
 
         # The hourglass tilt switch starts the sand timer.
         app.timer.reset()

@@ -31,12 +31,15 @@ class DiceKeypad(BoxLayout):
 
     def _watch(self, *_args: Any) -> None:
         if self.table is not None:
-            self.table.bind(dice=self._rebuild, entered=self._rebuild)
+            self.table.bind(dice=self._rebuild, entered=self._rebuild, partial=self._rebuild)
             self._rebuild()
 
     def _rebuild(self, *_args: Any) -> None:
         dice = self.table.dice
-        index = min(len(self.table.entered), len(dice) - 1) if dice else -1
+        if self.table.partial and dice:
+            index = self.table.partial.index("?")
+        else:
+            index = min(len(self.table.entered), len(dice) - 1) if dice else -1
         faces = tuple(dice[index]) if index >= 0 else ()
         if faces == self._faces:
             return
@@ -55,10 +58,12 @@ class DiceKeypad(BoxLayout):
             box.add_widget(button)
 
     @staticmethod
-    def entry_text(entered: list[str], dice: list[list[str]], language: str) -> str:
+    def entry_text(entered: list[str], partial: list[str], dice: list[list[str]], language: str) -> str:
         from companion.app.i18n import tr
 
         if not dice:
             return tr("No dice due.", language)
+        if partial:
+            return tr("Unreadable die, tap it: {dice}", language).format(dice=" ".join(partial).replace("?", "_"))
         shown = " ".join([*entered, *["_"] * (len(dice) - len(entered))])
         return tr("Roll by touch: {dice}", language).format(dice=shown)
