@@ -86,10 +86,10 @@ class PlayersModel(EventDispatcher):
         self._update()
 
     def rename(self, seat: int, name: str) -> None:
-        if seat < len(self.seats) and self.seats[seat]["name"] != name:
-            seats = list(self.seats)
-            seats[seat] = {**seats[seat], "name": name.strip()[:24]}
-            self.seats = seats
+        """Typing in a seat's name field.  The dict is changed in place so the seat rows are not rebuilt
+        (which would take the keyboard focus away after every letter)."""
+        if seat < len(self.seats) and self.seats[seat]["name"] != name.strip()[:24]:
+            self.seats[seat]["name"] = name.strip()[:24]
             self._update()
 
     def next_colour(self, seat: int) -> None:

@@ -6,7 +6,10 @@ from __future__ import annotations
 from random import Random
 from typing import Any
 
+from kivy.uix.textinput import TextInput
+
 from companion.app.demo import next_move
+from companion.app.launch import pump
 from companion.app.tables.digger import action_label
 from companion.engine.core import Player, Setup
 from companion.engine.record import replay
@@ -22,10 +25,18 @@ def set_up_four_players(app: Any) -> None:
     assert app.root.current == "players"
     while len(app.players_model.seats) < 4:
         tap(app, "Add player")
-    for seat, name in enumerate(NAMES):
-        app.players_model.rename(seat, name)  # typing: TextInput text set like a keyboard would
-    while app.players_model.seats[0]["name"] != NAMES[0]:
-        break
+    fields = sorted((w for w in app.root.current_screen.walk() if isinstance(w, TextInput)),
+                    key=lambda field: -field.to_window(*field.pos)[1])  # top row (seat 1) first
+    for field, name in zip(fields, NAMES):
+        field.focus = True
+        field.select_all()
+        field.delete_selection()
+        for letter in name:  # typed letter by letter: the field must keep the keyboard focus
+            field.insert_text(letter)
+            pump(1)
+        assert field.focus
+        field.focus = False
+    assert [seat["name"] for seat in app.players_model.seats] == list(NAMES)
     tap(app, "Next", frames=2)
     assert app.root.current == "options"
     tap(app, "Next", frames=2)
@@ -58,8 +69,6 @@ def test_whole_game_by_touch(fresh_app: Any) -> None:
         assert len(session.actions) == len(mirror.actions), f"tap for {move} was not accepted"
         moves += 1
         assert moves < 2000
-    from companion.app.launch import pump
-
     pump(2)
     assert app.root.current == "end"
     expected = mirror.scores()

@@ -40,17 +40,21 @@ class PlayersScreen(Screen):
 
     def on_pre_enter(self, *_args: Any) -> None:
         model = App.get_running_app().players_model
-        model.unbind(seats=self._rebuild, first_player=self._rebuild, remembered=self._rebuild)
-        model.bind(seats=self._rebuild, first_player=self._rebuild, remembered=self._rebuild)
-        self._rebuild()
+        model.unbind(seats=self._rebuild_seats, first_player=self._rebuild_seats, remembered=self._rebuild_chips)
+        model.bind(seats=self._rebuild_seats, first_player=self._rebuild_seats, remembered=self._rebuild_chips)
+        self._rebuild_seats()
+        self._rebuild_chips()
 
-    def _rebuild(self, *_args: Any) -> None:
+    def _rebuild_seats(self, *_args: Any) -> None:
         model = App.get_running_app().players_model
         rows = self.ids.seats
         rows.clear_widgets()
         for seat, info in enumerate(model.seats):
             rows.add_widget(make("SeatRow", seat=seat, name=info["name"], colour=info["colour"],
                                  first=seat == model.first_player))
+
+    def _rebuild_chips(self, *_args: Any) -> None:
+        model = App.get_running_app().players_model
         chips = self.ids.remembered
         chips.clear_widgets()
         for name in model.remembered:
