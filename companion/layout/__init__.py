@@ -51,8 +51,12 @@ def layout_kinds() -> dict[str, LayoutKind]:
     return dict(_KINDS)
 
 
-def read_layout(path: str | Path) -> tuple[LayoutKind, BaseModel]:
-    """Parse and schema-validate a layout file; a bad file is a one-line UserError naming the field."""
+def read_layout(path: str | Path, kind: LayoutKind | None = None) -> tuple[LayoutKind, BaseModel]:
+    """Parse and schema-validate a layout file; a bad file is a one-line UserError naming the field.
+
+    Without `kind` the file's `"kind"` field picks the schema, which imports every game to know them
+    all.  A game reading its own files passes its kind, so one game's broken module never stops another.
+    """
     path = Path(path)
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -60,27 +64,36 @@ def read_layout(path: str | Path) -> tuple[LayoutKind, BaseModel]:
         raise UserError(f"{path}: cannot read: {error.strerror or error}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise UserError(f"{path}: not valid JSON ({error})") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("kind"), str):
-        raise UserError(f"{path}: kind: missing; a layout file starts with a \"kind\" field")
-    kinds = layout_kinds()
-    kind = kinds.get(raw["kind"])
     if kind is None:
-        raise UserError(f"{path}: kind: unknown layout kind {raw['kind']!r} (known: {', '.join(sorted(kinds))})")
+        kind = _kind_named_in(path, raw)
     try:
         return kind, kind.model.model_validate(raw)
     except ValidationError as error:
         raise UserError(describe_validation_error(path, error)) from None
 
 
-def check_layout(path: str | Path) -> list[str]:
+def _kind_named_in(path: Path, raw: Any) -> LayoutKind:
+    """The registered kind a parsed file names in its `"kind"` field."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("kind"), str):
+        raise UserError(f"{path}: kind: missing; a layout file starts with a \"kind\" field")
+    kinds = layout_kinds()
+    kind = kinds.get(raw["kind"])
+    if kind is None:
+        raise UserError(f"{path}: kind: unknown layout kind {raw['kind']!r} (known: {', '.join(sorted(kinds))})")
+    return kind
+
+
+def check_layout(path: str | Path, kind: LayoutKind | None = None) -> list[str]:
     """Every problem of a layout file as `FILE: element: problem` lines; empty when it is sound."""
-    kind, layout = read_layout(path)
+    kind, layout = read_layout(path, kind)
     return [f"{path}: {problem}" for problem in kind.problems(layout)]
 
 
-def load_layout(path: str | Path) -> BaseModel:
-    """A layout that passed both the schema and the semantic checks (games call this)."""
-    problems = check_layout(path)
+def load_layout(path: str | Path, kind: LayoutKind | None = None) -> BaseModel:
+    """A layout that passed both the schema and the semantic checks (games call this with their kind)."""
+    kind, layout = read_layout(path, kind)
+    problems = kind.problems(layout)
     if problems:
-        raise UserError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
-    return read_layout(path)[1]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise UserError(f"{path}: {problems[0]}{more}")
+    return layout

@@ -119,3 +119,19 @@ def test_render_writes_a_png_of_the_board(tmp_path: Path, capsys: pytest.Capture
 def test_render_refuses_a_bad_size(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["layout", "render", str(VAULT), "-o", "/tmp/x.png", "--size", "huge"]) == 2
     assert "--size" in capsys.readouterr().err
+
+
+def test_a_game_reading_its_own_kind_needs_no_other_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With its kind given, `load_layout` never asks the registry (which imports every game)."""
+    import companion.layout
+    from companion.engine.errors import UserError
+    from companion.games.gold_connection.board import LAYOUT_KIND
+
+    def no_registry() -> None:
+        raise AssertionError("layout_kinds() must not run when the kind is given")
+
+    monkeypatch.setattr(companion.layout, "layout_kinds", no_registry)
+    assert isinstance(companion.layout.load_layout(VAULT, LAYOUT_KIND), GoldConnectionLayout)
+    other = write(tmp_path, {**vault_data(), "kind": "goldgraeber-board"})
+    with pytest.raises(UserError, match=r"board.json: kind: Input should be 'gold_connection'"):
+        companion.layout.load_layout(other, LAYOUT_KIND)

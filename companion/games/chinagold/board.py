@@ -15,11 +15,11 @@ from pathlib import Path
 from random import Random
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from companion.engine.errors import UserError, describe_validation_error
+from companion.engine.errors import UserError
 from companion.games.chinagold.geometry import (REFLECTIONS, Grid, grid, is_connected, mask_of, symmetry)
-from companion.layout import LAYOUTS_DIR, LayoutKind, register_layout_kind
+from companion.layout import LAYOUTS_DIR, LayoutKind, load_layout, register_layout_kind
 
 LAYOUT_KIND = "chinagold-board"
 BOARD_DIR = LAYOUTS_DIR / "chinagold"
@@ -111,8 +111,8 @@ def board_problems(layout: ChinagoldBoardLayout) -> list[str]:
     return problems
 
 
-register_layout_kind(LayoutKind(kind=LAYOUT_KIND, model=ChinagoldBoardLayout, problems=board_problems,
-                                board_module="chinagold"))
+BOARD_KIND = register_layout_kind(LayoutKind(kind=LAYOUT_KIND, model=ChinagoldBoardLayout,
+                                            problems=board_problems, board_module="chinagold"))
 
 
 # -- the generator -------------------------------------------------------------------------------------
@@ -224,15 +224,8 @@ def layout_for(key: str) -> ChinagoldBoardLayout:
 
 def read_board_file(path: Path) -> ChinagoldBoardLayout:
     """A board file checked like `goldtable layout check` does, without importing the other games."""
-    try:
-        layout = ChinagoldBoardLayout.model_validate_json(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UserError(f"{path}: cannot read: {error.strerror or error}") from None
-    except ValidationError as error:
-        raise UserError(describe_validation_error(path, error)) from None
-    problems = board_problems(layout)
-    if problems:
-        raise UserError(f"{path}: {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    layout = load_layout(path, BOARD_KIND)
+    assert isinstance(layout, ChinagoldBoardLayout)
     return layout
 
 

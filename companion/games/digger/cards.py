@@ -7,17 +7,15 @@ code, so a wrong value is fixed by editing JSON.
 
 from __future__ import annotations
 
-import json
 import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from companion.engine.core import Value
-from companion.engine.errors import UserError, describe_validation_error
-from companion.layout import LAYOUTS_DIR, LayoutKind, register_layout_kind
+from companion.layout import LAYOUTS_DIR, LayoutKind, load_layout, register_layout_kind
 
 DEFAULT_CARDS_FILE = LAYOUTS_DIR / "digger_cards.json"
 
@@ -110,21 +108,8 @@ def load_cards(path: str | Path | None = None) -> DiggerCardsLayout:
 def _load_cached(path: str, stamp: int) -> DiggerCardsLayout:
     """Parsing once per file version keeps thousands of test games from re-reading the same JSON.
 
-    Reads the one kind it needs itself (same messages as `load_layout`), so starting a Digger game never
-    has to import every other game just to find the layout kinds.
+    Reads with Digger's own layout kind, so starting a Digger game never imports every other game.
     """
-    try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UserError(f"{path}: cannot read: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UserError(f"{path}: not valid JSON ({error})") from None
-    try:
-        layout = DiggerCardsLayout.model_validate(raw)
-    except ValidationError as error:
-        raise UserError(describe_validation_error(path, error)) from None
-    problems = card_problems(layout)
-    if problems:
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise UserError(f"{path}: {problems[0]}{more}")
+    layout = load_layout(path, DIGGER_CARDS)
+    assert isinstance(layout, DiggerCardsLayout)
     return layout

@@ -186,7 +186,7 @@ def vault_from(layout: GoldConnectionLayout) -> Vault:
 @lru_cache(maxsize=8)
 def load_vault(path: str | Path = LAYOUT_FILE) -> Vault:
     """The vault of a layout file that passed every check (UserError naming the problem otherwise)."""
-    layout = load_layout(path)
+    layout = load_layout(path, LAYOUT_KIND)
     assert isinstance(layout, GoldConnectionLayout)
     return vault_from(layout)
 

@@ -8,17 +8,15 @@ only), so movement can be a plain graph search.
 
 from __future__ import annotations
 
-import json
 from collections import Counter, deque
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from companion.engine.errors import UserError, describe_validation_error
-from companion.layout import LAYOUTS_DIR, LayoutKind, register_layout_kind
+from companion.layout import LAYOUTS_DIR, LayoutKind, load_layout, register_layout_kind
 
 FieldType = Literal["town", "house", "path", "dig", "shore", "rail", "lake"]
 
@@ -248,33 +246,21 @@ def compile_board(layout: GoldgraeberLayout) -> Board:
 DEFAULT_LAYOUT = LAYOUTS_DIR / "goldgraeber.json"
 
 
-@lru_cache(maxsize=4)
-def load_board(path: Path = DEFAULT_LAYOUT) -> Board:
-    """The compiled board of a checked layout file (cached: the engine asks for it on every action).
-
-    Reads the file itself rather than through `companion.layout.load_layout`, which imports every game
-    to find the kind: the rules must not depend on other games importing cleanly.
-    """
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UserError(f"{path}: cannot read: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UserError(f"{path}: not valid JSON ({error})") from None
-    try:
-        layout = GoldgraeberLayout.model_validate(raw)
-    except ValidationError as error:
-        raise UserError(describe_validation_error(path, error)) from None
-    found = problems(layout)
-    if found:
-        raise UserError(f"{path}: {found[0]}" + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""))
-    return compile_board(layout)
-
-
 GOLDGRAEBER_BOARD = register_layout_kind(LayoutKind(
     kind="goldgraeber-board", model=GoldgraeberLayout,
     problems=problems,  # type: ignore[arg-type]
     board_module="goldgraeber"))
+
+
+@lru_cache(maxsize=4)
+def load_board(path: Path = DEFAULT_LAYOUT) -> Board:
+    """The compiled board of a checked layout file (cached: the engine asks for it on every action).
+
+    Reads with our own layout kind, so the rules never depend on other games importing cleanly.
+    """
+    layout = load_layout(path, GOLDGRAEBER_BOARD)
+    assert isinstance(layout, GoldgraeberLayout)
+    return compile_board(layout)
 
 
 def hex_rgb(text: str) -> tuple[int, int, int] | None:
