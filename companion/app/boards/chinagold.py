@@ -10,15 +10,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from kivy.core.text import Label as CoreLabel
-from kivy.graphics import Color, Ellipse, Line, Mesh, Rectangle
+from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.properties import BooleanProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
+from companion.app.boards.drawing import SQRT3, axial_at, centred_text, fill_hex, hex_centre
 from companion.games.chinagold.board import ChinagoldBoardLayout
 from companion.games.chinagold.geometry import NEIGHBOUR_STEPS, grid
 
-SQRT3 = math.sqrt(3.0)
 BACKGROUND = (0.20, 0.16, 0.11)
 #: Earth tones for the mountains; neighbouring mountains always get different ones.
 MOUNTAIN_TONES: tuple[tuple[float, float, float], ...] = (
@@ -100,51 +99,22 @@ class ChinagoldBoard(Widget):
     def centre_of(self, site: int) -> tuple[float, float]:
         """Pixel centre of a site."""
         q, r = self.grid.coords[site]
-        return self._centre(q, r)
-
-    def _centre(self, q: float, r: float) -> tuple[float, float]:
-        return (self._origin[0] + self._radius * SQRT3 * (q + r / 2), self._origin[1] - self._radius * 1.5 * r)
+        return hex_centre(self._origin, self._radius, q, r)
 
     def site_at(self, x: float, y: float) -> int | None:
         """The site under a pixel (cube rounding), or None outside the board."""
-        px = (x - self._origin[0]) / self._radius
-        py = -(y - self._origin[1]) / self._radius
-        r = py / 1.5
-        q = px / SQRT3 - r / 2
-        s = -q - r
-        rq, rr, rs = round(q), round(r), round(s)
-        dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
-        if dq > dr and dq > ds:
-            rq = -rr - rs
-        elif dr > ds:
-            rr = -rq - rs
-        return self.grid.index.get((rq, rr))
-
-    def _hex(self, cx: float, cy: float, rgb: tuple[float, float, float]) -> None:
-        vertices = [cx, cy, 0.0, 0.0]
-        for k in range(7):
-            angle = math.radians(60 * k + 30)
-            vertices += [cx + self._radius * math.cos(angle), cy + self._radius * math.sin(angle), 0.0, 0.0]
-        Color(*rgb)
-        Mesh(vertices=vertices, indices=list(range(8)), mode="triangle_fan")
+        return self.grid.index.get(axial_at(self._origin, self._radius, x, y))
 
     def _edge(self, site: int, step: tuple[int, int]) -> list[float]:
         """The cell edge of `site` that faces the neighbour in direction `step`."""
         q, r = self.grid.coords[site]
-        cx, cy = self._centre(q, r)
-        nx, ny = self._centre(q + step[0], r + step[1])
+        cx, cy = hex_centre(self._origin, self._radius, q, r)
+        nx, ny = hex_centre(self._origin, self._radius, q + step[0], r + step[1])
         mx, my = (cx + nx) / 2, (cy + ny) / 2
         length = math.hypot(nx - cx, ny - cy)
         ux, uy = -(ny - cy) / length, (nx - cx) / length
         half = self._radius / 2
         return [mx - ux * half, my - uy * half, mx + ux * half, my + uy * half]
-
-    def _text(self, text: str, cx: float, cy: float, size: float, rgb: tuple[float, float, float]) -> None:
-        label = CoreLabel(text=text, font_size=max(6.0, size), bold=True)
-        label.refresh()
-        texture = label.texture
-        Color(*rgb)
-        Rectangle(texture=texture, size=texture.size, pos=(cx - texture.width / 2, cy - texture.height / 2))
 
     # -- drawing -----------------------------------------------------------------------------------
     def redraw(self, *_: object) -> None:
@@ -156,7 +126,7 @@ class ChinagoldBoard(Widget):
             Color(*BACKGROUND)
             Rectangle(pos=self.pos, size=self.size)
             for site in range(g.size):
-                self._hex(*self.centre_of(site), MOUNTAIN_TONES[self._tones[self._mountain_of[site]]])
+                fill_hex(*self.centre_of(site), self._radius, MOUNTAIN_TONES[self._tones[self._mountain_of[site]]])
             Color(*BORDER)
             for site, (q, r) in enumerate(g.coords):
                 for step in NEIGHBOUR_STEPS:
@@ -169,7 +139,7 @@ class ChinagoldBoard(Widget):
             if self.show_ids:
                 for site in range(g.size):
                     cx, cy = self.centre_of(site)
-                    self._text(str(site), cx, cy, self._radius * 0.5, (0.05, 0.05, 0.05))
+                    centred_text(str(site), cx, cy, self._radius * 0.5, (0.05, 0.05, 0.05))
 
     def _draw_rivers(self) -> None:
         width = max(1.2, self._radius * 0.13)

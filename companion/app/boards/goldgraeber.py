@@ -10,14 +10,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from kivy.core.text import Label as CoreLabel
-from kivy.graphics import Color, Ellipse, Line, Mesh, Rectangle
+from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.properties import BooleanProperty, ObjectProperty
 from kivy.uix.stencilview import StencilView
 
+from companion.app.boards.drawing import SQRT3, axial_at, centred_text, fill_hex, hex_centre, hex_corners
 from companion.games.goldgraeber.board import HEX_DIRECTIONS, GoldgraeberLayout, compile_board, hex_rgb
 
-SQRT3 = math.sqrt(3.0)
+#: Hexes are filled a little smaller than their cells so a thin seam of background separates them.
+HEX_FILL_SCALE = 0.97
 
 FIELD_COLOURS: dict[str, tuple[float, float, float]] = {
     "town": (0.93, 0.86, 0.70),
@@ -107,49 +108,15 @@ class GoldgraeberBoard(StencilView):
     def centre_of(self, field_id: str) -> tuple[float, float]:
         """Pixel centre of a field."""
         q, r = self.board.coords[self.board.index[field_id]]
-        return (self._origin[0] + self._radius * SQRT3 * (q + r / 2), self._origin[1] - self._radius * 1.5 * r)
+        return hex_centre(self._origin, self._radius, q, r)
 
     def field_at(self, x: float, y: float) -> str | None:
         """The field id under a pixel (axial rounding), or None off the map."""
-        px = (x - self._origin[0]) / self._radius
-        py = -(y - self._origin[1]) / self._radius
-        r = py / 1.5
-        q = px / SQRT3 - r / 2
-        s = -q - r
-        rq, rr, rs = round(q), round(r), round(s)
-        dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
-        if dq > dr and dq > ds:
-            rq = -rr - rs
-        elif dr > ds:
-            rr = -rq - rs
+        axial = axial_at(self._origin, self._radius, x, y)
         for i, coord in enumerate(self.board.coords):
-            if coord == (rq, rr):
+            if coord == axial:
                 return self.board.ids[i]
         return None
-
-    def _corners(self, cx: float, cy: float, scale: float = 1.0) -> list[float]:
-        size = self._radius * scale
-        points: list[float] = []
-        for k in range(6):
-            angle = math.radians(60 * k + 30)
-            points += [cx + size * math.cos(angle), cy + size * math.sin(angle)]
-        return points
-
-    def _hex(self, cx: float, cy: float, rgb: tuple[float, float, float], scale: float = 0.97) -> None:
-        corners = self._corners(cx, cy, scale)
-        vertices = [cx, cy, 0.0, 0.0]
-        for k in range(7):
-            vertices += [corners[(2 * k) % 12], corners[(2 * k + 1) % 12], 0.0, 0.0]
-        Color(*rgb)
-        Mesh(vertices=vertices, indices=list(range(8)), mode="triangle_fan")
-
-    def _text(self, text: str, cx: float, cy: float, size: float,
-              rgb: tuple[float, float, float] = (0.1, 0.1, 0.1)) -> None:
-        label = CoreLabel(text=text, font_size=max(6.0, size), bold=True)
-        label.refresh()
-        texture = label.texture
-        Color(*rgb)
-        Rectangle(texture=texture, size=texture.size, pos=(cx - texture.width / 2, cy - texture.height / 2))
 
     # -- drawing -----------------------------------------------------------------------------------
     def redraw(self, *_: object) -> None:
@@ -165,7 +132,7 @@ class GoldgraeberBoard(StencilView):
                 cx, cy = self.centre_of(field_id)
                 kind = board.types[i]
                 rgb = colour_rgb(house_colour[i]) if kind == "house" else FIELD_COLOURS[kind]
-                self._hex(cx, cy, rgb)
+                fill_hex(cx, cy, self._radius * HEX_FILL_SCALE, rgb)
                 if kind == "dig":
                     Color(0.32, 0.22, 0.12)
                     hole = self._radius * 0.35
@@ -188,9 +155,9 @@ class GoldgraeberBoard(StencilView):
                     fill = colour_rgb(house_colour[i]) if i in house_colour else FIELD_COLOURS[board.types[i]]
                     ink = (0.95, 0.95, 0.95) if sum(fill) < 1.0 else (0.1, 0.1, 0.1)
                     cx, cy = self.centre_of(field_id)
-                    self._text(field_id, cx, cy - self._radius * 0.45, self._radius * 0.42, ink)
-            self._text("Golden City", self._origin[0], self._origin[1] + self._radius * 0.1, self._radius * 0.55,
-                       (0.35, 0.2, 0.05))
+                    centred_text(field_id, cx, cy - self._radius * 0.45, self._radius * 0.42, ink)
+            centred_text("Golden City", self._origin[0], self._origin[1] + self._radius * 0.1, self._radius * 0.55,
+                         (0.35, 0.2, 0.05))
 
     def _draw_rail_line(self) -> None:
         points: list[float] = []
@@ -255,11 +222,11 @@ class GoldgraeberBoard(StencilView):
         for field_id in view.highlights:
             cx, cy = self.centre_of(field_id)
             Color(1.0, 0.95, 0.2, 0.9)
-            Line(points=self._corners(cx, cy, 0.92), close=True, width=max(1.5, radius * 0.1))
+            Line(points=hex_corners(cx, cy, radius * 0.92), close=True, width=max(1.5, radius * 0.1))
         if view.selected:
             cx, cy = self.centre_of(view.selected)
             Color(1, 1, 1)
-            Line(points=self._corners(cx, cy, 0.92), close=True, width=max(1.5, radius * 0.12))
+            Line(points=hex_corners(cx, cy, radius * 0.92), close=True, width=max(1.5, radius * 0.12))
         for field_id in view.rafts:
             self._draw_raft(*self.centre_of(field_id))
         for field_id in view.face_down:
@@ -272,7 +239,7 @@ class GoldgraeberBoard(StencilView):
             cx, cy = self.centre_of(field_id)
             Color(0.2, 0.2, 0.2)
             Ellipse(pos=(cx - radius * 0.6, cy - radius * 0.6), size=(radius * 1.2, radius * 1.2))
-            self._text(label, cx, cy, radius * 0.6, (1, 1, 1))
+            centred_text(label, cx, cy, radius * 0.6, (1, 1, 1))
         if view.locomotive:
             cx, cy = self.centre_of(view.locomotive)
             Color(0.1, 0.1, 0.1)
