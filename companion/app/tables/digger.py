@@ -96,6 +96,8 @@ class DiggerPanel(BoxLayout):
     timer_idle_but_running = BooleanProperty(False)
     stowed = ListProperty([])
     waiting = ListProperty([])
+    can_stop = BooleanProperty(False)
+    can_fumble = BooleanProperty(False)
 
     def __init__(self, table: TableModel, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -130,6 +132,8 @@ class DiggerPanel(BoxLayout):
         if not state.timer_running and self.timer.started and not self.timer.expired:
             self.timer.reset(state.rules.timer_seconds)
         self.timer_idle_but_running = state.timer_running and not self.timer.started
+        self.can_stop = self.table.check({"type": "stop"}) is None
+        self.can_fumble = self.table.check({"type": "fumble"}) is None
         waiting = ", ".join(f"{state.waiting.count(c)} {colour_word(c)}" for c in self.waiting) or "—"
         middle = "  ".join(f"{colour_word(c)} {state.middle.count(c)}" for c in STONE_COLOURS)
         self.info_text = _("Waiting to be stowed: {waiting}\nMiddle: {middle}   Tin: {tin}").format(
