@@ -1,0 +1,85 @@
+"""Every game's messages (engine, and its table panel where the panel uses the game's domain) have a German
+and a French translation that keeps their placeholders, and the compiled catalogs match the .po files."""
+
+from __future__ import annotations
+
+import ast
+import gettext
+import re
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCALE = ROOT / "companion" / "locale"
+LANGUAGES = ("de", "fr")
+
+
+@dataclass(frozen=True)
+class GameDomain:
+    """One game's gettext domain and where its translatable messages come from."""
+
+    game: str
+    sources: tuple[str, ...]
+    markers: tuple[str, ...]  # the functions that mark a message for this domain in those sources
+    least_messages: int  # a floor, so a broken extraction cannot pass by finding nothing
+    least_po_entries: int
+    same_in: frozenset[tuple[str, str]] = frozenset()  # (language, message) pairs that rightly stay as-is
+
+    def messages(self) -> set[str]:
+        found: set[str] = set()
+        for source in self.sources:
+            for node in ast.walk(ast.parse((ROOT / source).read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.markers \
+                        and node.args and isinstance(node.args[0], ast.Constant) \
+                        and isinstance(node.args[0].value, str):
+                    found.add(node.args[0].value)
+        return found
+
+
+DOMAINS = [
+    GameDomain("digger", ("companion/games/digger/rules.py",), ("N_",), least_messages=21, least_po_entries=1),
+    GameDomain("gold_connection",
+               ("companion/games/gold_connection/rules.py", "companion/app/tables/gold_connection.py"),
+               ("N_", "_"), least_messages=81, least_po_entries=81,
+               same_in=frozenset({("fr", "distance {distance}")})),
+    GameDomain("goldgraeber", ("companion/games/goldgraeber/rules.py", "companion/app/tables/goldgraeber.py"),
+               ("N_", "_"), least_messages=61, least_po_entries=1,
+               same_in=frozenset({("de", "Gold {value}")})),  # German says Gold too
+]
+CASES = [(domain, language) for domain in DOMAINS for language in LANGUAGES]
+CASE_IDS = [f"{domain.game}-{language}" for domain, language in CASES]
+
+
+def placeholders(text: str) -> set[str]:
+    """The `{names}` a message formats (a malformed template raises instead of passing)."""
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def unescape(text: str) -> str:
+    """A .po string literal's body as the text it stands for."""
+    return text.replace("\\n", "\n").replace('\\"', '"')
+
+
+@pytest.mark.parametrize(("domain", "language"), CASES, ids=CASE_IDS)
+def test_every_message_is_translated_with_its_placeholders(domain: GameDomain, language: str) -> None:
+    catalog = gettext.translation(domain.game, str(LOCALE), languages=[language])
+    messages = domain.messages()
+    assert len(messages) >= domain.least_messages
+    for message in messages:
+        translated = catalog.gettext(message)
+        assert translated != message or (language, message) in domain.same_in, \
+            f"{language}: {message!r} untranslated"
+        assert placeholders(translated) == placeholders(message), f"{language}: {message!r}"
+
+
+@pytest.mark.parametrize(("domain", "language"), CASES, ids=CASE_IDS)
+def test_compiled_catalog_matches_the_po_file(domain: GameDomain, language: str) -> None:
+    po = (LOCALE / language / "LC_MESSAGES" / f"{domain.game}.po").read_text(encoding="utf-8")
+    catalog = gettext.translation(domain.game, str(LOCALE), languages=[language])
+    pairs = re.findall(r'^msgid "(.+)"\nmsgstr "(.*)"$', po, flags=re.M)
+    assert len(pairs) >= domain.least_po_entries
+    for msgid, msgstr in pairs:
+        assert catalog.gettext(unescape(msgid)) == unescape(msgstr)
