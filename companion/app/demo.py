@@ -14,15 +14,26 @@ DEMO_PLAYERS = (("Anna", "#d64541"), ("Ben", "#3a7bd5"), ("Chloé", "#2e9e5b"), 
 
 
 def demo_setup(game: str = "digger", seed: int = 7) -> Setup:
-    return Setup(game=game, players=tuple(Player(name=n, colour=c) for n, c in DEMO_PLAYERS), seed=seed)
+    """Four demo players, or as many as the game allows."""
+    from companion.engine.registry import get_game
+
+    rules = get_game(game)
+    count = max(rules.min_players, min(len(DEMO_PLAYERS), rules.max_players))
+    return Setup(game=game, players=tuple(Player(name=n, colour=c) for n, c in DEMO_PLAYERS[:count]), seed=seed)
+
+
+MAX_GENERIC_MOVES = 300
 
 
 def next_move(session: Session) -> dict[str, Any] | None:
-    """The demo policy for Digger: roll; take every colour the roll allows (robbing when it can);
-    stop after taking something or after three rolls.  None when the game is over."""
+    """The demo policy.  Digger: roll; take every colour the roll allows (robbing when it can); stop
+    after taking something or after three rolls.  Other games: roll when dice are due, else the first
+    legal action.  None when the game is over."""
     state: Any = session.state
     if session.is_over():
         return None
+    if session.setup.game != "digger":
+        return _generic_move(session)
     if not state.roll:
         return {"type": "roll"}
     legal = session.game.legal_actions(state) or []
@@ -37,12 +48,20 @@ def next_move(session: Session) -> dict[str, Any] | None:
     return {"type": "roll"}
 
 
+def _generic_move(session: Session) -> dict[str, Any] | None:
+    prompt = session.prompt()
+    if prompt.dice and prompt.roll_action and prompt.roll_action in prompt.expects:
+        return {"type": "roll"}
+    legal = session.game.legal_actions(session.state) or []
+    return legal[0].model_dump(mode="json") if legal else None
+
+
 def play_move(session: Session) -> bool:
     """Play one demo move (rolls come from the seeded virtual roller); False when the game is over."""
     move = next_move(session)
     if move is None:
         return False
-    if move["type"] == "roll":
+    if move == {"type": "roll"}:
         outcome = session.virtual_roll("virtual")
         return outcome is not None and outcome.accepted
     return session.submit(move, "touch").accepted
@@ -53,6 +72,7 @@ def demo_session(journal_path: Path | None, moves: int | None, game: str = "digg
     journal = Journal(journal_path) if journal_path is not None else None
     session = Session.new(demo_setup(game), journal)
     count = 0
-    while (moves is None or count < moves) and play_move(session):
+    limit = moves if moves is not None else (None if game == "digger" else MAX_GENERIC_MOVES)
+    while (limit is None or count < limit) and play_move(session):
         count += 1
     return session

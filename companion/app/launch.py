@@ -114,7 +114,7 @@ def show_screen(app: Any, screen: str) -> None:
             app.go("rules")
     elif screen == "end":
         journal = app.journal
-        finished = next(g.id for g in journal.games() if g.finished)
+        finished = next((g.id for g in journal.games() if g.finished), journal.games()[-1].id)
         from companion.engine.session import Session
 
         app.table.attach(Session.resume(journal, finished))
