@@ -7,54 +7,25 @@ from typing import Any
 
 import pytest
 
+from tests.table_helpers import kivy_ready, show_panel, touch_at  # noqa: F401 - kivy_ready is a fixture
+
 pytestmark = pytest.mark.ui
 
 
-@pytest.fixture(scope="module")
-def kivy_ready() -> Any:
-    """Offscreen window plus the app's shared widget rules (loaded once, as the app does)."""
-    from kivy.core.window import Window
-    from kivy.factory import Factory
-    from kivy.lang import Builder
-
-    import companion.app as app_package
-
-    if "GButton" not in Factory.classes:
-        Builder.load_file(str(Path(app_package.__file__).parent / "widgets.kv"))
-    return Window
-
-
 def make_table(kivy_ready: Any, names: tuple[str, str] = ("Anna", "Ben")) -> tuple[Any, Any]:
-    from companion.app.launch import pump
     from companion.app.table import TableModel
-    from companion.app.tables import table_for
     from companion.engine.core import Player, Setup
     from companion.engine.session import Session
 
-    module = table_for("chinagold")
     table = TableModel()
     table.attach(Session.new(Setup(game="chinagold", players=(Player(name=names[0]), Player(name=names[1])),
                                    seed=3)))
-    panel = module.build_panel(table)
-    panel.size_hint = (None, None)
-    panel.size = (540, 390)
-    panel.pos = (0, 0)
-    kivy_ready.add_widget(panel)
-    pump(3)
-    return table, panel
+    return table, show_panel(kivy_ready, table, "chinagold", (540, 390))
 
 
 def tap_site(panel: Any, site: int) -> None:
     """A real touch through the window at the centre of a site."""
-    from kivy.tests.common import UnitTestTouch
-
-    from companion.app.launch import pump
-
-    x, y = panel.board.to_window(*panel.board.centre_of(site))
-    touch = UnitTestTouch(x, y)
-    touch.touch_down()
-    touch.touch_up()
-    pump(1)
+    touch_at(*panel.board.to_window(*panel.board.centre_of(site)))
 
 
 def test_table_module_is_found() -> None:

@@ -8,39 +8,20 @@ from typing import Any
 
 import pytest
 
+from tests.table_helpers import kivy_ready, show_panel, touch_at  # noqa: F401 - kivy_ready is a fixture
+
 pytestmark = pytest.mark.ui
-
-
-@pytest.fixture(scope="module")
-def kivy_ready() -> Any:
-    """Offscreen window plus the app's shared widget rules (loaded once, as the app does)."""
-    from kivy.core.window import Window
-    from kivy.factory import Factory
-    from kivy.lang import Builder
-
-    import companion.app as app_package
-
-    if "GButton" not in Factory.classes:
-        Builder.load_file(str(Path(app_package.__file__).parent / "widgets.kv"))
-    return Window
 
 
 @pytest.fixture
 def table_and_panel(kivy_ready: Any) -> Any:
-    from companion.app.launch import pump
     from companion.app.table import TableModel
-    from companion.app.tables import table_for
     from companion.engine.session import Session
     from tests.gold_connection.gc_helpers import setup
 
     table = TableModel()
     table.attach(Session.new(setup(2, 4)))
-    panel = table_for("gold_connection").build_panel(table)
-    panel.size_hint = (None, None)
-    panel.size = (780, 420)
-    panel.pos = (0, 0)
-    kivy_ready.add_widget(panel)
-    pump(3)
+    panel = show_panel(kivy_ready, table, "gold_connection", (780, 420))
     yield table, panel
     panel.detach()
     kivy_ready.remove_widget(panel)
@@ -54,14 +35,7 @@ def press(panel: Any, text: str) -> None:
 
 def tap(panel: Any, x: float, y: float) -> None:
     """A real touch through the window at board coordinates."""
-    from kivy.tests.common import UnitTestTouch
-
-    from companion.app.launch import pump
-
-    touch = UnitTestTouch(*panel.board.to_window(x, y))
-    touch.touch_down()
-    touch.touch_up()
-    pump(1)
+    touch_at(*panel.board.to_window(x, y))
 
 
 def tap_safe(panel: Any, safe: str) -> None:

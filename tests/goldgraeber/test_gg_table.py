@@ -8,57 +8,28 @@ from typing import Any
 import pytest
 
 from companion.engine.record import load_record
+from tests.table_helpers import kivy_ready, show_panel, touch_at  # noqa: F401 - kivy_ready is a fixture
 
 pytestmark = pytest.mark.ui
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "goldgraeber.json"
 
 
-@pytest.fixture(scope="module")
-def kivy_ready() -> Any:
-    """Offscreen window plus the app's shared widget rules (loaded once, as the app does)."""
-    from kivy.core.window import Window
-    from kivy.factory import Factory
-    from kivy.lang import Builder
-
-    import companion.app as app_package
-
-    if "GButton" not in Factory.classes:
-        Builder.load_file(str(Path(app_package.__file__).parent / "widgets.kv"))
-    return Window
-
-
 def make_table(kivy_ready: Any, upto: int = 0) -> tuple[Any, Any]:
     """A table playing the example game's first `upto` actions, with the Goldgräber panel on screen."""
-    from companion.app.launch import pump
     from companion.app.table import TableModel
-    from companion.app.tables import table_for
     from companion.engine.session import Session
 
     record = load_record(EXAMPLE)
     partial = record.model_copy(update={"actions": record.actions[:upto]})
     table = TableModel()
     table.attach(Session.from_record(partial))
-    panel = table_for("goldgraeber").build_panel(table)
-    panel.size_hint = (None, None)
-    panel.size = (760, 400)
-    panel.pos = (0, 0)
-    kivy_ready.add_widget(panel)
-    pump(3)
-    return table, panel
+    return table, show_panel(kivy_ready, table, "goldgraeber", (760, 400))
 
 
 def tap_field(panel: Any, field: str) -> None:
     """A real touch through the window at the centre of a field."""
-    from kivy.tests.common import UnitTestTouch
-
-    from companion.app.launch import pump
-
-    x, y = panel.board.to_window(*panel.board.centre_of(field))
-    touch = UnitTestTouch(x, y)
-    touch.touch_down()
-    touch.touch_up()
-    pump(1)
+    touch_at(*panel.board.to_window(*panel.board.centre_of(field)))
 
 
 def first_index(kind: str) -> int:

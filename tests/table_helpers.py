@@ -1,0 +1,48 @@
+"""Headless table-panel tests: the offscreen window, a game's panel on it, and real touches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def kivy_ready() -> Any:
+    """Offscreen window plus the app's shared widget rules (loaded once, as the app does)."""
+    from kivy.core.window import Window
+    from kivy.factory import Factory
+    from kivy.lang import Builder
+
+    import companion.app as app_package
+
+    if "GButton" not in Factory.classes:
+        Builder.load_file(str(Path(app_package.__file__).parent / "widgets.kv"))
+    return Window
+
+
+def show_panel(window: Any, table: Any, game: str, size: tuple[int, int]) -> Any:
+    """The game's table panel for `table`, placed at the window's origin at `size` and laid out."""
+    from companion.app.launch import pump
+    from companion.app.tables import table_for
+
+    panel = table_for(game).build_panel(table)
+    panel.size_hint = (None, None)
+    panel.size = size
+    panel.pos = (0, 0)
+    window.add_widget(panel)
+    pump(3)
+    return panel
+
+
+def touch_at(x: float, y: float) -> None:
+    """A real touch (down and up) through the window at window coordinates, then one frame."""
+    from kivy.tests.common import UnitTestTouch
+
+    from companion.app.launch import pump
+
+    touch = UnitTestTouch(x, y)
+    touch.touch_down()
+    touch.touch_up()
+    pump(1)
