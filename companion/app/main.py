@@ -343,7 +343,7 @@ class GoldtableApp(App):
 
         kind = event.event
         if kind == "roll":
-            if self.root.current == "table":
+            if self.root.current in ("table", "timer") and self.table is not None:
                 uncertain = [index for index, value in enumerate(event.values) if value == "?"]
                 if event.uncertain and not uncertain:
                     uncertain = list(range(len(event.values)))
@@ -371,6 +371,9 @@ class GoldtableApp(App):
             self.table.undo()
         elif name == "confirm" and self.table.notice_choices:
             self.table.answer_notice(self.table.notice_choices[0])
+        else:
+            self.table.show_notice(_("The {button} button has no use right now; nothing changed.").format(
+                button=name))
 
     def _on_key_down(self, _window: Any, key: int, _scancode: int, codepoint: str | None,
                      modifiers: list[str]) -> bool:

@@ -105,6 +105,10 @@ def test_refusal_shows_rule_and_way_on(fresh_app: Any) -> None:
     app.press_button("undo", "gpio")  # the hardware undo button at the wrong moment: TABLE-1 refusal
     assert app.table.refusal_rule.startswith("TABLE-1")
     assert app.table.session.actions == []
+    app.press_button("next", "gpio")  # a button this game does not use: said so, nothing changes
+    assert "next button has no use" in app.table.notice_text
+    tap(app, "OK")
+    assert app.table.session.actions == [] and not app.table.notice_text
 
 
 def test_timer_warns_and_time_up_keeps_what_was_stowed(fresh_app: Any, clock: ManualClock) -> None:
