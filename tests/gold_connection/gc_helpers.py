@@ -65,6 +65,16 @@ def with_rows(state: GoldConnectionState, seat: int, rows: dict[str, tuple[int, 
                                     "safes": {name: tuple(content) for name, content in safes.items()}})
 
 
+def with_chips(state: GoldConnectionState, seat: int, chips: int, supply: int | None = None) -> GoldConnectionState:
+    """Give a robber `chips` consolation chips (and set the supply, when given)."""
+    robbers = list(state.robbers)
+    robbers[seat] = robbers[seat].model_copy(update={"chips": chips})
+    update: dict[str, Any] = {"robbers": tuple(robbers)}
+    if supply is not None:
+        update["chip_supply"] = supply
+    return state.model_copy(update=update)
+
+
 def act(state: GoldConnectionState, *actions: dict[str, Any]) -> tuple[GoldConnectionState, list[Event]]:
     """Apply actions given as JSON dicts (as a record holds them); every one must be accepted."""
     events: list[Event] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from companion.games.gold_connection.rules import Robber, box_score
 from tests.gold_connection.gc_helpers import (GAME, act, assert_all_bars, refusal, turn_state, with_rows,
-                                              with_safe)
+                                              with_chips, with_safe)
 
 RICH_BOX = {"B6": (1, 2, 3, 4), "G5": (1, 2), "R4": (1, 2, 3), "Y6": (1,)}
 
@@ -116,14 +116,10 @@ def test_ties_go_to_most_chips_then_are_shared() -> None:
     state = with_rows(turn_state({0: ("S1", "S2"), 1: ("S8", "S9"), 2: ("S4", "S5")}, players=3), 0, {"B6": (1, 2)})
     state = with_rows(state, 1, {"G6": (1, 2)})
     state = with_rows(state, 2, {"R6": (1,)})
-    robbers = list(state.robbers)
-    robbers[0] = robbers[0].model_copy(update={"chips": 1})
-    robbers[1] = robbers[1].model_copy(update={"chips": 3})
-    state = state.model_copy(update={"robbers": tuple(robbers)})
+    state = with_chips(with_chips(state, 0, 1), 1, 3)
     assert GAME.scores(state) == [3, 3, 1]
     assert GAME.winners(state) == [1]
-    robbers[0] = robbers[0].model_copy(update={"chips": 3})
-    assert GAME.winners(state.model_copy(update={"robbers": tuple(robbers)})) == [0, 1]
+    assert GAME.winners(with_chips(state, 0, 3)) == [0, 1]
 
 
 # -- GC-21 the variant without counter ---------------------------------------------------------------

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from companion.games.gold_connection.rules import auto_sort, chance
 from tests.gold_connection.gc_helpers import (GAME, act, assert_all_bars, refusal, turn_state, with_rows,
-                                              with_safe)
+                                              with_chips, with_safe)
 
 TWO = {0: ("S1", "S2"), 1: ("S8", "S9")}
 
@@ -121,10 +121,7 @@ def test_impossible_loot_die_is_refused_with_state_unchanged() -> None:
 
 # -- GC-10 consolation chips added after the roll ----------------------------------------------------
 def test_chips_make_up_a_short_roll_after_it_is_seen() -> None:
-    state = rulebook_start()
-    robbers = list(state.robbers)
-    robbers[0] = robbers[0].model_copy(update={"chips": 3})
-    state = state.model_copy(update={"robbers": tuple(robbers), "chip_supply": 17})
+    state = with_chips(rulebook_start(), 0, 3, supply=17)
     state, _ = act(state, {"type": "move", "path": ["S2", "S3"]}, {"type": "loot", "bars": ["B2", "B3"]},
                    {"type": "roll", "values": [2, 3]})
     assert state.phase == "chips" and GAME.prompt(state).params["shortfall"] == 2
@@ -136,10 +133,7 @@ def test_chips_make_up_a_short_roll_after_it_is_seen() -> None:
 
 
 def test_roll_short_by_more_than_the_chips_fails_at_once() -> None:
-    state = rulebook_start()
-    robbers = list(state.robbers)
-    robbers[0] = robbers[0].model_copy(update={"chips": 1})
-    state = state.model_copy(update={"robbers": tuple(robbers), "chip_supply": 19})
+    state = with_chips(rulebook_start(), 0, 1, supply=19)
     state, _ = act(state, {"type": "move", "path": ["S2", "S3"]}, {"type": "loot", "bars": ["B2", "B3"]},
                    {"type": "roll", "values": [2, 3]})
     assert state.phase == "turn" and state.current == 1 and state.robbers[0].chips == 3
@@ -238,9 +232,7 @@ def test_failure_returns_the_tray_to_the_safe_under_the_arrow_and_the_arrow_home
 def test_consolation_is_two_then_one_at_four_never_above_five_nor_beyond_the_supply() -> None:
     state = turn_state(TWO)
     for held, supply, expected in ((0, 20, 2), (3, 20, 5), (4, 20, 5), (5, 20, 5), (2, 1, 3), (2, 0, 2)):
-        robbers = list(state.robbers)
-        robbers[0] = robbers[0].model_copy(update={"chips": held})
-        after, given = GAME.consolation(state.model_copy(update={"robbers": tuple(robbers), "chip_supply": supply}), 0)
+        after, given = GAME.consolation(with_chips(state, 0, held, supply), 0)
         assert after.robbers[0].chips == expected and given == expected - held
         assert after.chip_supply == supply - given
 
@@ -250,10 +242,7 @@ def test_exact_odds_with_and_without_chips() -> None:
     assert chance(2) == 1 and chance(13) == 0 and chance(7) == Fraction(21, 36)
     assert chance(12) == Fraction(1, 36) and chance(14, 2) == Fraction(1, 36) and chance(9, 5) == Fraction(11, 12)
     assert chance(7, 5) == 1
-    state = rulebook_start()
-    robbers = list(state.robbers)
-    robbers[0] = robbers[0].model_copy(update={"chips": 2})
-    state = state.model_copy(update={"robbers": tuple(robbers), "chip_supply": 18})
+    state = with_chips(rulebook_start(), 0, 2, supply=18)
     state, _ = act(state, {"type": "move", "path": ["S2", "S3"]})
     assert GAME.target(state, ("B2", "B3")) == 7
     preview = GAME.odds(state, GAME.target(state, ("B2", "B3")))
