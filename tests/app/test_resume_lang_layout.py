@@ -88,6 +88,10 @@ def test_no_text_clipped_and_targets_big_enough(fresh_app: Any, language: str, s
         app.go("home")
         show_screen(app, screen)
         pump(2)
+        if screen in ("table", "timer", "refusal", "notice"):
+            banner = max((w for w in visible_widgets(app.root.current_screen)
+                          if isinstance(w, Label) and w.text == app.table.turn_text), key=lambda w: w.font_size)
+            assert banner.font_size >= 32, f"{screen}: turn banner text is {banner.font_size}px"
         for widget in visible_widgets(app.root.current_screen):
             if isinstance(widget, ButtonBehavior) and not widget.disabled:
                 assert widget.width >= 48 and widget.height >= 48, (

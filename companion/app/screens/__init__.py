@@ -80,8 +80,10 @@ class OptionsScreen(Screen):
             control = row.ids.control
             name = field["name"]
             if field["kind"] == "bool":
-                for value, text in ((True, _("Yes")), (False, _("No"))):
-                    control.add_widget(self._toggle(text, name, value, model))
+                switch = Factory.Switch(active=bool(model.values.get(name)), size_hint_x=None, width=110)
+                switch.bind(active=lambda _w, active, n=name: model.set(n, active))
+                control.add_widget(switch)
+                control.add_widget(Factory.Widget())
             elif field["kind"] == "choice":
                 for value in field["choices"]:
                     label = game_text(model.game_id, str(value).replace("_", " "))
