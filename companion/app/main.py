@@ -20,7 +20,7 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion.app import i18n
 from companion.app.i18n import _
-from companion.app.settings import SEAT_COLOURS, AppSettings, load_settings, save_settings, settings_path
+from companion.app.settings import AppSettings, load_settings, save_settings, settings_path
 
 if TYPE_CHECKING:
     from companion.app.table import TableModel
@@ -30,9 +30,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 APP_DIR = Path(__file__).resolve().parent
-SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "table", "timer", "end", "hardware",
-                            "settings", "rules")
-
 #: Keyboard stand-ins for the hardware on a PC (also listed on the Hardware screen).
 KEY_BUTTONS: dict[str, str] = {"s": "stop", "h": "hourglass", "c": "confirm", "u": "undo", "n": "next"}
 KEY_FACES = "byrgwk123456"
@@ -418,6 +415,3 @@ class GoldtableApp(App):
             return
         for seat in range(len(session.setup.players)):
             self.hardware.led(f"seat{seat + 1}", "on" if seat == self.table.player else "off")
-
-    def seat_colour(self, seat: int) -> str:
-        return SEAT_COLOURS[seat % len(SEAT_COLOURS)]

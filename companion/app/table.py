@@ -269,13 +269,6 @@ class TableModel(EventDispatcher):
         line = " ".join(texts) or _("{name} played a move.").format(name=self.player_name(actor))
         self.log = [*self.log[-(LOG_LENGTH - 1):], line]
 
-    def score_history(self) -> list[list[int]]:
-        """Scores per seat after every action, for the End screen's chart."""
-        if self.session is None:
-            return []
-        game = self.session.game
-        return [list(game.scores(state)) for state in self.session.states]
-
     def on_game_over(self) -> None:
         """Default handler (the app switches to the End screen)."""
 

@@ -6,6 +6,7 @@ talk to hardware or block; they are driven by taps on the UI thread.
 
 from __future__ import annotations
 
+import enum
 import types
 import typing
 from datetime import datetime
@@ -134,7 +135,7 @@ OptionKind = Literal["bool", "choice", "int", "text", "other"]
 def _literal_choices(annotation: Any) -> tuple[Any, ...] | None:
     if typing.get_origin(annotation) is Literal:
         return typing.get_args(annotation)
-    if isinstance(annotation, type) and issubclass(annotation, __import__("enum").Enum):
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         return tuple(member.value for member in annotation)
     return None
 

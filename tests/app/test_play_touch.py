@@ -11,7 +11,6 @@ from kivy.uix.textinput import TextInput
 from companion.app.demo import next_move
 from companion.app.launch import pump
 from companion.app.tables.digger import action_label
-from companion.engine.core import Player, Setup
 from companion.engine.record import replay
 from companion.engine.session import Session
 from tests.app.ui import find_button, label_texts, tap
