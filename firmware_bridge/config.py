@@ -74,6 +74,8 @@ def load_pin_map(path: str | Path | None = None) -> PinMap:
         text = file.read_text(encoding="utf-8")
     except OSError as error:
         raise UserError(f"{file}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{file}: not UTF-8 text") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

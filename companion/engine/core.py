@@ -135,6 +135,19 @@ class Game(ABC, Generic[StateT, OptionsT]):
                 {"type": "extra_forbidden", "loc": (key,), "input": raw[key]} for key in unknown])
         return self.options_model.model_validate(raw)  # type: ignore[return-value]
 
+    def check_setup(self, setup: Setup) -> None:
+        """Raise UserError (naming the field) when the seats do not fit this game."""
+        from companion.engine.errors import UserError
+
+        count = len(setup.players)
+        if not self.min_players <= count <= self.max_players:
+            raise UserError(f"players: {self.title} needs {self.min_players}-{self.max_players} players, "
+                            f"not {count}")
+        if not 0 <= setup.first_player < count:
+            raise UserError(f"first_player: must be a seat from 0 to {count - 1}")
+        if len({player.name for player in setup.players}) != count:
+            raise UserError("players: player names must be different")
+
     @abstractmethod
     def initial_state(self, setup: Setup) -> StateT:
         """The state before the first action.  Any shuffling uses `Random(setup.seed)` only."""

@@ -116,11 +116,10 @@ def load_record(path: str | Path) -> GameRecord:
         game.options(record.options)
     except ValidationError as error:
         raise UserError(describe_validation_error(f"{path}: options", error)) from None
-    if not game.min_players <= len(record.players) <= game.max_players:
-        raise UserError(f"{path}: players: {game.title} needs {game.min_players}-{game.max_players} players, "
-                        f"not {len(record.players)}")
-    if not 0 <= record.first_player < len(record.players):
-        raise UserError(f"{path}: first_player: must be a seat from 0 to {len(record.players) - 1}")
+    try:
+        game.check_setup(record.setup())
+    except UserError as error:
+        raise UserError(f"{path}: {error}") from None
     return record
 
 

@@ -49,6 +49,7 @@ class Session:
     def new(cls, setup: Setup, journal: Journal | None = None) -> Session:
         """Start a game (journalled when a journal is given)."""
         game = get_game(setup.game)
+        game.check_setup(setup)
         try:
             options = game.options(setup.options)
         except ValidationError as error:

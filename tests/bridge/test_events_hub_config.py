@@ -214,3 +214,10 @@ def test_pin_uses_lists_every_wired_pin() -> None:
     pin_map = PinMap(buttons={"confirm": 5}, timer_tilt=26, leds={"seat1": 4}, buzzer=18)
     assert sorted(pin_map.pin_uses()) == [(4, "leds.seat1"), (5, "buttons.confirm"), (18, "buzzer"),
                                           (26, "timer_tilt")]
+
+
+def test_a_pin_map_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "pins.json"
+    bad.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(UserError, match=r"pins\.json: not UTF-8 text$"):
+        load_pin_map(bad)
