@@ -36,8 +36,10 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def app(app_data: Path, clock: ManualClock) -> Iterator[Any]:
+    """Shared by the whole tests/app package and stopped after it, so later Kivy tests get the window
+    to themselves."""
     os.environ["GOLDTABLE_DATA"] = str(app_data)
     application = start_headless((800, 480), journal_path=app_data / "journal.sqlite3",
                                  settings_file=app_data / "app-settings.json", use_system_hardware=False,
