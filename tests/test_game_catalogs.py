@@ -48,6 +48,9 @@ DOMAINS = [
     GameDomain("goldgraeber", ("companion/games/goldgraeber/rules.py", "companion/app/tables/goldgraeber.py"),
                ("N_", "_"), least_messages=61, least_po_entries=1,
                same_in=frozenset({("de", "Gold {value}")})),  # German says Gold too
+    GameDomain("chinagold", ("companion/games/chinagold/rules.py", "companion/app/tables/chinagold.py"),
+               ("N_", "_"), least_messages=45, least_po_entries=45,
+               same_in=frozenset({("de", "Pi"), ("fr", "Pi")})),  # the Pi opponent's name
 ]
 CASES = [(domain, language) for domain in DOMAINS for language in LANGUAGES]
 CASE_IDS = [f"{domain.game}-{language}" for domain, language in CASES]

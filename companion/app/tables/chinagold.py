@@ -17,7 +17,8 @@ from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, Strin
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.app.boards.chinagold import BoardView, ChinagoldBoard
-from companion.app.i18n import _
+from companion.app.i18n import _ as app_text
+from companion.app.i18n import catalog
 from companion.app.table import TableModel
 from companion.engine.core import ActionModel, Setup
 from companion.games.chinagold.board import layout_for, overlaid
@@ -28,6 +29,12 @@ GAME_ID = "chinagold"
 PI_NAME = "pi"
 #: Thinking time for the Pi's own moves and for hints (the brief allows at most one second).
 BOT_SECONDS = 0.8
+
+
+def _(message: str) -> str:
+    """A panel string from the game's own catalog (companion/locale/*/chinagold.po), else the app's."""
+    translated = catalog(GAME_ID).gettext(message)
+    return translated if translated != message else app_text(message)
 
 
 def action_label(table: TableModel, action: ActionModel) -> str:
