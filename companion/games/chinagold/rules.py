@@ -19,7 +19,7 @@ from companion.games.chinagold.geometry import Grid, count_lines, sites_of
 
 HIDDEN, GOLD = "h", "g"
 TAKEN = ("M", "R")
-ROLE_NAMES = ("mountains", "rivers")
+ROLE_NAMES = (N_("mountains"), N_("rivers"))
 
 #: The three throw tiles by name, with their two faces.
 TILE_FACES: dict[str, tuple[int, int]] = {"0|1": (0, 1), "0|2": (0, 2), "1|2": (1, 2)}
@@ -280,7 +280,7 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
         tiles = tiles_for(board.grid, hidden)
         if tiles != state.tiles:
             events.append(Event(kind="tiles", message=N_("Tiles in play now: {tiles}."),
-                                params={"tiles": ", ".join(tiles) or "none"}))
+                                params={"tiles": ", ".join(tiles) or N_("none")}))
         over = hidden == 0
         if over:
             events.append(Event(kind="over", message=N_("Every site is cleared.")))
