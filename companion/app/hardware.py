@@ -97,6 +97,7 @@ class HardwareLink(EventDispatcher):
     def add_source(self, source: Source) -> None:
         """Attach a source at run time (Settings: new serial URL; tests: mock pins)."""
         self.bridge.add_source(source)
+        self.simulated = not any(known.name.startswith("gpio") for known in self.bridge.sources)
         self.refresh_status()
 
     # -- threads -------------------------------------------------------------------------------------

@@ -130,6 +130,7 @@ def run_screenshot(screen: str, output: Path, size: tuple[int, int], language: s
     from companion.engine.errors import UserError
 
     app = demo_app(size, language, game)
+    simulator = _demo_hardware(app) if screen == "hardware" else None
     show_screen(app, screen)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
@@ -138,3 +139,32 @@ def run_screenshot(screen: str, output: Path, size: tuple[int, int], language: s
         raise UserError(f"{output}: cannot write: {error.strerror or error}") from None
     finally:
         stop_headless(app)
+        if simulator is not None:
+            simulator.stop()
+
+
+def _demo_hardware(app: Any) -> Any:
+    """For the Hardware screenshot: mock GPIO pins and a simulated sensor on socket://, a few events."""
+    import time
+
+    from gpiozero.pins.mock import MockFactory
+
+    from firmware_bridge.config import load_pin_map
+    from firmware_bridge.gpio import GpioSource
+    from firmware_bridge.serial_source import SerialSource
+    from firmware_bridge.simulator import Simulator
+
+    simulator = Simulator(dice=5, faces="BYRGWK").start()
+    app.hardware.add_source(GpioSource(load_pin_map(), pin_factory=MockFactory()))
+    app.hardware.add_source(SerialSource(simulator.url, name="sensor"))
+    deadline = time.monotonic() + 5
+    while not all(s.get("connected") for s in app.hardware.sources) and time.monotonic() < deadline:
+        pump(1)
+    simulator.roll("Y", "R", "B", "K", "G")
+    simulator.timer("flip")
+    simulator.press("stop")
+    end = time.monotonic() + 1.0
+    while time.monotonic() < end:
+        pump(1)
+    app.hardware.refresh_status()
+    return simulator

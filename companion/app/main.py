@@ -120,7 +120,8 @@ class GoldtableApp(App):
             sources = [*sources, *default_sources(gpio and self.settings.gpio, self.settings.serial_url)]
         self.hardware = HardwareLink(sources)
         self.simulated = self.hardware.simulated
-        self.hardware.bind(on_event=lambda _link, event: self.on_bridge_event(event))
+        self.hardware.bind(on_event=lambda _link, event: self.on_bridge_event(event),
+                           simulated=self.setter("simulated"))
         self.hardware.start()
 
     @staticmethod
