@@ -186,7 +186,8 @@ class GoldtableApp(App):
         self.settings = self.settings.model_copy(update={"language": language})
         self.save_settings()
         self.lang = i18n.set_language(language)
-        self.table.refresh()
+        if self.table is not None:
+            self.table.relabel()
         self.refresh_resume()
 
     def save_settings(self) -> None:

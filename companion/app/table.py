@@ -58,9 +58,14 @@ class TableModel(EventDispatcher):
         self.session = session
         self.clear_messages()
         self.entered = []
+        self.partial = []
+        self.relabel()
+
+    def relabel(self) -> None:
+        """Rewrite the log and every text in the current language (after a language switch)."""
         self.log = []
-        if session is not None:
-            for actor, events in zip(self._actors(session), session.events):
+        if self.session is not None:
+            for actor, events in zip(self._actors(self.session), self.session.events):
                 self._log_events(actor, events)
         self.refresh()
 

@@ -71,6 +71,22 @@ def test_language_switch(fresh_app: Any) -> None:
     assert "New game" in label_texts(app)
 
 
+def test_language_switch_at_the_table(fresh_app: Any) -> None:
+    app = fresh_app
+    app.table.attach(demo_session(None, moves=6))
+    app.go("table")
+    pump(2)
+    english_log = list(app.table.log)
+    app.set_language("de")
+    pump(2)
+    assert app.table.turn_text.endswith(" ist dran")
+    assert len(app.table.log) == len(english_log) and app.table.log != english_log
+    assert "Zurück" in label_texts(app)
+    app.set_language("en")
+    pump(1)
+    assert app.table.log == english_log
+
+
 @pytest.mark.parametrize(("language", "size"), [("en", (800, 480)), ("de", (800, 480)), ("fr", (800, 480)),
                                                ("de", (1024, 600)), ("fr", (1280, 720))])
 def test_no_text_clipped_and_targets_big_enough(fresh_app: Any, language: str, size: tuple[int, int],
