@@ -34,19 +34,27 @@ def on_raspberry_pi() -> bool:
         return False
 
 
-def default_sources(gpio: bool, serial_url: str) -> list[Source]:
-    """GPIO when asked for and on a Pi, a serial sensor when a URL is configured."""
+def default_sources(gpio: bool, serial_url: str) -> tuple[list[Source], list[str]]:
+    """GPIO (the shipped pin map) when asked for and on a Pi, a serial sensor when a URL is configured;
+    plus one line per source that could not be set up (shown on the Hardware screen; touch still works)."""
     sources: list[Source] = []
+    problems: list[str] = []
     if gpio and on_raspberry_pi():
-        from firmware_bridge.config import PinMap
+        from firmware_bridge.config import load_pin_map
         from firmware_bridge.gpio import GpioSource
 
-        sources.append(GpioSource(PinMap()))
+        try:
+            sources.append(GpioSource(load_pin_map()))
+        except Exception as error:  # noqa: BLE001 — a bad pin map must not keep the table from playing
+            problems.append(f"gpio: {error}")
     if serial_url:
         from firmware_bridge.serial_source import SerialSource
 
-        sources.append(SerialSource(serial_url))
-    return sources
+        try:
+            sources.append(SerialSource(serial_url))
+        except ValueError as error:
+            problems.append(f"serial {serial_url}: {error}")
+    return sources, problems
 
 
 class HardwareLink(EventDispatcher):
@@ -54,12 +62,15 @@ class HardwareLink(EventDispatcher):
 
     sources = ListProperty([])
     recent = ListProperty([])
+    problems = ListProperty([])
     simulated = BooleanProperty(True)
 
     __events__ = ("on_event",)
 
-    def __init__(self, sources: list[Source] | None = None, **kwargs: Any) -> None:
+    def __init__(self, sources: list[Source] | None = None, problems: list[str] | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.problems = list(problems or [])
         self.bridge = Bridge()
         for source in sources or []:
             self.bridge.add_source(source)
@@ -82,7 +93,7 @@ class HardwareLink(EventDispatcher):
             self.bridge.start()
         except Exception as error:  # a missing port or pin must not stop the app: touch still works
             log.warning("hardware bridge did not start: %s", error)
-            Clock.schedule_once(lambda _dt: self._note(f"start failed: {error}"))
+            Clock.schedule_once(lambda _dt: setattr(self, "problems", [*self.problems, f"start failed: {error}"]))
         Clock.schedule_once(lambda _dt: self.refresh_status())
 
     def stop(self) -> None:

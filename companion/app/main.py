@@ -116,9 +116,11 @@ class GoldtableApp(App):
         from companion.app.hardware import HardwareLink, default_sources
 
         sources, use_system_hardware, gpio = self._hardware_request
+        problems: list[str] = []
         if use_system_hardware:
-            sources = [*sources, *default_sources(gpio and self.settings.gpio, self.settings.serial_url)]
-        self.hardware = HardwareLink(sources)
+            found, problems = default_sources(gpio and self.settings.gpio, self.settings.serial_url)
+            sources = [*sources, *found]
+        self.hardware = HardwareLink(sources, problems)
         self.simulated = self.hardware.simulated
         self.hardware.bind(on_event=lambda _link, event: self.on_bridge_event(event),
                            simulated=self.setter("simulated"))

@@ -80,3 +80,11 @@ def test_options_form_kinds_come_from_the_model() -> None:
     assert kinds["black_cards"] == "other"
     timer = describe_field("timer_seconds", model.model_fields["timer_seconds"])
     assert (timer["min"], timer["max"]) == (5, 600)
+
+
+def test_a_bad_serial_url_is_reported_not_fatal() -> None:
+    from companion.app.hardware import default_sources
+
+    sources, problems = default_sources(gpio=False, serial_url="nonsense://sensor")
+    assert sources == []
+    assert problems and problems[0].startswith("serial nonsense://sensor:")

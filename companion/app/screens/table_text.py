@@ -37,9 +37,9 @@ def ranking_markup(ranking: list[dict[str, Any]], language: str) -> str:
     return "\n".join(lines)
 
 
-def sources_text(sources: list[dict[str, Any]], simulated: bool, language: str) -> str:
-    """The Hardware screen's list of sources with their state."""
-    lines = []
+def sources_text(sources: list[dict[str, Any]], problems: list[str], simulated: bool, language: str) -> str:
+    """The Hardware screen's list of sources with their state, and sources that could not be set up."""
+    lines = [tr("Problem: {problem}", language).format(problem=problem) for problem in problems]
     for info in sources:
         state = tr("connected", language) if info.get("connected") else tr("not connected", language)
         details = ", ".join(f"{key}: {value}" for key, value in info.items()
