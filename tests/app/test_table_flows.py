@@ -144,6 +144,19 @@ def test_timer_warns_and_time_up_keeps_what_was_stowed(fresh_app: Any, clock: Ma
     assert session.state.digger == 1 and not app.timer.started
 
 
+def test_hourglass_before_the_first_roll_keeps_running_and_undo_resets(fresh_app: Any) -> None:
+    app = fresh_app
+    set_up_four_players(app)
+    app.press_button("hourglass", "gpio")  # the keeper turns the sand timer a moment before the roll
+    pump(2)
+    assert app.timer.running
+    for face in "YRBKG":
+        tap(app, face)
+    assert app.timer.running and app.table.session.state.timer_running
+    tap(app, "Undo")  # the roll taken back: no sand is running for this turn any more
+    assert not app.timer.started
+
+
 def test_corrupt_journal_is_reported_on_home(fresh_app: Any, tmp_path: Path) -> None:
     app = fresh_app
     path = tmp_path / "journal.sqlite3"

@@ -103,6 +103,7 @@ class DiggerPanel(BoxLayout):
         super().__init__(**kwargs)
         self.table = table
         self.timer = App.get_running_app().timer
+        self._sand_was_running = False
         _PANELS[id(table)] = self
         table.bind(revision=self.refresh, on_accepted=self.on_events)
         self.timer.bind(on_time_up=self.on_timer_expired, started=self.refresh)
@@ -129,8 +130,9 @@ class DiggerPanel(BoxLayout):
         self.waiting = [colour for colour in STONE_COLOURS if state.waiting.count(colour)]
         if self.time_up_pending and not state.timer_running:
             self.time_up_pending = False
-        if not state.timer_running and self.timer.started and not self.timer.expired:
-            self.timer.reset(state.rules.timer_seconds)
+        if self._sand_was_running and not state.timer_running and not self.timer.expired:
+            self.timer.reset(state.rules.timer_seconds)  # e.g. the first roll of the turn was undone
+        self._sand_was_running = state.timer_running
         self.timer_idle_but_running = state.timer_running and not self.timer.started
         self.can_stop = self.table.check({"type": "stop"}) is None
         self.can_fumble = self.table.check({"type": "fumble"}) is None
