@@ -11,7 +11,7 @@ from kivy.uix.textinput import TextInput
 from companion.app.demo import next_move
 from companion.app.launch import pump
 from companion.app.tables.digger import action_label
-from companion.engine.record import replay
+from companion.engine.record import load_record, replay
 from companion.engine.session import Session
 from tests.app.ui import find_button, label_texts, tap
 
@@ -76,4 +76,7 @@ def test_whole_game_by_touch(fresh_app: Any) -> None:
     shown = "\n".join(label_texts(app))
     for name, score in zip(NAMES, expected):
         assert f"]{name}[/color]  {score}" in shown
-    assert find_button(app, "Save record")
+    tap(app, "Save record")
+    saved = sorted((app.journal.path.parent / "records").glob("digger-*.json"))[-1]
+    assert replay(load_record(saved)).state == mirror.state  # the exported record replays to the end
+    assert str(saved) in app.end_model.export_text
