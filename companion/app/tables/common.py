@@ -7,7 +7,7 @@ from typing import Any
 
 from kivy.factory import Factory
 from kivy.lang import Builder
-from kivy.properties import DictProperty, ObjectProperty
+from kivy.properties import BooleanProperty, DictProperty, ObjectProperty
 from kivy.uix.boxlayout import BoxLayout
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
@@ -22,6 +22,8 @@ class DiceKeypad(BoxLayout):
 
     table = ObjectProperty(None)
     face_colours = DictProperty({})
+    #: One row of face buttons with the entry above it; Clear and "Roll for me" are the panel's own.
+    compact = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -107,7 +107,7 @@ class DiggerPanel(BoxLayout):
         _PANELS[id(table)] = self
         table.bind(revision=self.refresh, on_accepted=self.on_events)
         self.timer.bind(on_time_up=self.on_timer_expired, started=self.refresh)
-        keypad = DiceKeypad(table=table, face_colours=FACE_COLOURS)
+        keypad = DiceKeypad(table=table, face_colours=FACE_COLOURS, compact=True)
         self.ids.keypad_holder.add_widget(keypad)
         self.refresh()
 
@@ -157,7 +157,7 @@ class DiggerPanel(BoxLayout):
         if self.time_up_pending:
             for colour in self.waiting:
                 toggle = Factory.GToggle(text=_("{colour} stowed").format(colour=colour_word(colour)),
-                                         size_hint=(None, None), height=50, width=150,
+                                         size_hint=(None, None), height=48, width=160,
                                          state="down" if colour in self.stowed else "normal")
                 toggle.bind(on_release=lambda _t, c=colour: self.toggle_stowed(c))
                 box.add_widget(toggle)
@@ -166,8 +166,8 @@ class DiggerPanel(BoxLayout):
             if action.type not in ("take", "rob"):
                 continue
             colour = action.model_dump()["colour"]
-            button = Factory.GButton(text=action_label(self.table, action), size_hint=(None, None), height=50,
-                                     width=200 if action.type == "rob" else 150)
+            button = Factory.GButton(text=action_label(self.table, action), size_hint=(None, None), height=48,
+                                     width=206 if action.type == "rob" else 150, font_size="18sp")
             button.background_color = get_color_from_hex(FACE_COLOURS[colour])
             button.color = (0, 0, 0, 1) if colour in ("Y", "W") else (1, 1, 1, 1)
             button.bind(on_release=lambda _b, a=action: self.table.submit(a))
