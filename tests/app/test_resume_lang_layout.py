@@ -113,6 +113,11 @@ def test_no_text_clipped_and_targets_big_enough(fresh_app: Any, language: str, s
                 assert widget.width >= 48 and widget.height >= 48, (
                     f"{screen}: touch target {getattr(widget, 'text', widget)!r} is "
                     f"{widget.width:.0f}x{widget.height:.0f}")
+            if isinstance(widget, Label) and widget.text.strip() and not widget.markup:
+                words = set(widget.text.split())
+                shown = [word.text for line in widget._label._cached_lines for word in line.words]
+                broken = [part for text in shown for part in text.split() if part not in words]
+                assert not broken, f"{screen}/{language}: {widget.text[:40]!r} breaks inside a word: {broken}"
             if isinstance(widget, Label) and widget.text.strip():
                 width, height = widget.texture_size
                 assert width <= widget.width + 1 and height <= widget.height + 1, (
