@@ -127,7 +127,7 @@ class HardwareLink(EventDispatcher):
         Clock.schedule_once(partial(self._deliver, event), -1)
 
     def _deliver(self, event: Any, _dt: float = 0.0) -> None:
-        self._note(event.to_json_line())
+        self._note(event_line(event))
         if event.event == "status":
             self.refresh_status()
         self.dispatch("on_event", event)
@@ -162,6 +162,16 @@ class HardwareLink(EventDispatcher):
 
     def led(self, name: str, mode: str) -> None:
         self.send(LedCommand(name=name, mode=mode))  # type: ignore[arg-type]
+
+
+def event_line(event: Any) -> str:
+    """One short readable line per bridge event for the Hardware screen, e.g. `sensor: roll Y R B K G`."""
+    fields = event.model_dump(mode="json", exclude={"source", "seq", "event"}, exclude_none=True)
+    parts = [" ".join(value) if isinstance(value, list) else str(value) for key, value in fields.items()
+             if not (key == "uncertain" and value is False)]
+    if fields.get("uncertain"):
+        parts[-1] = "(unsure)"
+    return f"{event.source}: {event.event} {' '.join(parts)}".strip()
 
 
 def record_source(event_source: str) -> str:

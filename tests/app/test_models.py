@@ -88,3 +88,14 @@ def test_a_bad_serial_url_is_reported_not_fatal() -> None:
     sources, problems = default_sources(gpio=False, serial_url="nonsense://sensor")
     assert sources == []
     assert problems and problems[0].startswith("serial nonsense://sensor:")
+
+
+def test_bridge_events_read_as_short_lines() -> None:
+    from companion.app.hardware import event_line
+    from firmware_bridge.events import ButtonEvent, RollEvent, StatusEvent
+
+    assert event_line(RollEvent(source="sensor", seq=3, values=("Y", "R", "B", "K", "G"))) == \
+        "sensor: roll Y R B K G"
+    assert event_line(RollEvent(source="sensor", values=("Y", "?"))) == "sensor: roll Y ? (unsure)"
+    assert event_line(ButtonEvent(source="gpio", name="stop", action="down")) == "gpio: button stop down"
+    assert event_line(StatusEvent(source="sensor", state="link_lost")) == "sensor: status link_lost"
