@@ -147,6 +147,8 @@ class TableScreen(Screen):
         app = App.get_running_app()
         self.module = module
         holder = self.ids.panel
+        for old_panel in holder.children:
+            getattr(old_panel, "detach", lambda: None)()  # stop listening to the table and the timer
         holder.clear_widgets()
         holder.add_widget(module.build_panel(app.table))
 

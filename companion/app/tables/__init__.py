@@ -9,7 +9,8 @@ stem next to it, loaded before the module is used).  The module must define:
 and may define:
 
 - `setup_steps(setup: Setup) -> list[str]` — the Setup guide, one translated sentence per step;
-- `on_button(table: TableModel, name: str) -> bool` — a hardware/keyboard button; True when handled;
+- `on_button(table: TableModel, name: str, source: str) -> bool` — a hardware/keyboard button; True
+  when handled;
 - `action_label(table: TableModel, action: ActionModel) -> str` — how a choice is written on a button;
 - `options_panel(model: OptionsModel) -> Widget | None` — extra Options widgets for fields the generic
   form cannot show (e.g. a list of card values).
