@@ -167,3 +167,30 @@ def test_corrupt_journal_is_reported_on_home(fresh_app: Any, tmp_path: Path) -> 
     pump(2)
     assert any("could not be read" in text for text in label_texts(app))
     assert not app.resume_text
+
+
+def test_options_chosen_on_screen_reach_the_game(fresh_app: Any) -> None:
+    from kivy.uix.switch import Switch
+
+    app = fresh_app
+    tap(app, "Digger")
+    tap(app, "New game")
+    tap(app, "Next", frames=2)
+    assert app.root.current == "options"
+    tap(app, "−")
+    tap(app, "−")
+    tap(app, "black", frames=2)
+    app.root.current_screen.ids.rows.parent.scroll_y = 0  # the card panel is at the end of the form
+    pump(2)
+    tap(app, "Deal the black cards by chance", frames=2)  # choose per seat instead of dealing
+    switches = [w for w in app.root.current_screen.walk() if isinstance(w, Switch)]
+    switches[0].active = not switches[0].active  # DIG-R3, the first yes/no option
+    pump(1)
+    tap(app, "Next", frames=2)
+    tap(app, "Start the game", frames=2)
+    options = app.table.session.setup.options
+    assert options["timer_seconds"] == 28
+    assert options["side"] == "black"
+    assert options["black_cards"] == ["1", "2", "3", "4", "5"][:len(app.table.session.setup.players)]
+    assert options["fumble_needs_black"] is False
+    assert [card.side for card in app.table.session.state.cards] == ["black"] * len(options["black_cards"])

@@ -7,6 +7,7 @@ from typing import Any, Iterator
 from kivy.tests.common import UnitTestTouch
 from kivy.uix.button import ButtonBehavior
 from kivy.uix.label import Label
+from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 
 from companion.app.launch import pump
@@ -23,10 +24,23 @@ def visible_widgets(root: Widget) -> Iterator[Widget]:
         stack.extend(widget.children)
 
 
+def on_screen(widget: Widget) -> bool:
+    """The widget's centre is inside every scroll view around it (not scrolled out of sight)."""
+    x, y = widget.to_window(*widget.center)
+    parent = widget.parent
+    while parent is not None and parent is not parent.parent:
+        if isinstance(parent, ScrollView):
+            left, bottom = parent.to_window(parent.x, parent.y)
+            if not (left <= x <= left + parent.width and bottom <= y <= bottom + parent.height):
+                return False
+        parent = parent.parent
+    return True
+
+
 def find_button(app: Any, text: str) -> Widget:
     screen = app.root.current_screen
     matches = [w for w in visible_widgets(screen) if isinstance(w, ButtonBehavior) and isinstance(w, Label)
-               and w.text == text and not w.disabled]
+               and w.text == text and not w.disabled and on_screen(w)]
     if not matches:
         shown = sorted({w.text for w in visible_widgets(screen) if isinstance(w, ButtonBehavior)
                         and isinstance(w, Label)})
