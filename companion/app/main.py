@@ -173,10 +173,10 @@ class GoldtableApp(App):
             self._history.clear()
             self.refresh_resume()
             self.root.get_screen("home").build_games()
+        self.screen(name)
         if name == "rules":
             self.rules_model.game_id = self.game_id
             self.rules_model.search()
-        self.screen(name)
         manager.current = name
 
     def back(self) -> None:

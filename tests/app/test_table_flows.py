@@ -194,3 +194,15 @@ def test_options_chosen_on_screen_reach_the_game(fresh_app: Any) -> None:
     assert options["black_cards"] == ["1", "2", "3", "4", "5"][:len(app.table.session.setup.players)]
     assert options["fumble_needs_black"] is False
     assert [card.side for card in app.table.session.state.cards] == ["black"] * len(options["black_cards"])
+
+
+def test_rules_screen_lists_and_searches_the_rules(fresh_app: Any) -> None:
+    app = fresh_app
+    tap(app, "Rules")
+    assert app.root.current == "rules"
+    shown = label_texts(app)
+    assert any(text.startswith("DIG-1 ") for text in shown)
+    assert any(text.startswith("DIG-R1 ") for text in shown)
+    app.rules_model.query = "lonely"
+    pump(2)
+    assert [text.split()[0] for text in label_texts(app) if text.startswith("DIG-")] == ["DIG-4"]

@@ -179,6 +179,7 @@ class RulesScreen(Screen):
 
     def on_kv_post(self, *_args: Any) -> None:
         App.get_running_app().rules_model.bind(results=self._rebuild)
+        self._rebuild()
 
     def _rebuild(self, *_args: Any) -> None:
         cards = self.ids.cards
