@@ -1,0 +1,39 @@
+"""`goldtable app` / `goldtable screenshot`: bad arguments end in one line and exit 2; a screenshot is
+a PNG of the asked size."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from companion.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["screenshot", "lobby", "x.png"], "SCREEN: 'lobby' is not a screen"),
+    (["screenshot", "home", "x.png", "--size", "big"], "--size: 'big' is not WIDTHxHEIGHT"),
+    (["screenshot", "home", "x.png", "--lang", "es"], "--lang: 'es' is not one of en, de, fr"),
+    (["app", "--size", "800"], "--size: '800' is not WIDTHxHEIGHT"),
+])
+def test_bad_arguments_are_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_screenshot_writes_a_png_of_the_size(tmp_path: Path) -> None:
+    out = tmp_path / "table.png"
+    env = {**os.environ, "GOLDTABLE_DATA": str(tmp_path / "data")}
+    result = subprocess.run([sys.executable, "-m", "companion.cli", "screenshot", "table", str(out),
+                             "--size", "1024x600", "--lang", "de"], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    with Image.open(out) as image:
+        assert image.size == (1024, 600)
