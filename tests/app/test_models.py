@@ -99,3 +99,29 @@ def test_bridge_events_read_as_short_lines() -> None:
     assert event_line(RollEvent(source="sensor", values=("Y", "?"))) == "sensor: roll Y ? (unsure)"
     assert event_line(ButtonEvent(source="gpio", name="stop", action="down")) == "gpio: button stop down"
     assert event_line(StatusEvent(source="sensor", state="link_lost")) == "sensor: status link_lost"
+
+
+def test_players_seat_order_colours_and_first_player() -> None:
+    from companion.app.settings import RememberedPlayer
+    from companion.app.viewmodels import PlayersModel
+
+    settings = AppSettings(players=(RememberedPlayer(name="Anna", colour="#d64541"),
+                                    RememberedPlayer(name="Ben", colour="#3a7bd5"),
+                                    RememberedPlayer(name="Chloé", colour="#2e9e5b")))
+    model = PlayersModel()
+    model.load(get_game("digger"), settings)
+    assert [seat["name"] for seat in model.seats] == ["Anna", "Ben", "Chloé"]
+    model.set_first(1)
+    model.move(1, -1)  # Ben moves up a seat; he stays the first player
+    assert [seat["name"] for seat in model.seats] == ["Ben", "Anna", "Chloé"] and model.first_player == 0
+    model.next_colour(0)
+    colours = [seat["colour"] for seat in model.seats]
+    assert len(set(colours)) == 3 and colours[0] != "#3a7bd5"
+    model.rename(2, "Anna")
+    assert model.problem == "Two players have the same name."
+    model.rename(2, "Chloé")
+    model.remove(2)
+    model.remove(1)  # Digger needs two players: the last removal is refused
+    assert len(model.seats) == 2 and not model.problem
+    remembered = model.remember(AppSettings(players=settings.players))
+    assert [player.name for player in remembered.players] == ["Ben", "Anna", "Chloé"]
