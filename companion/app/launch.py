@@ -29,11 +29,11 @@ def _configure(fullscreen: bool, max_fps: int = 60) -> None:
 def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | None, gpio: bool,
             journal: Path | None) -> None:
     """The interactive app: a window (or the whole screen on a Pi), hardware from the settings."""
+    prepare_kivy(size or (800, 480), offscreen=False)  # before anything imports Kivy
     from companion.app.hardware import on_raspberry_pi
+    from companion.app.settings import load_settings
 
     on_pi = on_raspberry_pi()
-    prepare_kivy(size or (800, 480), offscreen=False)
-    from companion.app.settings import load_settings
 
     settings = load_settings()
     _configure(fullscreen or on_pi or settings.fullscreen)
