@@ -6,14 +6,13 @@ docs/hardware.md.  A bad file ends in one line that names the file and the field
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from companion.engine.errors import UserError, describe_validation_error
+from companion.engine.errors import UserError, describe_validation_error, read_json_file
 from firmware_bridge.events import NAME_PATTERN
 
 DEFAULT_PIN_MAP_PATH = Path(__file__).with_name("pinmap.default.json")
@@ -70,16 +69,7 @@ class PinMap(BaseModel):
 def load_pin_map(path: str | Path | None = None) -> PinMap:
     """Read and validate a pin map; None means the shipped default."""
     file = Path(path) if path is not None else DEFAULT_PIN_MAP_PATH
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as error:
-        raise UserError(f"{file}: cannot read: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{file}: not UTF-8 text") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise UserError(f"{file}: line {error.lineno}: invalid JSON: {error.msg}") from None
+    data = read_json_file(file)
     try:
         return PinMap.model_validate(data)
     except ValidationError as error:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -18,3 +20,21 @@ def describe_validation_error(source: str | Path, error: ValidationError) -> str
     more = len(error.errors()) - 1
     suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
     return f"{source}: {location}: {first['msg']}{suffix}"
+
+
+def read_json_file(path: str | Path) -> Any:
+    """The JSON content of a file the user supplied; an unreadable file is a one-line UserError.
+
+    Records, layouts and pin maps all come through here, so they all fail the same way.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"{path}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UserError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None

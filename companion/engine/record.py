@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator
 
 from companion.engine.core import ActionModel, Event, Game, IllegalAction, Player, Refusal, Setup, Value
-from companion.engine.errors import UserError, describe_validation_error
+from companion.engine.errors import UserError, describe_validation_error, read_json_file
 from companion.engine.registry import get_game
 
 RECORD_FORMAT = "goldtable-record/1"
@@ -93,17 +93,7 @@ class Replay(Value):
 
 def load_record(path: str | Path) -> GameRecord:
     """Read and validate a record file; any problem becomes a one-line UserError naming file and field."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise UserError(f"{path}: cannot read: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text") from None
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise UserError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    raw = read_json_file(path)
     try:
         record = GameRecord.model_validate(raw)
     except ValidationError as error:

@@ -6,14 +6,13 @@ A game registers a `LayoutKind` for each kind of file it reads.  Files name thei
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
 
-from companion.engine.errors import UserError, describe_validation_error
+from companion.engine.errors import UserError, describe_validation_error, read_json_file
 
 LAYOUTS_DIR = Path(__file__).resolve().parents[2] / "layouts"
 
@@ -58,12 +57,7 @@ def read_layout(path: str | Path, kind: LayoutKind | None = None) -> tuple[Layou
     all.  A game reading its own files passes its kind, so one game's broken module never stops another.
     """
     path = Path(path)
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UserError(f"{path}: cannot read: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UserError(f"{path}: not valid JSON ({error})") from None
+    raw = read_json_file(path)
     if kind is None:
         kind = _kind_named_in(path, raw)
     try:

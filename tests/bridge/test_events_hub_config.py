@@ -194,7 +194,7 @@ def test_shipped_pin_map_has_every_part_the_table_needs() -> None:
     ('{"buttons": {"confirm": 40}}', "buttons.confirm: Input should be less than or equal to 27"),
     ('{"leds": {"seat 1": 4}}', "leds.seat 1.[key]"),
     ('{"buzer": 18}', "buzer: Extra inputs are not permitted"),
-    ('{"buttons": {', "line 1: invalid JSON"),
+    ('{"buttons": {', "not valid JSON (line 1, column 14"),
 ])
 def test_a_bad_pin_map_is_one_line_naming_file_and_field(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "pins.json"
