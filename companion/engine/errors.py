@@ -13,13 +13,21 @@ class UserError(Exception):
     """A problem with input the user supplied.  The CLI prints `str(error)` and exits with code 2."""
 
 
+def validation_problems(error: ValidationError) -> list[str]:
+    """Every problem pydantic found as `field.path: what is wrong`, without pydantic's own prefixes."""
+    problems = []
+    for item in error.errors():
+        location = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        problems.append(f"{location}: {item['msg'].removeprefix('Value error, ')}")
+    return problems
+
+
 def describe_validation_error(source: str | Path, error: ValidationError) -> str:
     """`FILE: field.path: what is wrong` for the first problem pydantic found (plus a count of others)."""
-    first = error.errors()[0]
-    location = ".".join(str(part) for part in first["loc"]) or "(top level)"
-    more = len(error.errors()) - 1
+    first, *others = validation_problems(error)
+    more = len(others)
     suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
-    return f"{source}: {location}: {first['msg']}{suffix}"
+    return f"{source}: {first}{suffix}"
 
 
 def read_json_file(path: str | Path) -> Any:

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
 
-from companion.engine.errors import UserError, describe_validation_error, read_json_file
+from companion.engine.errors import UserError, describe_validation_error, read_json_file, validation_problems
 
 LAYOUTS_DIR = Path(__file__).resolve().parents[2] / "layouts"
 
@@ -79,7 +79,13 @@ def _kind_named_in(path: Path, raw: Any) -> LayoutKind:
 
 def check_layout(path: str | Path, kind: LayoutKind | None = None) -> list[str]:
     """Every problem of a layout file as `FILE: element: problem` lines; empty when it is sound."""
-    kind, layout = read_layout(path, kind)
+    path = Path(path)
+    raw = read_json_file(path)
+    kind = kind or _kind_named_in(path, raw)
+    try:
+        layout = kind.model.model_validate(raw)
+    except ValidationError as error:
+        return [f"{path}: {problem}" for problem in validation_problems(error)]
     return [f"{path}: {problem}" for problem in kind.problems(layout)]
 
 

@@ -114,3 +114,23 @@ def test_corrupt_journal_cli_still_starts(tmp_path: Path, capsys: pytest.Capture
     journal_path.write_bytes(b"garbage" * 50)
     code, out, err = _run(capsys, "games", "--journal", str(journal_path))
     assert code == 0 and "No saved games." in out and "could not be read" in err
+
+
+def test_validation_messages_lose_pydantics_value_error_prefix() -> None:
+    from pydantic import BaseModel, ValidationError, field_validator
+
+    from companion.engine.errors import describe_validation_error
+
+    class Sample(BaseModel):
+        size: int
+
+        @field_validator("size")
+        @classmethod
+        def _even(cls, value: int) -> int:
+            if value % 2:
+                raise ValueError("must be even")
+            return value
+
+    with pytest.raises(ValidationError) as caught:
+        Sample(size=3)
+    assert describe_validation_error("f.json", caught.value) == "f.json: size: must be even"

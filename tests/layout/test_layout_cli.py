@@ -88,8 +88,8 @@ def test_malformed_json_is_one_line_and_exit_two(tmp_path: Path, capsys: pytest.
 def test_schema_violation_names_the_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = vault_data()
     data["safes"][0]["number"] = 13
-    code, _, err = check(write(tmp_path, data), capsys)
-    assert code == 2 and "safes.0.number" in err and len(err.strip().splitlines()) == 1
+    code, out, _ = check(write(tmp_path, data), capsys)
+    assert code == 2 and len(out) == 1 and "safes.0.number" in out[0]
 
 
 def test_unknown_kind_and_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -135,3 +135,13 @@ def test_a_game_reading_its_own_kind_needs_no_other_game(tmp_path: Path, monkeyp
     other = write(tmp_path, {**vault_data(), "kind": "goldgraeber-board"})
     with pytest.raises(UserError, match=r"board.json: kind: Input should be 'gold_connection'"):
         companion.layout.load_layout(other, LAYOUT_KIND)
+
+
+def test_check_lists_every_schema_problem_on_its_own_line(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "vault.json"
+    path.write_text('{"kind": "gold_connection"}', encoding="utf-8")
+    assert main(["layout", "check", str(path)]) == 2
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) > 1 and all(line.startswith(f"{path}: ") for line in lines)
+    assert f"{path}: safes: Field required" in lines and f"{path}: walls: Field required" in lines
