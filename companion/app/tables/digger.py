@@ -7,6 +7,7 @@ starts it, Stop or the end of a turn resets it, and when it runs out the panel e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kivy.app import App
@@ -104,6 +105,7 @@ class DiggerPanel(BoxLayout):
         self.table = table
         self.timer = App.get_running_app().timer
         self._sand_was_running = False
+        self._showing_stowed = False  # the choices box holds the "stowed" toggles, not take/rob buttons
         _PANELS[id(table)] = self
         table.bind(revision=self.refresh, on_accepted=self.on_events)
         self.timer.bind(on_time_up=self.on_timer_expired, started=self.refresh)
@@ -144,16 +146,18 @@ class DiggerPanel(BoxLayout):
         self._rebuild_dice()
 
     def _rebuild_dice(self) -> None:
-        box = self.ids.dice
-        box.clear_widgets()
-        for face in self.roll:
-            die = make("DiggerDie", colour=FACE_COLOURS.get(face, "#888888"),
-                       unique=self.roll.count(face) == 1 and face != "K")
-            box.add_widget(die)
+        """The dice widgets are kept and recoloured: every action redraws them, and widgets created
+        and dropped each time leave their memory scattered over the heap (see docs/performance.md)."""
+        dice = _resize(self.ids.dice, len(self.roll), lambda: make("DiggerDie"))
+        for die, face in zip(dice, self.roll):
+            die.colour = FACE_COLOURS.get(face, "#888888")
+            die.unique = self.roll.count(face) == 1 and face != "K"
 
     def _rebuild_choices(self) -> None:
         box = self.ids.choices
-        box.clear_widgets()
+        if self.time_up_pending or self._showing_stowed:  # rare (the sand ran out): toggles built afresh
+            box.clear_widgets()
+        self._showing_stowed = self.time_up_pending
         if self.time_up_pending:
             for colour in self.waiting:
                 toggle = Factory.GToggle(text=_("{colour} stowed").format(colour=colour_word(colour)),
@@ -162,16 +166,21 @@ class DiggerPanel(BoxLayout):
                 toggle.bind(on_release=lambda _t, c=colour: self.toggle_stowed(c))
                 box.add_widget(toggle)
             return
-        for action in self.table.legal_actions() or []:
-            if action.type not in ("take", "rob"):
-                continue
+        actions = [action for action in self.table.legal_actions() or [] if action.type in ("take", "rob")]
+        buttons = _resize(box, len(actions), self._choice_button)
+        for button, action in zip(buttons, actions):
             colour = action.model_dump()["colour"]
-            button = Factory.GButton(text=action_label(self.table, action), size_hint=(None, None), height=48,
-                                     width=206 if action.type == "rob" else 150, font_size="18sp")
+            button.action = action
+            button.text = action_label(self.table, action)
+            button.width = 206 if action.type == "rob" else 150
             button.background_color = get_color_from_hex(FACE_COLOURS[colour])
             button.color = (0, 0, 0, 1) if colour in ("Y", "W") else (1, 1, 1, 1)
-            button.bind(on_release=lambda _b, a=action: self.table.submit(a))
-            box.add_widget(button)
+
+    def _choice_button(self) -> Any:
+        """A take/rob button; `_rebuild_choices` reuses it for whichever action it shows next."""
+        button = Factory.GButton(size_hint=(None, None), height=48, font_size="18sp")
+        button.bind(on_release=lambda pressed: self.table.submit(pressed.action))
+        return button
 
     # -- timer -----------------------------------------------------------------------------------------
     def on_events(self, _table: Any, events: tuple[Event, ...]) -> None:
@@ -226,6 +235,18 @@ class DiggerPanel(BoxLayout):
                 self.refresh()
             else:
                 self.table.submit({"type": "time_up", "stowed": []}, "touch")
+
+
+def _resize(box: Any, count: int, new_widget: Callable[[], Any]) -> list[Any]:
+    """Keep `count` widgets in `box`, reusing those it holds (in display order), adding or dropping
+    at the end."""
+    widgets = list(reversed(box.children))
+    for widget in widgets[count:]:
+        box.remove_widget(widget)
+    while len(widgets) < count:
+        widgets.append(new_widget())
+        box.add_widget(widgets[-1])
+    return widgets[:count]
 
 
 def build_panel(table: TableModel) -> DiggerPanel:
