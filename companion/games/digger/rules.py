@@ -250,9 +250,8 @@ class Digger(Game[DiggerState, DiggerOptions]):
         Options that fail validation raise pydantic's ValidationError (callers name the file they came from).
         """
         options = DiggerOptions.model_validate(setup.options)
+        self.check_setup(setup)
         players = len(setup.players)
-        if not self.min_players <= players <= self.max_players:
-            raise UserError(f"players: Digger needs {self.min_players}-{self.max_players} players, not {players}")
         cards = self._cards(options, players, setup.seed)
         first = setup.first_player % players
         rules = DiggerRules(**options.model_dump(include=set(DiggerRules.model_fields)))

@@ -15,7 +15,6 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
-from companion.engine.errors import UserError
 from companion.engine.registry import register
 from companion.games.gold_connection.board import COUNTER_FIELDS, Vault, load_vault
 
@@ -334,9 +333,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
     # -- setup (GC-2 ... GC-5) -------------------------------------------------------------------------
     def initial_state(self, setup: Setup) -> GoldConnectionState:
         options = self.options(setup.options)
+        self.check_setup(setup)
         players = len(setup.players)
-        if not self.min_players <= players <= self.max_players:
-            raise UserError(f"players: Gold Connection needs 2-4 players, not {players}")
         vault = self.vault
         if options.deal == "app":
             bars = list(ALL_BARS)
