@@ -18,7 +18,7 @@ from typing import Literal
 from companion.engine.core import Setup, Value
 from companion.engine.record import GameRecord, RecordedAction, Source, now_utc
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2 added entries.ref (the hardware frame an action came in)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS entries (
     at TEXT NOT NULL,
     source TEXT NOT NULL,
     action TEXT,
+    ref TEXT,
     PRIMARY KEY (game_id, n)
 );
 """
@@ -90,9 +91,12 @@ class Journal:
             if check != "ok":
                 raise sqlite3.DatabaseError(f"integrity check failed: {check}")
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, SCHEMA_VERSION):
+            if version > SCHEMA_VERSION:
                 raise sqlite3.DatabaseError(f"schema version {version} is newer than this program")
             conn.executescript(_SCHEMA)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
+            if "ref" not in columns:  # a version 1 journal
+                conn.execute("ALTER TABLE entries ADD COLUMN ref TEXT")
             conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError:
             conn.close()
@@ -133,9 +137,10 @@ class Journal:
         when = entry.at if entry is not None else (at or now_utc())
         source = entry.source if entry is not None else "touch"
         action = json.dumps(entry.action, sort_keys=True) if entry is not None else None
-        self._write("INSERT INTO entries (game_id, n, kind, at, source, action) VALUES "
-                    "(?, (SELECT COALESCE(MAX(n), -1) + 1 FROM entries WHERE game_id = ?), ?, ?, ?, ?)",
-                    (game_id, game_id, kind, when.isoformat(), source, action))
+        ref = entry.ref if entry is not None else None
+        self._write("INSERT INTO entries (game_id, n, kind, at, source, action, ref) VALUES "
+                    "(?, (SELECT COALESCE(MAX(n), -1) + 1 FROM entries WHERE game_id = ?), ?, ?, ?, ?, ?)",
+                    (game_id, game_id, kind, when.isoformat(), source, action, ref))
 
     def mark_finished(self, game_id: int, finished: bool = True) -> None:
         """Note that a game reached its end (it no longer offers itself for resuming), or, after an
@@ -154,15 +159,15 @@ class Journal:
     def actions(self, game_id: int) -> list[RecordedAction]:
         """The actions in force: every journalled action with the undone ones taken back."""
         kept: list[RecordedAction] = []
-        rows = self._conn.execute("SELECT kind, at, source, action FROM entries WHERE game_id = ? ORDER BY n",
+        rows = self._conn.execute("SELECT kind, at, source, action, ref FROM entries WHERE game_id = ? ORDER BY n",
                                   (game_id,))
-        for kind, at, source, action in rows:
+        for kind, at, source, action, ref in rows:
             if kind == "undo":
                 if kept:
                     kept.pop()
             else:
                 kept.append(RecordedAction(at=datetime.fromisoformat(at), source=source,
-                                           action=json.loads(action)))
+                                           action=json.loads(action), ref=ref))
         return kept
 
     def history(self, game_id: int) -> list[tuple[str, RecordedAction | None]]:

@@ -7,7 +7,7 @@ the accepted actions in order, each with when it happened and where it came from
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,7 +24,7 @@ Source = Literal["gpio", "serial", "touch", "keyboard", "virtual", "bot"]
 
 def now_utc() -> datetime:
     """Wall-clock time for record timestamps (never used for rules; the sand timer has its own clock)."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class RecordedAction(Value):
@@ -33,6 +33,9 @@ class RecordedAction(Value):
     at: datetime
     source: Source
     action: dict[str, Any]
+    #: Which hardware frame carried it (`<source>:<seq>`), so a frame the device resends after a restart
+    #: is recognised as already recorded instead of being played twice.  Left out of files when empty.
+    ref: str | None = Field(default=None, max_length=64, exclude_if=lambda value: value is None)
 
 
 class GameRecord(Value):

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
+from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 from companion.engine.errors import UserError, describe_validation_error
 from companion.engine.journal import Journal
 from companion.engine.record import GameRecord, RecordedAction, Source, now_utc, parse_recorded
@@ -122,8 +122,10 @@ class Session:
         return action, self.game.validate(self.state, action)
 
     def submit(self, action: ActionModel | dict[str, Any], source: Source,
-               at: datetime | None = None) -> Outcome:
+               at: datetime | None = None, ref: str | None = None) -> Outcome:
         """Validate, journal (durably), then apply.  A refused action changes nothing.
+
+        `ref` names the hardware frame that carried the action (see `is_recorded`).
 
         Raises JournalError when the journal cannot be written; the state is then unchanged too.
         """
@@ -131,7 +133,7 @@ class Session:
         if refusal is not None or parsed is None:
             return Outcome(accepted=False, refusal=refusal)
         state, events = self.game.apply(self.state, parsed)
-        entry = RecordedAction(at=at or now_utc(), source=source, action=parsed.model_dump(mode="json"))
+        entry = RecordedAction(at=at or now_utc(), source=source, action=parsed.model_dump(mode="json"), ref=ref)
         if self.journal is not None and self.game_id is not None:
             self.journal.append(self.game_id, "action", entry)
             if self.game.is_over(state):
@@ -140,6 +142,17 @@ class Session:
         self.states.append(state)
         self.events.append(tuple(events))
         return Outcome(accepted=True, events=tuple(events))
+
+    def is_recorded(self, ref: str) -> bool:
+        """Whether the frame `ref` (`<source>:<seq>`) is already the latest action from its source.
+
+        A device resends its one unacknowledged frame until it hears back, also to a restarted app; only
+        that last frame can come twice, so comparing with the source's latest recorded frame suffices.
+        """
+        prefix = ref.rpartition(":")[0] + ":"
+        latest = next((entry.ref for entry in reversed(self.actions)
+                       if entry.ref is not None and entry.ref.startswith(prefix)), None)
+        return latest == ref
 
     def virtual_roll(self, source: Source = "virtual") -> Outcome | None:
         """Let the Pi roll the dice that are due, from a RNG seeded by the game's seed and move number."""
