@@ -82,12 +82,13 @@ def game_latency_and_memory() -> tuple[float, float, int]:
     sys.path.insert(0, str(ROOT))
     from random import Random
 
+    from kivy.tests.common import UnitTestTouch
+
     from companion.app.demo import next_move
     from companion.app.launch import pump, start_headless
     from companion.app.tables.digger import action_label
     from tests.app.test_play_touch import set_up_four_players
     from tests.app.ui import find_button
-    from kivy.tests.common import UnitTestTouch
 
     data = Path(tempfile.mkdtemp())
     app = start_headless((800, 480), journal_path=data / "j.sqlite3", settings_file=data / "s.json",

@@ -22,11 +22,11 @@ from random import Random
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.engine.core import Player, Setup  # noqa: E402
-from companion.games.chinagold.board import get_board  # noqa: E402
-from companion.games.chinagold.bot import choose_move, greedy_move, position_of  # noqa: E402
-from companion.games.chinagold.geometry import count_lines, grid  # noqa: E402
-from companion.games.chinagold.rules import Chinagold, ChinagoldState  # noqa: E402
+from companion.engine.core import Player, Setup
+from companion.games.chinagold.board import get_board
+from companion.games.chinagold.bot import choose_move, greedy_move, position_of
+from companion.games.chinagold.geometry import count_lines, grid
+from companion.games.chinagold.rules import Chinagold, ChinagoldState
 
 GAME = Chinagold()
 

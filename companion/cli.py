@@ -6,8 +6,8 @@ import argparse
 import importlib
 import json
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from companion.engine.errors import UserError
 

@@ -6,8 +6,9 @@ import argparse
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from companion.engine.errors import UserError
 from firmware_bridge.events import BridgeEvent

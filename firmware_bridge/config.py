@@ -46,7 +46,7 @@ class PinMap(BaseModel):
     hold_ms: float = Field(default=800.0, ge=100.0, le=10000.0)
 
     @model_validator(mode="after")
-    def _each_pin_used_once(self) -> "PinMap":
+    def _each_pin_used_once(self) -> PinMap:
         uses = self.pin_uses()
         counts = Counter(pin for pin, _ in uses)
         for pin, label in uses:

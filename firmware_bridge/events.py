@@ -8,7 +8,7 @@ discriminator; `to_json_line()` is exactly the line the monitor prints.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
@@ -96,7 +96,7 @@ class RejectedEvent(_SourceEvent):
 
 
 BridgeEvent = Annotated[
-    Union[RollEvent, RollingEvent, ButtonEvent, TimerEvent, StatusEvent, RejectedEvent],
+    RollEvent | RollingEvent | ButtonEvent | TimerEvent | StatusEvent | RejectedEvent,
     Field(discriminator="event"),
 ]
 
@@ -123,4 +123,4 @@ class BeepCommand(_Frozen):
     ms: int = Field(ge=1, le=10000)
 
 
-OutputCommand = Annotated[Union[LedCommand, BeepCommand], Field(discriminator="command")]
+OutputCommand = Annotated[LedCommand | BeepCommand, Field(discriminator="command")]

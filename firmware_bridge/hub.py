@@ -10,7 +10,8 @@ import logging
 import threading
 from abc import ABC, abstractmethod
 from collections import deque
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from firmware_bridge.events import BridgeEvent, OutputCommand
 
@@ -121,7 +122,7 @@ class Bridge:
         for source in reversed(sources):
             source.stop()
 
-    def __enter__(self) -> "Bridge":
+    def __enter__(self) -> Bridge:
         self.start()
         return self
 

@@ -11,7 +11,8 @@ is folded over a big integer instead of looping byte by byte (see benchmarks/ben
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 from firmware_bridge.events import (
     FACE_TOKENS,

@@ -13,7 +13,8 @@ import queue
 import select
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import serial
 from serial.tools import list_ports

@@ -17,9 +17,9 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -45,7 +45,7 @@ class Noise(BaseModel):
     outage: float = Field(default=1.0, ge=0.0, le=60.0)
 
     @classmethod
-    def parse(cls, text: str) -> "Noise":
+    def parse(cls, text: str) -> Noise:
         """`checksum=0.2,split,disconnect=0.05` (a bare name takes its default rate; `all` = every kind)."""
         rates: dict[str, float] = {}
         for item in filter(None, (part.strip() for part in text.split(","))):
@@ -154,7 +154,7 @@ class Simulator:
         self.port: int | None = None
         self.pty_path: str | None = None
         self.commands: list[tuple] = []
-        self.noise_counts: dict[str, int] = {kind: 0 for kind in NOISE_KINDS}
+        self.noise_counts: dict[str, int] = dict.fromkeys(NOISE_KINDS, 0)
         self._actions: queue.Queue[Callable[[], None]] = queue.Queue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -191,7 +191,7 @@ class Simulator:
         """`time.monotonic()` at which the current (or last) disconnect ends."""
         return self._outage_until
 
-    def start(self) -> "Simulator":
+    def start(self) -> Simulator:
         if self.use_pty:
             import tty
 
@@ -220,7 +220,7 @@ class Simulator:
                 os.close(fd)
         self._master = self._slave = None
 
-    def __enter__(self) -> "Simulator":
+    def __enter__(self) -> Simulator:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -8,7 +8,7 @@ import tempfile
 from hypothesis import settings
 
 os.environ.setdefault("GOLDTABLE_DATA", tempfile.mkdtemp(prefix="goldtable-test-data-"))
-from companion.headless import prepare_kivy  # noqa: E402
+from companion.headless import prepare_kivy
 
 prepare_kivy((800, 480), offscreen=True)
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from kivy.clock import Clock
 from kivy.event import EventDispatcher
@@ -119,7 +120,7 @@ class HardwareLink(EventDispatcher):
                 return
             try:
                 job()
-            except Exception:  # noqa: BLE001 — log and keep serving; the table goes on by touch
+            except Exception:
                 log.exception("hardware job failed")
 
     def _from_source_thread(self, event: Any) -> None:

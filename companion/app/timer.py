@@ -11,8 +11,9 @@ import struct
 import tempfile
 import time
 import wave
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from kivy.clock import Clock
 from kivy.event import EventDispatcher

@@ -1,11 +1,11 @@
 """The rules engine: a pure core (`core`), games by id (`registry`), records, the journal, sessions."""
 
 from companion.engine.core import (
+    N_,
     ActionModel,
     Event,
     Game,
     IllegalAction,
-    N_,
     Player,
     Prompt,
     Refusal,
@@ -15,6 +15,17 @@ from companion.engine.core import (
 from companion.engine.registry import all_games, get_game, register
 
 __all__ = [
-    "ActionModel", "Event", "Game", "IllegalAction", "N_", "Player", "Prompt", "Refusal", "Setup", "Value",
-    "all_games", "get_game", "register",
+    "N_",
+    "ActionModel",
+    "Event",
+    "Game",
+    "IllegalAction",
+    "Player",
+    "Prompt",
+    "Refusal",
+    "Setup",
+    "Value",
+    "all_games",
+    "get_game",
+    "register",
 ]

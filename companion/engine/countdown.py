@@ -9,7 +9,7 @@ app submits the game's time-up action, which is what the record keeps.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 Clock = Callable[[], float]
 ThresholdCallback = Callable[[float], None]

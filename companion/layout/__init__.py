@@ -6,9 +6,10 @@ A game registers a `LayoutKind` for each kind of file it reads.  Files name thei
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 

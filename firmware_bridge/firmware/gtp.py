@@ -79,7 +79,7 @@ class HostReader:
                 commands.append(command)
         if len(self.pending) > MAX_LINE:
             start = self.pending.rfind(b"$")
-            self.pending = self.pending[start:] if 0 <= start and len(self.pending) - start <= MAX_LINE else b""
+            self.pending = self.pending[start:] if start >= 0 and len(self.pending) - start <= MAX_LINE else b""
             self.rejected += 1
         return commands
 

@@ -4,8 +4,9 @@ button and LEDs on gpiozero mock pins; bad input (unreadable die, unplugged sens
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from random import Random
-from typing import Any, Callable
+from typing import Any
 
 from gpiozero.pins.mock import MockFactory
 

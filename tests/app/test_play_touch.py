@@ -13,7 +13,7 @@ from companion.app.launch import pump
 from companion.app.tables.digger import action_label
 from companion.engine.record import load_record, replay
 from companion.engine.session import Session
-from tests.app.ui import find_button, label_texts, tap
+from tests.app.ui import label_texts, tap
 
 NAMES = ("Anna", "Ben", "Chloé", "David")
 

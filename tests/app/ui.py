@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from kivy.tests.common import UnitTestTouch
 from kivy.uix.button import ButtonBehavior

@@ -5,15 +5,16 @@ from __future__ import annotations
 import importlib
 import sys
 import types
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from firmware_bridge.firmware import gtp
-from firmware_bridge.protocol import Frame, FrameParser, HOST_KINDS, encode_ack, encode_frame
+from firmware_bridge.protocol import HOST_KINDS, Frame, FrameParser, encode_ack, encode_frame
 
 FIRMWARE_DIR = Path(gtp.__file__).parent
 
@@ -170,7 +171,7 @@ class StubPin:
     """Just enough of `machine.Pin`: inputs idle high (pull-up), tests pull them low."""
 
     IN, OUT, PULL_UP = 0, 1, 2
-    pins: dict[int, "StubPin"] = {}
+    pins: dict[int, StubPin] = {}
 
     def __init__(self, number: int, mode: int = -1, pull: int = -1, *, value: int | None = None) -> None:
         self.number, self.mode = number, mode

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from firmware_bridge.events import ButtonEvent, LedCommand, BeepCommand, RollEvent, StatusEvent, TimerEvent
+from firmware_bridge.events import BeepCommand, ButtonEvent, LedCommand, RollEvent, StatusEvent, TimerEvent
 from firmware_bridge.protocol import (
     HOST_KINDS,
     MAX_LINE,

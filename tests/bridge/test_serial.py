@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Iterator
 from types import SimpleNamespace
-from typing import Iterator
 
 import pytest
-from tests.bridge.bridge_helpers import Collector, wait_for
 
 from firmware_bridge.events import ButtonEvent, LedCommand, RollEvent, TimerEvent
 from firmware_bridge.hub import Bridge
 from firmware_bridge.protocol import HOST_KINDS, FrameParser, encode_ack, encode_frame
 from firmware_bridge.serial_source import SerialSource, find_port, parse_usb_id
 from firmware_bridge.simulator import Noise, Simulator
+from tests.bridge.bridge_helpers import Collector, wait_for
 
 
 @pytest.fixture
@@ -246,7 +246,7 @@ def test_without_a_url_the_device_is_found_by_usb_id(peer: Peer, monkeypatch: py
 
 
 def test_no_matching_usb_device_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [])
+    monkeypatch.setattr("serial.tools.list_ports.comports", list)
     bridge, _, collector = attach(None, usb_ids=((0x2341, 0x8036),))
     try:
         assert wait_for(lambda: collector.statuses() == ["disconnected"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from companion.engine.core import Player, Setup
 from companion.games.chinagold.board import Board, get_board
-from companion.games.chinagold.rules import (HIDDEN, Chinagold, ChinagoldState, site_mask, tiles_for)
+from companion.games.chinagold.rules import HIDDEN, Chinagold, ChinagoldState, site_mask, tiles_for
 
 GAME = Chinagold()
 BOARD: Board = get_board("default")
@@ -31,8 +31,8 @@ def position(marks: dict[int, str] | None = None, *, fill: str = HIDDEN, to_move
 
 def only_hidden(sites: list[int] | range, gold: tuple[int, ...] = ()) -> dict[int, str]:
     """Marks for a board where only `sites` are hidden (and `gold` shows gold); the rest is cleared."""
-    marks = {site: "h" for site in sites}
-    marks.update({site: "g" for site in gold})
+    marks = dict.fromkeys(sites, "h")
+    marks.update(dict.fromkeys(gold, "g"))
     return marks
 
 

@@ -8,8 +8,17 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.games.chinagold.board import (BOARD_DIR, ChinagoldBoardLayout, board_from_layout, board_problems,
-                                             generate_layout, layout_for, mirror_of, overlaid, partition)
+from companion.games.chinagold.board import (
+    BOARD_DIR,
+    ChinagoldBoardLayout,
+    board_from_layout,
+    board_problems,
+    generate_layout,
+    layout_for,
+    mirror_of,
+    overlaid,
+    partition,
+)
 from companion.games.chinagold.geometry import grid, sites_of, symmetry
 
 SHIPPED = sorted(BOARD_DIR.glob("*.json"))

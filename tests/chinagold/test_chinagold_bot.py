@@ -11,8 +11,15 @@ import pytest
 
 from companion.cli import main
 from companion.engine.session import Session
-from companion.games.chinagold.bot import (choose_move, expected_best, greedy_move, hint, moves, position_of,
-                                           throw_distribution)
+from companion.games.chinagold.bot import (
+    choose_move,
+    expected_best,
+    greedy_move,
+    hint,
+    moves,
+    position_of,
+    throw_distribution,
+)
 from companion.games.chinagold.rules import Turn
 from tests.chinagold.cg_helpers import BOARD, GAME, new_setup, position, sites_of_mountain, sites_of_river
 
@@ -41,21 +48,21 @@ def test_bot_moves_are_legal_for_either_side_through_a_game(seat: int) -> None:
 def test_bot_takes_an_obvious_capture() -> None:
     mountain = sites_of_mountain(4)
     last = mountain[-1]
-    state = position({site: "g" for site in mountain[:-1]}, total=1, to_move=0)
+    state = position(dict.fromkeys(mountain[:-1], "g"), total=1, to_move=0)
     assert hint(state, seconds=0.2) == Turn(start=last, end=last)
 
 
 def test_bot_does_not_complete_the_opponents_river() -> None:
     river = sites_of_river(5)
     open_site = river[0]
-    state = position({site: "g" for site in river[1:]}, total=1, to_move=0)
+    state = position(dict.fromkeys(river[1:], "g"), total=1, to_move=0)
     action = hint(state, seconds=0.2)
     assert action is not None and action != Turn(start=open_site, end=open_site)
 
 
 def test_expected_threat_sees_an_open_region() -> None:
     river = sites_of_river(6)
-    state = position({site: "g" for site in river[1:]}, total=1, to_move=0)
+    state = position(dict.fromkeys(river[1:], "g"), total=1, to_move=0)
     pos = position_of(state)
     fresh = position_of(position(total=1))
     # A river finished up to one marker: any throw lets the river player take it (at least its size).

@@ -38,4 +38,4 @@ def test_tampered_example_is_refused_with_the_rule(tmp_path: Path, capsys: pytes
     bad.write_text(json.dumps(data))
     assert main(["replay", str(bad)]) == 2
     error = capsys.readouterr().err
-    assert f"action {second_move}" in error and "CG-5" in error and "\n" == error[-1] and error.count("\n") == 1
+    assert f"action {second_move}" in error and "CG-5" in error and error[-1] == "\n" and error.count("\n") == 1

@@ -7,8 +7,7 @@ import pytest
 from companion.engine.core import IllegalAction
 from companion.engine.session import Session
 from companion.games.chinagold.rules import FIVE_GONE, FOUR_GONE, FULL_TILES, Bury, Throw, Turn
-from tests.chinagold.cg_helpers import (BOARD, GAME, new_setup, only_hidden, position, sites_of_mountain,
-                                        sites_of_river)
+from tests.chinagold.cg_helpers import BOARD, GAME, new_setup, only_hidden, position, sites_of_mountain, sites_of_river
 
 
 def refusal(state, action):  # type: ignore[no-untyped-def]
@@ -59,7 +58,7 @@ def test_throw_refusals() -> None:
 def test_virtual_throw_uses_the_faces_of_each_tile() -> None:
     from random import Random
 
-    state = position(only_hidden(range(0, 5)), fill="M")     # tiles 0|2, 1|2
+    state = position(only_hidden(range(5)), fill="M")     # tiles 0|2, 1|2
     assert state.tiles == FIVE_GONE
     prompt = GAME.prompt(state)
     assert prompt.dice == (("0", "2"), ("1", "2"))
@@ -120,7 +119,7 @@ def test_turning_the_last_marker_takes_the_mountain() -> None:
     last, rest = mountain[0], mountain[1:]
     river = sites_of_river(BOARD.site_river[last])
     assert set(river) - set(mountain), "precondition: the river has other hidden sites"
-    state = position({site: "g" for site in rest}, total=1, to_move=0)
+    state = position(dict.fromkeys(rest, "g"), total=1, to_move=0)
     after, events = GAME.apply(state, Turn(start=last, end=last))
     assert all(after.sites[site] == "M" for site in mountain)
     assert GAME.scores(after) == [len(mountain), 0]
@@ -140,7 +139,7 @@ def test_one_line_can_complete_two_own_regions() -> None:
 def test_river_player_takes_rivers_not_mountains() -> None:
     river = sites_of_river(3)
     last = river[-1]
-    state = position({site: "g" for site in river[:-1]}, total=1, to_move=1)
+    state = position(dict.fromkeys(river[:-1], "g"), total=1, to_move=1)
     after, _ = GAME.apply(state, Turn(start=last, end=last))
     assert all(after.sites[site] == "R" for site in river)
     assert GAME.scores(after) == [0, len(river)]
@@ -176,19 +175,19 @@ def test_gap_splits_runs_for_tile_counting() -> None:
 # -- CG-9 .. CG-11 tile reduction (line-counting examples) ---------------------------------------------
 def test_two_runs_of_five_keep_all_tiles() -> None:
     # The top row 0-5 is one run of six: two lines of five (0-4, 1-5).
-    assert position(only_hidden(range(0, 6)), fill="M").tiles == FULL_TILES
+    assert position(only_hidden(range(6)), fill="M").tiles == FULL_TILES
 
 
 def test_one_run_of_five_sends_tile_01_away() -> None:
     # Sites 0-4: exactly one line of five, but two lines of four (0-3, 1-4): tiles 0|2 and 1|2 remain.
-    state = position(only_hidden(range(0, 5)), fill="M")
+    state = position(only_hidden(range(5)), fill="M")
     assert state.tiles == FIVE_GONE
     assert GAME.prompt(state).dice == (("0", "2"), ("1", "2"))
 
 
 def test_one_run_of_four_replaces_02_by_01() -> None:
     # Sites 0-3: one line of four, two lines of three (0-2, 1-3): tiles 0|1 and 1|2, results 1-3.
-    assert position(only_hidden(range(0, 4)), fill="M").tiles == FOUR_GONE
+    assert position(only_hidden(range(4)), fill="M").tiles == FOUR_GONE
 
 
 def test_no_line_of_five_but_two_of_four_in_different_rows() -> None:
@@ -197,13 +196,13 @@ def test_no_line_of_five_but_two_of_four_in_different_rows() -> None:
 
 
 def test_one_run_of_three_removes_all_tiles() -> None:
-    state = position(only_hidden(range(0, 3)), fill="M")
+    state = position(only_hidden(range(3)), fill="M")
     assert state.tiles == () and state.phase == "move" and state.total is None
     assert GAME.prompt(state).expects == ("turn",)
 
 
 def test_without_tiles_one_or_two_neighbours_and_no_burying() -> None:
-    state = position(only_hidden(range(0, 3), gold=(4,)), fill="M")
+    state = position(only_hidden(range(3), gold=(4,)), fill="M")
     assert GAME.validate(state, Turn(start=0, end=0)) is None
     assert GAME.validate(state, Turn(start=1, end=2)) is None
     three = refusal(state, Turn(start=0, end=2))
@@ -214,7 +213,7 @@ def test_without_tiles_one_or_two_neighbours_and_no_burying() -> None:
 
 
 def test_tiles_shrink_after_a_move() -> None:
-    state = position(only_hidden(range(0, 6)), fill="M", total=2)
+    state = position(only_hidden(range(6)), fill="M", total=2)
     after, events = GAME.apply(state, Turn(start=0, end=1))    # run 2-5 is left: one line of four
     assert after.tiles == FOUR_GONE
     assert any(event.kind == "tiles" for event in events)
@@ -233,7 +232,7 @@ def test_bury_that_makes_new_lines_brings_the_tiles_back() -> None:
 def test_game_ends_when_every_site_is_cleared() -> None:
     mountain = sites_of_mountain(0)
     marks = {site: ("M" if site % 2 else "R") for site in range(BOARD.size)}
-    marks.update({site: "g" for site in mountain})
+    marks.update(dict.fromkeys(mountain, "g"))
     last = mountain[0]
     marks[last] = "h"
     for site in sites_of_river(BOARD.site_river[last]):
@@ -298,12 +297,12 @@ def test_reading_r2_clearing_never_completes_a_region() -> None:
 def test_reading_r3_tiles_follow_the_board_not_the_history() -> None:
     # The same board gives the same tiles however it was reached (here: straight from setup vs. a bury).
     via_bury, _ = GAME.apply(position(only_hidden([0, 1, 2, 3, 5], gold=(4,)), fill="M", total=1), Bury(site=4))
-    assert via_bury.tiles == position(only_hidden(range(0, 6)), fill="M").tiles
+    assert via_bury.tiles == position(only_hidden(range(6)), fill="M").tiles
 
 
 def test_reading_r4_capture_is_automatic() -> None:
     mountain = sites_of_mountain(2)
-    state = position({site: "g" for site in mountain[1:]}, total=1, to_move=0)
+    state = position(dict.fromkeys(mountain[1:], "g"), total=1, to_move=0)
     after, _ = GAME.apply(state, Turn(start=mountain[0], end=mountain[0]))
     assert GAME.legal_actions(after) is None and after.phase == "throw"
     assert all(after.sites[site] == "M" for site in mountain)

@@ -51,4 +51,4 @@ def stone_counts(state: DiggerState) -> dict[str, int]:
     return counts
 
 
-ALL_STONES = {colour: STONES_PER_COLOUR for colour in COLOURS}
+ALL_STONES = dict.fromkeys(COLOURS, STONES_PER_COLOUR)

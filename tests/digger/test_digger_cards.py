@@ -81,8 +81,9 @@ def test_unreadable_card_file(tmp_path: Path) -> None:
 
 
 def test_layout_check_cli_accepts_the_shipped_file(capsys: pytest.CaptureFixture[str]) -> None:
-    from companion.layout.cli import cmd_check
     import argparse
+
+    from companion.layout.cli import cmd_check
 
     assert cmd_check(argparse.Namespace(file=str(DEFAULT_CARDS_FILE))) == 0
     assert capsys.readouterr().out.strip().endswith("digger_cards.json: ok")

@@ -279,7 +279,7 @@ def test_reading_fumble_sends_robbed_stones_to_the_middle_or_back_to_their_owner
     for where, ben_yellow, middle_yellow in (("middle", 1, 9), ("owner", 2, 8)):
         state = with_boxes(new_state(fumble_robbed_to=where), Ben={"Y": 2})
         state = play(state, roll("YKRRG"), Rob(colour="Y", victim=1), Fumble())
-        assert (state.boxes[1].Y, state.middle.Y) == (ben_yellow, middle_yellow)
+        assert (ben_yellow, middle_yellow) == (state.boxes[1].Y, state.middle.Y)
         assert stone_counts(state) == ALL_STONES
 
 

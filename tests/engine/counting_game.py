@@ -4,11 +4,11 @@ the game ends when the total reaches the `target` option."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
+from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 
 GAME_ID = "counting_test"
 
@@ -33,7 +33,7 @@ class Pass(ActionModel):
     type: Literal["pass"] = "pass"
 
 
-CountingAction = Annotated[Union[Roll, Pass], Field(discriminator="type")]
+CountingAction = Annotated[Roll | Pass, Field(discriminator="type")]
 
 
 class CountingGame(Game[CountingState, CountingOptions]):

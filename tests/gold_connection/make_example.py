@@ -6,7 +6,7 @@ file is what this script produces and that `goldtable replay` accepts it.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from random import Random
 
@@ -17,7 +17,7 @@ from companion.games.gold_connection.bot import choose_action
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "gold_connection.json"
 SEED = 2026
-STARTED = datetime(2026, 11, 21, 19, 0, tzinfo=timezone.utc)
+STARTED = datetime(2026, 11, 21, 19, 0, tzinfo=UTC)
 
 
 def build_example() -> GameRecord:

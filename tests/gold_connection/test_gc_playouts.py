@@ -44,7 +44,7 @@ def check_invariants(state: GoldConnectionState) -> None:
     assert_all_bars(state)
     held = [robber.chips for robber in state.robbers]
     assert all(0 <= chips <= CHIP_LIMIT for chips in held)
-    assert 0 <= state.chip_supply and sum(held) + state.chip_supply == CHIP_SUPPLY
+    assert state.chip_supply >= 0 and sum(held) + state.chip_supply == CHIP_SUPPLY
 
 
 @settings(max_examples=EXAMPLES)

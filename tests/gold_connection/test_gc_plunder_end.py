@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 from companion.games.gold_connection.rules import Robber, box_score
-from tests.gold_connection.gc_helpers import (GAME, act, assert_all_bars, refusal, turn_state, with_rows,
-                                              with_chips, with_safe)
+from tests.gold_connection.gc_helpers import (
+    GAME,
+    act,
+    assert_all_bars,
+    refusal,
+    turn_state,
+    with_chips,
+    with_rows,
+    with_safe,
+)
 
 RICH_BOX = {"B6": (1, 2, 3, 4), "G5": (1, 2), "R4": (1, 2, 3), "Y6": (1,)}
 

@@ -5,8 +5,16 @@ from __future__ import annotations
 from fractions import Fraction
 
 from companion.games.gold_connection.rules import auto_sort, chance
-from tests.gold_connection.gc_helpers import (GAME, act, assert_all_bars, refusal, turn_state, with_rows,
-                                              with_chips, with_safe)
+from tests.gold_connection.gc_helpers import (
+    GAME,
+    act,
+    assert_all_bars,
+    refusal,
+    turn_state,
+    with_chips,
+    with_rows,
+    with_safe,
+)
 
 TWO = {0: ("S1", "S2"), 1: ("S8", "S9")}
 

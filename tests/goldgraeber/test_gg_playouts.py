@@ -17,7 +17,14 @@ from companion.engine.record import replay
 from companion.engine.session import Session
 from companion.games.goldgraeber.bot import choose_action, draw_chip
 from companion.games.goldgraeber.rules import (
-    CHIP_KINDS, CHIP_POOL, Goldgraeber, GoldgraeberState, Move, Raft, Reveal, Roll,
+    CHIP_KINDS,
+    CHIP_POOL,
+    Goldgraeber,
+    GoldgraeberState,
+    Move,
+    Raft,
+    Reveal,
+    Roll,
 )
 from tests.goldgraeber.gg_helpers import make_setup
 

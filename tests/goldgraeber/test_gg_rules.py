@@ -8,7 +8,17 @@ from companion.engine.core import IllegalAction
 from companion.engine.session import Session
 from companion.games.goldgraeber.board import HEX_DIRECTIONS, Board, compile_board
 from companion.games.goldgraeber.rules import (
-    CHIP_KINDS, CHIP_POOL, Goldgraeber, GoldgraeberState, Look, Move, Raft, Reveal, Roll, Stack, chip_odds,
+    CHIP_KINDS,
+    CHIP_POOL,
+    Goldgraeber,
+    GoldgraeberState,
+    Look,
+    Move,
+    Raft,
+    Reveal,
+    Roll,
+    Stack,
+    chip_odds,
 )
 from tests.goldgraeber.gg_helpers import at, make_setup, with_figure, with_open
 

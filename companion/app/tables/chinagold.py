@@ -77,7 +77,7 @@ def pi_seat(table: TableModel) -> int | None:
     return None
 
 
-_PANELS: dict[int, "ChinagoldPanel"] = {}
+_PANELS: dict[int, ChinagoldPanel] = {}
 
 
 def on_button(table: TableModel, name: str, source: str = "keyboard") -> bool:

@@ -80,11 +80,11 @@ def on_button(table: TableModel, name: str, source: str) -> bool:
     return False
 
 
-def _panel_of(table: TableModel) -> "DiggerPanel | None":
+def _panel_of(table: TableModel) -> DiggerPanel | None:
     return _PANELS.get(id(table))
 
 
-_PANELS: dict[int, "DiggerPanel"] = {}
+_PANELS: dict[int, DiggerPanel] = {}
 
 
 class DiggerPanel(BoxLayout):
@@ -253,7 +253,7 @@ def build_panel(table: TableModel) -> DiggerPanel:
     return DiggerPanel(table)
 
 
-def options_panel(model: Any) -> "DiggerCardsPanel":
+def options_panel(model: Any) -> DiggerCardsPanel:
     """The scoring-card values on the Options screen, and which black card each seat holds."""
     return DiggerCardsPanel(model=model)
 

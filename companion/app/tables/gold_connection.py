@@ -20,8 +20,19 @@ from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
 from companion.engine.core import N_, ActionModel, Refusal, Setup
-from companion.games.gold_connection.rules import (COLOURS, DIE_FACES, GoldConnection, GoldConnectionState, Loot,
-                                                   Move, Plunder, Stop, auto_sort, bar_sort_key, top_bars)
+from companion.games.gold_connection.rules import (
+    COLOURS,
+    DIE_FACES,
+    GoldConnection,
+    GoldConnectionState,
+    Loot,
+    Move,
+    Plunder,
+    Stop,
+    auto_sort,
+    bar_sort_key,
+    top_bars,
+)
 
 GAME_ID = "gold_connection"
 SEARCH_DISTANCE = 17  # 12 on the dice plus at most 5 chips: no longer move can ever be rolled

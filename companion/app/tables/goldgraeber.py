@@ -20,7 +20,15 @@ from companion.app.i18n import catalog
 from companion.app.table import TableModel
 from companion.engine.core import N_, ActionModel, Setup
 from companion.games.goldgraeber.rules import (
-    CHIP_KINDS, DIE_FACES, Goldgraeber, GoldgraeberState, Look, Move, Raft, Reveal, chip_odds,
+    CHIP_KINDS,
+    DIE_FACES,
+    Goldgraeber,
+    GoldgraeberState,
+    Look,
+    Move,
+    Raft,
+    Reveal,
+    chip_odds,
 )
 
 GAME_ID = "goldgraeber"

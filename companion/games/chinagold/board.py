@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from companion.engine.errors import UserError
-from companion.games.chinagold.geometry import (REFLECTIONS, Grid, grid, is_connected, mask_of, symmetry)
+from companion.games.chinagold.geometry import REFLECTIONS, Grid, grid, is_connected, mask_of, symmetry
 from companion.layout import LAYOUTS_DIR, LayoutKind, load_layout, register_layout_kind
 
 LAYOUT_KIND = "chinagold-board"

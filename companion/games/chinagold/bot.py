@@ -19,16 +19,27 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from itertools import product
 from random import Random
 
 from companion.engine.core import ActionModel
 from companion.games.chinagold.board import Board
 from companion.games.chinagold.geometry import MAX_LINE, count_lines
-from companion.games.chinagold.rules import (FREE_MOVE_MAX, GOLD, HIDDEN, ROLE_NAMES, TILE_FACES, Bury,
-                                             ChinagoldState, Chinagold, Turn, apply_turn_masks, site_mask,
-                                             tiles_for)
+from companion.games.chinagold.rules import (
+    FREE_MOVE_MAX,
+    GOLD,
+    HIDDEN,
+    ROLE_NAMES,
+    TILE_FACES,
+    Bury,
+    Chinagold,
+    ChinagoldState,
+    Turn,
+    apply_turn_masks,
+    site_mask,
+    tiles_for,
+)
 
 #: Weight of our own next-turn chances in the two-level evaluation.
 FOLLOW_UP_WEIGHT = 0.4
@@ -67,7 +78,7 @@ def position_of(state: ChinagoldState) -> Position:
                     opponent_clears_alone=state.opponent_clears_alone)
 
 
-@lru_cache(maxsize=None)
+@cache
 def throw_distribution(tiles: tuple[str, ...]) -> tuple[tuple[int, float], ...]:
     """Each possible sum of the tiles with its probability (every face equally likely)."""
     outcomes = list(product(*(TILE_FACES[tile] for tile in tiles)))

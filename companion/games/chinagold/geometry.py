@@ -9,7 +9,7 @@ a bit mask, because the tile reduction counts them before every turn and the bot
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from math import sqrt
 
 Coord = tuple[int, int]
@@ -84,7 +84,7 @@ class Grid:
         return sqrt(3) * (q + r / 2), 1.5 * r
 
 
-def mask_of(sites: "list[int] | tuple[int, ...] | set[int]") -> int:
+def mask_of(sites: list[int] | tuple[int, ...] | set[int]) -> int:
     """The bit mask with one bit per site."""
     mask = 0
     for site in sites:
@@ -102,7 +102,7 @@ def sites_of(mask: int) -> list[int]:
     return result
 
 
-@lru_cache(maxsize=None)
+@cache
 def grid(edge: int) -> Grid:
     """The grid of a board size, with every straight line precomputed (cached per size)."""
     coords = hex_coords(edge)
@@ -140,7 +140,7 @@ def count_lines(g: Grid, hidden: int, length: int, stop_at: int = 1 << 30) -> in
     return count
 
 
-def is_connected(g: Grid, sites: "set[int]") -> bool:
+def is_connected(g: Grid, sites: set[int]) -> bool:
     """True when the sites form one piece through neighbouring cells."""
     if not sites:
         return False

@@ -8,11 +8,11 @@ match the board.  Internally masks (one bit per site) make the checks cheap.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
+from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 from companion.engine.registry import register
 from companion.games.chinagold.board import GENERATED, Board, get_board
 from companion.games.chinagold.geometry import Grid, count_lines, sites_of
@@ -63,7 +63,7 @@ class Bury(ActionModel):
     site: int
 
 
-ChinagoldAction = Annotated[Union[Throw, Turn, Bury], Field(discriminator="type")]
+ChinagoldAction = Annotated[Throw | Turn | Bury, Field(discriminator="type")]
 
 
 class ChinagoldState(Value):

@@ -13,19 +13,29 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from random import Random
 
 from companion.engine.core import ActionModel, Player, Setup
 from companion.engine.record import GameRecord, RecordedAction, Source
-from companion.games.digger.rules import (COLOURS, Digger, DiggerState, Fumble, Rob, Stop, Take, TimeUp,
-                                          may_rob, unique_colours)
+from companion.games.digger.rules import (
+    COLOURS,
+    Digger,
+    DiggerState,
+    Fumble,
+    Rob,
+    Stop,
+    Take,
+    TimeUp,
+    may_rob,
+    unique_colours,
+)
 
 EXAMPLE_SETUP = Setup(game="digger", players=(Player(name="Anna"), Player(name="Jonas"), Player(name="Marie"),
                                               Player(name="Felix")),
                       options={"side": "black"}, seed=2024, first_player=2)
-EXAMPLE_START = datetime(2026, 11, 14, 15, 0, 0, tzinfo=timezone.utc)
+EXAMPLE_START = datetime(2026, 11, 14, 15, 0, 0, tzinfo=UTC)
 
 # Seconds a move takes at a real table (rolling, picking a stone, stowing one stone).
 ROLL_SECONDS = 3.5

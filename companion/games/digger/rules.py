@@ -9,11 +9,11 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
 from random import Random
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
 
-from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
+from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 from companion.engine.errors import UserError
 from companion.engine.registry import register
 from companion.games.digger.cards import SCORING_COLOURS, Card, DiggerCardsLayout, load_cards
@@ -197,7 +197,7 @@ class TimeUp(ActionModel):
     stowed: tuple[Colour, ...] = ()
 
 
-DiggerAction = Annotated[Union[Roll, Take, Rob, Stop, Fumble, TimeUp], Field(discriminator="type")]
+DiggerAction = Annotated[Roll | Take | Rob | Stop | Fumble | TimeUp, Field(discriminator="type")]
 
 # Every distinct roll once (faces sorted): the dice are identical, so order never matters to the rules.
 ALL_ROLLS: tuple[Roll, ...] = tuple(Roll(values=values)
@@ -257,7 +257,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
         rules = DiggerRules(**options.model_dump(include=set(DiggerRules.model_fields)))
         return DiggerState(
             names=tuple(player.name for player in setup.players), cards=cards, rules=rules,
-            middle=Stones(**{colour: STONES_PER_COLOUR for colour in COLOURS}),
+            middle=Stones(**dict.fromkeys(COLOURS, STONES_PER_COLOUR)),
             boxes=tuple(Stones() for _ in range(players)), digger=first, keeper=(first - 1) % players)
 
     @staticmethod

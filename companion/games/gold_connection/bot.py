@@ -9,8 +9,21 @@ from __future__ import annotations
 from random import Random
 
 from companion.engine.core import ActionModel
-from companion.games.gold_connection.rules import (EndTurn, GoldConnection, GoldConnectionState, Loot, Move, Roll,
-                                                   Sort, Stop, UseChips, auto_sort, bar_colour, bar_number, chance)
+from companion.games.gold_connection.rules import (
+    EndTurn,
+    GoldConnection,
+    GoldConnectionState,
+    Loot,
+    Move,
+    Roll,
+    Sort,
+    Stop,
+    UseChips,
+    auto_sort,
+    bar_colour,
+    bar_number,
+    chance,
+)
 
 MAX_STEP = 3
 

@@ -10,11 +10,11 @@ from collections import Counter
 from fractions import Fraction
 from itertools import product
 from random import Random
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
+from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 from companion.engine.registry import register
 from companion.games.gold_connection.board import COUNTER_FIELDS, Vault, load_vault
 
@@ -247,8 +247,7 @@ class Sort(ActionModel):
     rows: dict[str, tuple[int, ...]] = Field(default_factory=dict)
 
 
-GoldConnectionAction = Annotated[Union[EnterSafe, Roll, ChooseStart, PlaceArrow, Move, Loot, Plunder, Stop, EndTurn,
-                                       UseChips, Sort], Field(discriminator="type")]
+GoldConnectionAction = Annotated[EnterSafe | Roll | ChooseStart | PlaceArrow | Move | Loot | Plunder | Stop | EndTurn | UseChips | Sort, Field(discriminator="type")]
 
 
 def _refuse(code: str, message: str, rule: str, **params: Any) -> Refusal:
@@ -343,9 +342,9 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
                      for i, safe in enumerate(vault.safe_ids)}
             phase: Phase = "start_roll"
         else:
-            safes = {safe: () for safe in vault.safe_ids}
+            safes = dict.fromkeys(vault.safe_ids, ())
             phase = "enter_safes"
-        empty_rows = {row: () for row in row_ids(players)}
+        empty_rows = dict.fromkeys(row_ids(players), ())
         return GoldConnectionState(
             names=tuple(player.name for player in setup.players),
             rules=GoldConnectionRules(game_end=options.game_end, series_reading=options.series_reading),

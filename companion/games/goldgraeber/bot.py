@@ -58,7 +58,7 @@ def choose_action(game: Goldgraeber, state: GoldgraeberState, rng: Random) -> Ac
     if not targets:
         targets = {board.houses[state.houses[seat]]}
     dist = distances_to(board, targets)
-    return min(legal, key=lambda action: (dist[board.index[getattr(action, "to")]], rng.random()))
+    return min(legal, key=lambda action: (dist[board.index[action.to]], rng.random()))
 
 
 def play(game: Goldgraeber, state: GoldgraeberState, rng: Random,

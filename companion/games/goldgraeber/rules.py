@@ -9,11 +9,11 @@ chips still unseen.  Dice come from hardware, touch or the seeded RNG like every
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from companion.engine.core import ActionModel, Event, Game, N_, Prompt, Refusal, Setup, Value
+from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 from companion.engine.registry import register
 from companion.games.goldgraeber.board import Board, hex_rgb, load_board
 from companion.games.goldgraeber.movement import reachable
@@ -129,7 +129,7 @@ class Look(ActionModel):
     type: Literal["look"] = "look"
 
 
-GoldgraeberAction = Annotated[Union[Roll, Move, Reveal, Raft, Look], Field(discriminator="type")]
+GoldgraeberAction = Annotated[Roll | Move | Reveal | Raft | Look, Field(discriminator="type")]
 
 
 @dataclass(frozen=True)
