@@ -107,10 +107,13 @@ def test_robbing_needs_exactly_one_black() -> None:
 
 
 def test_blue_can_never_be_robbed() -> None:
-    with pytest.raises(ValidationError):
-        Rob.model_validate({"type": "rob", "colour": "B", "victim": 1})
+    """DIG-6: a robbery of blue is read, then refused by the robbing rule itself (not as unreadable input)."""
     state = play(new_state(), roll("BKRRG"))
     assert not [a for a in GAME.legal_actions(state) if isinstance(a, Rob)]
+    found = refusal_of(state, Rob.model_validate({"type": "rob", "colour": "B", "victim": 1}))
+    assert (found.code, found.rule) == ("rob.blue", "DIG-6")
+    with pytest.raises(ValidationError):
+        Rob.model_validate({"type": "rob", "colour": "K", "victim": 1})  # black is no stone at all
 
 
 def test_robbing_needs_a_stone_of_another_player() -> None:

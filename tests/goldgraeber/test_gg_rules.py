@@ -101,8 +101,10 @@ def test_die_faces_offered_are_locomotive_and_two_to_six(game: Goldgraeber, star
 def test_move_must_use_the_exact_count(game: Goldgraeber, board: Board, start: GoldgraeberState) -> None:
     state = roll(game, start, "3")
     door = board.ids[board.doors[start.houses[0]]]
-    assert door not in game.destinations(state)  # one step away, not three
-    assert refusal(game, state, Move(to=door)) == ("GG-3", "move.not_reachable")
+    assert door not in game.destinations(state)  # one step away, not three (out and back would be a shuttle)
+    far = next(board.ids[f] for f in range(len(board.ids)) if board.types[f] == "path"
+               and f not in game.walk_ends(state, 0, board.houses[start.houses[0]], 3, back_steps=True))
+    assert refusal(game, state, Move(to=far)) == ("GG-3", "move.not_reachable")
     assert refusal(game, state, Move(to="nowhere")) == ("GG-3", "move.unknown_field")
     target = sorted(game.destinations(state))[0]
     moved, _ = game.apply(state, Move(to=target))
@@ -157,9 +159,14 @@ def test_house_is_left_and_entered_only_through_the_door(game: Goldgraeber, boar
 
 
 def test_other_players_houses_are_closed(game: Goldgraeber, board: Board, start: GoldgraeberState) -> None:
+    """GG-5 and GG-R3: only the owner enters a house, nobody else walks into or through it."""
     other_house = board.ids[board.houses[start.houses[1]]]
     state = roll(game, with_figure(start, 0, "T1"), "2")
     assert refusal(game, state, Move(to=other_house)) == ("GG-5", "move.other_house")
+    their_door = board.ids[board.doors[start.houses[1]]]
+    for shuttle in ("no_step_back", "two_fields_only"):
+        beside = at(with_figure(start, 0, their_door), options=start.options.model_copy(update={"shuttle": shuttle}))
+        assert all(other_house not in game.destinations(beside, 0, steps) for steps in range(2, 7))
 
 
 # -- GG-6 / GG-7 the train ---------------------------------------------------------------------------
@@ -422,6 +429,7 @@ def test_game_ends_when_no_more_gold_than_players(game: Goldgraeber, board: Boar
 
 
 def test_gold_under_robbers_counts_unless_the_option_says_no(game: Goldgraeber, start: GoldgraeberState) -> None:
+    """GG-R7 (stack gold counts, or not) and GG-R12 (chips or nuggets), each option in both settings."""
     state = at(start, unseen=[0, 0, 0, 0, 3, 0, 0, 0, 0, 0],
                stacks=[Stack(field=start.face_down[0], robber="R2", loot=("G1", "G2", "R1"))])
     assert game.gold_on_board(state) == 5

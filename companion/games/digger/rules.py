@@ -27,7 +27,6 @@ ROBBABLE: tuple[str, ...] = ("Y", "R", "G", "W")
 COLOUR_NAMES = {"B": "blue", "Y": "yellow", "R": "red", "G": "green", "W": "white", "K": "black"}
 
 Colour = Literal["B", "Y", "R", "G", "W"]
-RobbableColour = Literal["Y", "R", "G", "W"]
 
 
 # -- options ----------------------------------------------------------------------------------------
@@ -174,7 +173,7 @@ class Rob(ActionModel):
     """Rob one stone of a colour from another player's box."""
 
     type: Literal["rob"] = "rob"
-    colour: RobbableColour
+    colour: Colour  # blue is read, then refused by DIG-6 rather than by the schema
     victim: int
 
 
@@ -331,6 +330,8 @@ class Digger(Game[DiggerState, DiggerOptions]):
 
     @staticmethod
     def _check_rob(state: DiggerState, action: Rob) -> Refusal | None:
+        if action.colour not in ROBBABLE:
+            return _refuse("rob.blue", "DIG-6", N_("Blue stones can never be robbed; take them from the middle."))
         if not may_rob(state.roll):
             return _refuse("rob.no_black", "DIG-6",
                            N_("Robbing needs black on exactly one die; it shows on {count}."),

@@ -86,8 +86,15 @@ class Odds(Value):
 
 
 # -- options ----------------------------------------------------------------------------------------
+#: GC-R3: two complete 6-rows or any three complete 5-/6-rows (default), two 6-rows or three 5-rows as the
+#: examples read, or any two complete 5-/6-rows.
+SeriesReading = Literal["two_six_or_any_three", "two_six_or_three_five", "any_two"]
+#: GC-R8: when the heading chosen on an unnumbered safe binds the next move.
+ChoiceHeading = Literal["turn_end", "every_stop"]
+
+
 class GoldConnectionOptions(BaseModel):
-    """Variants and readings (docs/rules/gold_connection.md, GC-2, GC-21, GC-R3)."""
+    """Variants and readings (docs/rules/gold_connection.md, GC-2, GC-21, GC-R3, GC-R8)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -95,15 +102,19 @@ class GoldConnectionOptions(BaseModel):
                                           "the table shuffles and enters each safe's six bars")
     game_end: Literal["counter", "series"] = Field("counter", description="GC-18/GC-21: end after field 36 "
                                                    "of the turn counter, or the variant without counter")
-    series_reading: Literal["two_six_or_three_five", "any_two"] = Field(
-        "two_six_or_three_five", description="GC-R3: which complete rows end the variant game")
+    series_reading: SeriesReading = Field(
+        "two_six_or_any_three", description="GC-R3: which complete rows end the variant game")
+    choice_heading: ChoiceHeading = Field(
+        "turn_end", description="GC-R8: the heading chosen on an unnumbered safe binds only when the turn ends "
+                                "there (rulebook), or on every stop there")
 
 
 class GoldConnectionRules(Value):
     """The option values the rules need while playing, carried in the state so it is self-contained."""
 
     game_end: Literal["counter", "series"]
-    series_reading: Literal["two_six_or_three_five", "any_two"]
+    series_reading: SeriesReading
+    choice_heading: ChoiceHeading = "turn_end"
 
 
 # -- state ------------------------------------------------------------------------------------------
@@ -151,6 +162,9 @@ class GoldConnectionState(Value):
     arrow_order: tuple[int, ...] = ()
     turn_start: str | None = None
     start_heading: str | None = None
+    #: The safe the arrow came from when it stopped on this turn (GC-R8: it may leave a choice point any
+    #: other way when the turn goes on); None at the start of a turn.
+    arrow_came: str | None = None
     tray: tuple[str, ...] = ()
     distance: int = 0
     moved: bool = False
@@ -299,7 +313,9 @@ def series_complete(robber: Robber, reading: str) -> bool:
     fives = sum(1 for row in full if row_capacity(row) == 5)
     if reading == "any_two":
         return sixes + fives >= 2
-    return sixes >= 2 or fives >= 3
+    if reading == "two_six_or_three_five":
+        return sixes >= 2 or fives >= 3
+    return sixes >= 2 or sixes + fives >= 3
 
 
 def box_score(robber: Robber) -> int:
@@ -347,7 +363,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         empty_rows = dict.fromkeys(row_ids(players), ())
         return GoldConnectionState(
             names=tuple(player.name for player in setup.players),
-            rules=GoldConnectionRules(game_end=options.game_end, series_reading=options.series_reading),
+            rules=GoldConnectionRules(game_end=options.game_end, series_reading=options.series_reading,
+                                      choice_heading=options.choice_heading),
             phase=phase, safes=safes, robbers=tuple(Robber(rows=empty_rows) for _ in range(players)),
             current=setup.first_player)
 
@@ -446,15 +463,26 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
                            here=here, there=there)
         return _refuse("move.not_adjacent", N_("{there} is not next to {here}."), rule, here=here, there=there)
 
+    def first_steps(self, state: GoldConnectionState) -> tuple[str, ...]:
+        """Where the next move may start: the arrow's heading, or on a choice point where the turn goes on
+        (GC-R8 `turn_end`), any way but back."""
+        robber = state.robbers[state.current]
+        assert robber.arrow is not None and robber.heading is not None
+        if (state.rules.choice_heading == "turn_end" and state.arrow_came is not None
+                and self.vault.is_choice_point(robber.arrow)):
+            return tuple(self.vault.exits(robber.arrow, state.arrow_came))
+        return (robber.heading,)
+
     def _check_move(self, state: GoldConnectionState, action: Move) -> Refusal | None:
         robber = state.robbers[state.current]
         assert robber.arrow is not None and robber.heading is not None
         if not action.path:
             return _refuse("move.at_least_one", N_("Move the arrow at least one field."), "GC-7")
-        if action.path[0] != robber.heading:
+        firsts = self.first_steps(state)
+        if action.path[0] not in firsts:
             if action.path[0] in self.vault.neighbours[robber.arrow]:
                 return _refuse("move.against_arrow", N_("Move in the arrow's direction, towards {heading}."), "GC-7",
-                               heading=robber.heading)
+                               heading=" / ".join(firsts))
             return self._step_refusal(robber.arrow, action.path[0], "GC-7")
         came, here = robber.arrow, action.path[0]
         for step in action.path[1:]:
@@ -665,7 +693,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         counter = state.counter + 1 if state.rules.game_end == "counter" else state.counter
         state = state.model_copy(update={
             "phase": "turn", "current": seat, "counter": counter, "turn_start": robber.stone,
-            "start_heading": robber.heading, "tray": (), "distance": 0, "moved": False, "last_success": "none",
+            "start_heading": robber.heading, "arrow_came": None, "tray": (), "distance": 0, "moved": False, "last_success": "none",
             "looted": (), "plundered": (), "announcement": None, "roll": None})
         params = {"player": state.names[seat], "counter": counter}
         message = (N_("{player}'s turn; the counter moves to {counter}.") if state.rules.game_end == "counter"
@@ -680,7 +708,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         robbers = list(state.robbers)
         robbers[state.current] = robber.model_copy(update={"arrow": here, "heading": heading})
         distance = state.distance + len(action.path)
-        state = state.model_copy(update={"robbers": tuple(robbers), "distance": distance, "moved": True})
+        state = state.model_copy(update={"robbers": tuple(robbers), "distance": distance, "moved": True,
+                                         "arrow_came": came})
         return state, [Event(kind="move", message=N_("Arrow to {safe}; distance this turn {distance}."),
                              params={"safe": here, "distance": distance})]
 
@@ -881,7 +910,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
                 for step in exits:
                     walk(here, step, (*path, step))
 
-        walk(robber.arrow, robber.heading, (robber.heading,))
+        for first in self.first_steps(state):
+            walk(robber.arrow, first, (first,))
         return found
 
     def loots(self, state: GoldConnectionState) -> list[Loot]:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 from companion.engine.registry import register
-from companion.games.goldgraeber.board import Board, hex_rgb, load_board
+from companion.games.goldgraeber.board import HEX_DIRECTIONS, Board, hex_rgb, load_board
 from companion.games.goldgraeber.movement import reachable
 
 # -- chips -------------------------------------------------------------------------------------------
@@ -42,7 +42,7 @@ def fight_value(face: str) -> int:
 
 # -- options, state, actions -------------------------------------------------------------------------
 class GoldgraeberOptions(BaseModel):
-    """The variant and the readings we chose (docs/rules/goldgraeber.md, GG-19 and GG-R1 ... GG-R12)."""
+    """The variant and the readings we chose (docs/rules/goldgraeber.md, GG-19 and GG-R1 ... GG-R16)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -54,6 +54,17 @@ class GoldgraeberOptions(BaseModel):
                                                                         "gold chips (German rules) or nuggets "
                                                                         "(French wording) with the players "
                                                                         "(GG-R12)")
+    shuttle: Literal["no_step_back", "two_fields_only"] = Field(
+        "no_step_back", description="GG-R1: a move may never step straight back (default), or the literal "
+                                    "rule: only a move that stays between two fields is refused")
+    locomotive_field: Literal["closed", "may_end_there"] = Field(
+        "closed", description="GG-R2: the locomotive's field may not be entered (default), or only not "
+                              "passed, so a move may end there")
+    train_takes: Literal["all_open_chips", "open_gold"] = Field(
+        "all_open_chips", description="GG-R13: the train takes every open chip (default) or, literally, "
+                                      "only the open gold")
+    open_robbers_score: bool = Field(False, description="GG-R14: captured robbers still lying open at the end "
+                                                        "score 2 each (literal) instead of nothing (default)")
 
 
 class Stack(Value):
@@ -213,6 +224,23 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         blocked.add(board.rail[state.locomotive])
         return blocked
 
+    def walk_ends(self, state: GoldgraeberState, seat: int, start: int, steps: int, *,
+                  train_open: bool = False, back_steps: bool | None = None) -> set[int]:
+        """Fields a walk of `steps` from `start` can end on under the options (GG-3 ... GG-5, GG-20, GG-R1,
+        GG-R2); `train_open` and `back_steps` ask what another rule or reading would allow."""
+        board = self.board
+        blocked = self.blocked_fields(state, seat)
+        train = board.rail[state.locomotive]
+        end_only: set[int] = set()
+        if train_open:
+            blocked.discard(train)
+        elif state.options.locomotive_field == "may_end_there":
+            blocked.discard(train)
+            end_only.add(train)
+        if back_steps is None:
+            back_steps = state.options.shuttle == "two_fields_only"
+        return reachable(board, start, steps, blocked, back_steps=back_steps, end_only=end_only)
+
     def destinations(self, state: GoldgraeberState, seat: int | None = None, steps: int | None = None,
                      start: str | None = None) -> set[str]:
         """Every field the due move may end on (highlighted by the app)."""
@@ -220,7 +248,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         seat = state.actor if seat is None else seat
         steps = state.steps if steps is None else steps
         start = state.figures[seat] if start is None else start
-        ends = reachable(board, board.index[start], steps, self.blocked_fields(state, seat))
+        ends = self.walk_ends(state, seat, board.index[start], steps)
         others = {f for s, f in enumerate(state.figures) if s != seat}
         allowed: set[str] = set()
         for end in ends:
@@ -229,6 +257,18 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
                 continue
             allowed.add(field_id)
         return allowed
+
+    def _through_the_wall(self, state: GoldgraeberState, start: int, target: int) -> bool:
+        """Could the figure in its house reach `target` if it stepped out through a wall (GG-5)?"""
+        board = self.board
+        house = board.houses[state.houses[state.actor]]
+        if start != house:
+            return False
+        hq, hr = board.coords[house]
+        beside = {(hq + dq, hr + dr) for dq, dr in HEX_DIRECTIONS}
+        walls = [field for field, (q, r) in enumerate(board.coords) if (q, r) in beside
+                 and board.types[field] not in ("lake", "house") and field not in board.neighbours[house]]
+        return any(target in self.walk_ends(state, state.actor, wall, state.steps - 1) for wall in walls)
 
     def _why_not_reachable(self, state: GoldgraeberState, target: str) -> Refusal:
         """The rule that keeps the due move from ending on `target`."""
@@ -245,7 +285,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
                            **params)
         if kind == "house" and index != board.houses[state.houses[seat]]:
             return _refuse("move.other_house", N_("{field} is another player's house."), "GG-5", **params)
-        if index == board.rail[state.locomotive]:
+        if index == board.rail[state.locomotive] and state.options.locomotive_field == "closed":
             return _refuse("move.locomotive", N_("The locomotive stands on {field}; it may not be entered."),
                            "GG-4", **params)
         if target in state.rafts and target in state.figures and state.figures[seat] != target:
@@ -254,13 +294,26 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         if target in state.rafts and target == state.figures[seat]:
             return _refuse("move.raft_again", N_("A figure on a raft must leave it over land."), "GG-15", **params)
         start = board.index[state.figures[seat]]
-        blocked_without_train = self.blocked_fields(state, seat) - {board.rail[state.locomotive]}
-        if index in reachable(board, start, state.steps, blocked_without_train):
+        if index in self.walk_ends(state, seat, start, state.steps, train_open=True):
             return _refuse("move.past_locomotive", N_("{field} can only be reached by passing the locomotive."),
                            "GG-4", **params)
+        literal = state.options.shuttle == "two_fields_only"
+        if not literal and index in self.walk_ends(state, seat, start, state.steps, back_steps=True):
+            return _refuse("move.shuttle", N_("{field} can only be reached by stepping straight back: no going "
+                                              "back and forth."), "GG-20", **params)
+        if literal and (index == start if state.steps % 2 == 0 else index in board.neighbours[start]):
+            return _refuse("move.shuttle", N_("{field} can only be reached by going back and forth between two "
+                                              "fields."), "GG-20", **params)
         if kind == "house":
             return _refuse("move.house_count", N_("Your house is entered only through its door and with the "
                                                   "exact count; {steps} does not get there."), "GG-5", **params)
+        if self._through_the_wall(state, start, index):
+            return _refuse("move.house_wall", N_("Your house is left only through its door; {field} cannot be "
+                                                 "reached that way with exactly {steps}."), "GG-5", **params)
+        if state.phase == "away":
+            after = "GG-13" if state.defender is not None else "GG-10"
+            return _refuse("move.away_count", N_("After the fight the figure moves away exactly {steps} fields; "
+                                                 "{field} is not one of them."), after, **params)
         return _refuse("move.not_reachable", N_("{field} cannot be reached with exactly {steps} steps."), "GG-3",
                        **params)
 
@@ -419,7 +472,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         return self._start_away(state, state.actor, state.figures[state.actor], value, events)
 
     def _advance_train(self, state: GoldgraeberState, events: list[Event]) -> GoldgraeberState:
-        """GG-6 and GG-7: the train moves one rail field; figures there are robbed and set back."""
+        """GG-6 and GG-7: the train moves one rail field; figures there are robbed (GG-R13) and set back."""
         board = self.board
         driver = state.current
         position = state.locomotive + 1
@@ -431,13 +484,16 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         for seat in range(len(figures)):
             if figures[seat] != rail_field:
                 continue
-            if seat != driver and open_chips[seat]:
-                open_chips[driver] = open_chips[driver] + open_chips[seat]
+            gold_only = state.options.train_takes == "open_gold"
+            kept = tuple(chip for chip in open_chips[seat] if gold_only and chip[0] == "R")
+            taken = tuple(chip for chip in open_chips[seat] if chip not in kept)
+            if seat != driver and taken:
+                open_chips[driver] = open_chips[driver] + taken
                 events.append(Event(kind="train_robbed", message=N_("The engine driver {driver} takes {count} open "
                                                                     "chips from {name}."),
                                     params={"seat": seat, "name": state.names[seat], "driver": state.names[driver],
-                                            "count": len(open_chips[seat])}))
-                open_chips[seat] = ()
+                                            "count": len(taken)}))
+                open_chips[seat] = kept
             behind = [board.ids[board.rail[i]] for i in range(position - 1, -1, -1)]
             figures[seat] = next((f for f in behind if f not in figures), behind[0])
             events.append(Event(kind="train_hit", message=N_("{name} is set back to {field}."),
@@ -639,8 +695,13 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         return state.phase == "over"
 
     def scores(self, state: GoldgraeberState) -> list[int]:
-        """Points in each house (GG-18); open chips count nothing."""
-        return [sum(chip_points(chip) for chip in home) for home in state.home_chips]
+        """Points in each house (GG-18); open chips count nothing, unless GG-R14's option lets open captured
+        robbers score."""
+        counted = state.home_chips
+        if state.options.open_robbers_score:
+            counted = tuple(home + tuple(chip for chip in carried if chip[0] == "R")
+                            for home, carried in zip(state.home_chips, state.open_chips))
+        return [sum(chip_points(chip) for chip in chips) for chips in counted]
 
 
 def _replace(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
