@@ -1,5 +1,6 @@
 """docs/rules/<game>.md joins rulebook, engine and tests, for every game: each rule names tests that
-exist, the Rules screen parses every rule, and every rule id the engine cites is documented."""
+exist, every rule id is named by a test, the Rules screen parses every rule, and every rule id the engine
+cites is documented."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ class RulesDoc:
     prefix: str
     title: str
     numbered_rules: int
-    readings_name_tests: bool  # Goldgräber's readings explain choices; most have no test of their own
+    readings_name_tests: bool
 
     @property
     def path(self) -> Path:
@@ -46,7 +47,7 @@ DOCS = [
     RulesDoc("chinagold", "CG", "Chinagold — rules", 13, readings_name_tests=True),
     RulesDoc("digger", "DIG", "Digger — rules", 16, readings_name_tests=True),
     RulesDoc("gold_connection", "GC", "Gold Connection — rules", 21, readings_name_tests=True),
-    RulesDoc("goldgraeber", "GG", "Goldgräber — rules", 19, readings_name_tests=False),
+    RulesDoc("goldgraeber", "GG", "Goldgräber — rules", 20, readings_name_tests=True),
 ]
 
 
@@ -91,6 +92,26 @@ def test_every_rule_names_tests_that_exist(doc: RulesDoc) -> None:
             assert REFERENCE.findall("\n".join(tests_lines)), f"{rule_id} names no test on its Tests line"
         for path, name in REFERENCE.findall(section):
             assert name in module_functions(path), f"{rule_id}: {path}::{name} does not exist"
+
+
+def function_sources() -> list[str]:
+    """The source of every test function under tests/: its name, docstring and body (what names a rule)."""
+    found: list[str] = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        text = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                found.append(ast.get_source_segment(text, node) or "")
+    return found
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda doc: doc.game)
+def test_every_rule_is_named_by_a_test(doc: RulesDoc) -> None:
+    """Each rule and reading id appears in a test function: its docstring, or the rule its refusal cites."""
+    sources = function_sources()
+    unnamed = [rule.id for rule in doc.book().rules
+               if not any(re.search(rf"(?<![\w-]){re.escape(rule.id)}(?![\w-])", source) for source in sources)]
+    assert not unnamed, f"named by no test: {unnamed}"
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda doc: doc.game)

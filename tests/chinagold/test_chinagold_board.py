@@ -25,6 +25,7 @@ SHIPPED = sorted(BOARD_DIR.glob("*.json"))
 
 
 def test_grid_sizes_and_lines() -> None:
+    """CG-1: the board."""
     big, small = grid(6), grid(5)
     assert (big.size, small.size) == (91, 61)
     # Straight runs of k sites: 3 axes, each row of n sites holds n-k+1 of them.
@@ -62,6 +63,7 @@ def test_shipped_boards_are_sound_and_marked_as_ours(path: Path) -> None:
 
 
 def test_default_and_small_boards_exist() -> None:
+    """CG-R5."""
     assert layout_for("default").edge == 6 and layout_for("small").edge == 5
 
 
@@ -129,6 +131,7 @@ def test_every_overlay_keeps_a_partition_of_the_board(overlay: int) -> None:
 
 
 def test_overlay_option_changes_the_rivers_in_play() -> None:
+    """CG-R5."""
     from tests.chinagold.cg_helpers import GAME, new_setup
 
     state = GAME.initial_state(new_setup(overlay=7))

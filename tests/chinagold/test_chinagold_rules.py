@@ -27,6 +27,7 @@ def unique_line_pair() -> tuple[int, int]:
 
 # -- CG-2 setup and turn order ------------------------------------------------------------------------
 def test_setup_all_hidden_first_player_throws() -> None:
+    """CG-2: setup, sides and turns."""
     state = GAME.initial_state(new_setup(first=1))
     assert state.sites == "h" * 91
     assert state.to_move == 1 and state.phase == "throw" and state.tiles == FULL_TILES
@@ -115,6 +116,7 @@ def test_bury_refusals() -> None:
 
 # -- CG-6 capturing own regions ------------------------------------------------------------------------
 def test_turning_the_last_marker_takes_the_mountain() -> None:
+    """CG-6: taking your own regions."""
     mountain = sites_of_mountain(1)
     last, rest = mountain[0], mountain[1:]
     river = sites_of_river(BOARD.site_river[last])
@@ -147,6 +149,7 @@ def test_river_player_takes_rivers_not_mountains() -> None:
 
 # -- CG-7 the opponent clears his region completed by the same move ------------------------------------
 def test_opponent_clears_what_is_left_of_his_completed_region() -> None:
+    """CG-7: the opponent clears what the same move finished for him."""
     site = BOARD.grid.index[(0, 0)]
     mountain = sites_of_mountain(BOARD.site_mountain[site])
     river = sites_of_river(BOARD.site_river[site])
@@ -174,6 +177,7 @@ def test_gap_splits_runs_for_tile_counting() -> None:
 
 # -- CG-9 .. CG-11 tile reduction (line-counting examples) ---------------------------------------------
 def test_two_runs_of_five_keep_all_tiles() -> None:
+    """CG-9: fewer tiles: 0|1 leaves."""
     # The top row 0-5 is one run of six: two lines of five (0-4, 1-5).
     assert position(only_hidden(range(6)), fill="M").tiles == FULL_TILES
 
@@ -186,6 +190,7 @@ def test_one_run_of_five_sends_tile_01_away() -> None:
 
 
 def test_one_run_of_four_replaces_02_by_01() -> None:
+    """CG-10."""
     # Sites 0-3: one line of four, two lines of three (0-2, 1-3): tiles 0|1 and 1|2, results 1-3.
     assert position(only_hidden(range(4)), fill="M").tiles == FOUR_GONE
 
@@ -213,6 +218,7 @@ def test_without_tiles_one_or_two_neighbours_and_no_burying() -> None:
 
 
 def test_tiles_shrink_after_a_move() -> None:
+    """CG-10."""
     state = position(only_hidden(range(6)), fill="M", total=2)
     after, events = GAME.apply(state, Turn(start=0, end=1))    # run 2-5 is left: one line of four
     assert after.tiles == FOUR_GONE
@@ -221,6 +227,7 @@ def test_tiles_shrink_after_a_move() -> None:
 
 # -- CG-12 a bury can bring tiles back -----------------------------------------------------------------
 def test_bury_that_makes_new_lines_brings_the_tiles_back() -> None:
+    """CG-12: a bury can bring tiles back."""
     # Hidden 0-3 and 5, gold on 4: one line of four -> tiles 0|1, 1|2.
     state = position(only_hidden([0, 1, 2, 3, 5], gold=(4,)), fill="M", total=2)
     assert state.tiles == FOUR_GONE
@@ -230,6 +237,7 @@ def test_bury_that_makes_new_lines_brings_the_tiles_back() -> None:
 
 # -- CG-13 end and winner -------------------------------------------------------------------------------
 def test_game_ends_when_every_site_is_cleared() -> None:
+    """CG-13: end and winner."""
     mountain = sites_of_mountain(0)
     marks = {site: ("M" if site % 2 else "R") for site in range(BOARD.size)}
     marks.update(dict.fromkeys(mountain, "g"))
@@ -259,6 +267,7 @@ def completing_only_the_river() -> tuple[dict[int, str], int, list[int]]:
 
 
 def test_reading_r1_default_opponent_clears_even_without_own_capture() -> None:
+    """CG-R1."""
     marks, site, river = completing_only_the_river()
     after, _ = GAME.apply(position(marks, total=1, to_move=0), Turn(start=site, end=site))
     assert all(after.sites[other] == "R" for other in river)
@@ -266,6 +275,7 @@ def test_reading_r1_default_opponent_clears_even_without_own_capture() -> None:
 
 
 def test_reading_r1_option_leaves_the_region_gold() -> None:
+    """CG-R1."""
     marks, site, river = completing_only_the_river()
     state = position(marks, total=1, to_move=0, opponent_clears_alone=False)
     after, _ = GAME.apply(state, Turn(start=site, end=site))
@@ -283,6 +293,7 @@ def test_reading_r1_option_still_clears_alongside_an_own_capture() -> None:
 
 
 def test_reading_r2_clearing_never_completes_a_region() -> None:
+    """CG-R2."""
     # After any capture, no region is left with gold only: clearing removes gold, never a hidden marker.
     site = BOARD.grid.index[(0, 0)]
     mountain, river = sites_of_mountain(BOARD.site_mountain[site]), sites_of_river(BOARD.site_river[site])
@@ -295,12 +306,14 @@ def test_reading_r2_clearing_never_completes_a_region() -> None:
 
 
 def test_reading_r3_tiles_follow_the_board_not_the_history() -> None:
+    """CG-R3."""
     # The same board gives the same tiles however it was reached (here: straight from setup vs. a bury).
     via_bury, _ = GAME.apply(position(only_hidden([0, 1, 2, 3, 5], gold=(4,)), fill="M", total=1), Bury(site=4))
     assert via_bury.tiles == position(only_hidden(range(6)), fill="M").tiles
 
 
 def test_reading_r4_capture_is_automatic() -> None:
+    """CG-R4."""
     mountain = sites_of_mountain(2)
     state = position(dict.fromkeys(mountain[1:], "g"), total=1, to_move=0)
     after, _ = GAME.apply(state, Turn(start=mountain[0], end=mountain[0]))

@@ -52,6 +52,7 @@ def test_prompt_asks_for_five_colour_dice() -> None:
 
 # -- DIG-3 roles: digger, timer keeper, passing to the left ---------------------------------------------
 def test_keeper_is_right_of_digger_and_dice_pass_left() -> None:
+    """DIG-3: digger, keeper of the time, and passing on."""
     state = new_state(4)
     assert (state.digger, state.keeper) == (0, 3)
     assert GAME.prompt(state).params["keeper"] == "Dan"
@@ -135,6 +136,7 @@ def test_each_colour_is_either_taken_or_robbed_once_per_roll() -> None:
 
 # -- DIG-7 rerolling ---------------------------------------------------------------------------------
 def test_reroll_any_time_taking_nothing_is_allowed() -> None:
+    """DIG-7: rolling again."""
     state = play(new_state(), roll("RYGBK"), roll("RRGGB"), roll("KKKKK"))
     assert state.rolls == 3 and state.waiting.total() == 0 and state.claimed == ()
     assert roll("BBBBB") in GAME.legal_actions(state)
@@ -142,6 +144,7 @@ def test_reroll_any_time_taking_nothing_is_allowed() -> None:
 
 # -- DIG-8 taken stones wait beside the box ------------------------------------------------------------
 def test_taken_stones_wait_until_stowed() -> None:
+    """DIG-8: stones wait beside the box."""
     state = play(new_state(), roll("RYGBK"), Take(colour="R"), Take(colour="B"))
     assert state.waiting.model_dump() == {"B": 1, "Y": 0, "R": 1, "G": 0, "W": 0}
     assert state.boxes[0].total() == 0 and state.tin == 0
@@ -150,6 +153,7 @@ def test_taken_stones_wait_until_stowed() -> None:
 
 # -- DIG-9 fumble --------------------------------------------------------------------------------------
 def test_fumble_returns_every_stone_of_the_turn_blue_included_and_ends_the_turn() -> None:
+    """DIG-9: a fumble while robbing."""
     state = with_boxes(new_state(), Ben={"Y": 2}, Ada={"G": 1})
     state = play(state, roll("RYGBW"), Take(colour="B"), Take(colour="R"), roll("YKRRG"),
                  Rob(colour="Y", victim=1), Fumble())
@@ -162,6 +166,7 @@ def test_fumble_returns_every_stone_of_the_turn_blue_included_and_ends_the_turn(
 
 # -- DIG-10 stop ---------------------------------------------------------------------------------------
 def test_stop_stows_by_colour_and_blue_goes_into_the_tin() -> None:
+    """DIG-10: stowing and calling Stop."""
     state = play(new_state(), roll("RYGBK"), Take(colour="R"), Take(colour="B"), Take(colour="Y"), Stop())
     assert state.boxes[0].model_dump() == {"B": 0, "Y": 1, "R": 1, "G": 0, "W": 0}
     assert state.tin == 1 and state.middle.B == 9 and state.waiting.total() == 0
@@ -212,6 +217,7 @@ def test_time_up_only_while_the_timer_runs_and_for_waiting_colours() -> None:
 
 # -- DIG-13 end of the game ----------------------------------------------------------------------------
 def test_game_ends_after_the_turn_that_empties_the_blue_stones() -> None:
+    """DIG-13: the river runs dry."""
     state = with_boxes(new_state(), Ben={"Y": 1})
     state = state.model_copy(update={"middle": state.middle.model_copy(update={"B": 1}), "tin": 9})
     state = play(state, roll("BYRRK"), Take(colour="B"))
@@ -225,6 +231,7 @@ def test_game_ends_after_the_turn_that_empties_the_blue_stones() -> None:
 
 
 def test_blue_returned_by_time_up_keeps_the_game_going() -> None:
+    """DIG-R2 (default `no_blue_after_turn`): blue the timer sends back to the middle keeps the game going."""
     state = new_state()
     state = state.model_copy(update={"middle": state.middle.model_copy(update={"B": 1}), "tin": 9})
     state = play(state, roll("BYRRK"), Take(colour="B"), TimeUp())
@@ -233,6 +240,7 @@ def test_blue_returned_by_time_up_keeps_the_game_going() -> None:
 
 # -- DIG-14 scoring ------------------------------------------------------------------------------------
 def test_score_is_stones_times_card_value_and_blue_scores_nothing() -> None:
+    """DIG-14: scoring."""
     state = with_boxes(new_state(), Ada={"Y": 2, "R": 1, "G": 3, "W": 1}, Ben={"W": 2})
     state = state.model_copy(update={"tin": 4, "middle": state.middle.model_copy(update={"B": 6})})
     white = state.cards[0]
@@ -241,12 +249,14 @@ def test_score_is_stones_times_card_value_and_blue_scores_nothing() -> None:
 
 
 def test_tie_is_shared_by_default() -> None:
+    """DIG-R6 (default `shared`): players level on the best score share the win."""
     state = with_boxes(new_state(), Ada={"W": 1}, Ben={"W": 1})
     assert GAME.winners(state) == [0, 1]
 
 
 # -- DIG-15 scoring cards ------------------------------------------------------------------------------
 def test_white_side_cards_are_all_alike() -> None:
+    """DIG-15: the scoring cards."""
     state = new_state(5)
     assert len({card for card in state.cards}) == 1 and state.cards[0].side == "white"
 
@@ -287,6 +297,7 @@ def test_reading_fumble_sends_robbed_stones_to_the_middle_or_back_to_their_owner
 
 
 def test_reading_game_end_when_blue_ran_out_during_the_turn() -> None:
+    """DIG-R2 in both settings: only `blue_ran_out_in_turn` ends a turn whose blue came back."""
     for game_end, over in (("no_blue_after_turn", False), ("blue_ran_out_in_turn", True)):
         state = new_state(game_end=game_end)
         state = state.model_copy(update={"middle": state.middle.model_copy(update={"B": 1}), "tin": 9})
@@ -302,10 +313,14 @@ def test_reading_fumble_only_on_a_robbing_roll() -> None:
 
 
 def test_reading_blue_to_the_tin_at_once() -> None:
+    """DIG-R4 in both settings: blue waits beside the box by default, goes into the tin at once with the option."""
     state = play(new_state(blue_to_tin_at_once=True), roll("BYRRK"), Take(colour="B"))
     assert state.tin == 1 and state.waiting.B == 0
     state = play(state, TimeUp())
     assert state.tin == 1 and state.middle.B == 9
+    waiting = play(new_state(), roll("BYRRK"), Take(colour="B"))
+    assert waiting.tin == 0 and waiting.waiting.B == 1
+    assert play(waiting, TimeUp()).middle.B == 10
 
 
 def test_reading_time_up_without_marking_stowed_colours() -> None:
@@ -317,6 +332,7 @@ def test_reading_time_up_without_marking_stowed_colours() -> None:
 
 
 def test_reading_tie_break_by_most_stones() -> None:
+    """DIG-R6 (`most_stones`): of the players level on the best score, the one with more stones wins."""
     state = with_boxes(new_state(tie_break="most_stones"), Ada={"W": 1}, Ben={"Y": 3})
     assert GAME.scores(state)[0] == GAME.scores(state)[1]
     assert GAME.winners(state) == [1]

@@ -28,6 +28,7 @@ def rulebook_start():
 
 # -- GC-6 turn counter -------------------------------------------------------------------------------
 def test_counter_moves_once_per_turn_and_not_when_continuing() -> None:
+    """GC-6: the turn counter."""
     state = rulebook_start()
     state, _ = act(state, {"type": "move", "path": ["S2", "S3"]}, {"type": "loot", "bars": ["B2"]},
                    {"type": "roll", "values": [6, 6]})
@@ -129,6 +130,7 @@ def test_impossible_loot_die_is_refused_with_state_unchanged() -> None:
 
 # -- GC-10 consolation chips added after the roll ----------------------------------------------------
 def test_chips_make_up_a_short_roll_after_it_is_seen() -> None:
+    """GC-R5."""
     state = with_chips(rulebook_start(), 0, 3, supply=17)
     state, _ = act(state, {"type": "move", "path": ["S2", "S3"]}, {"type": "loot", "bars": ["B2", "B3"]},
                    {"type": "roll", "values": [2, 3]})
@@ -149,6 +151,7 @@ def test_roll_short_by_more_than_the_chips_fails_at_once() -> None:
 
 # -- GC-11 success, continuing -----------------------------------------------------------------------
 def test_rulebook_example_continued_loot_needs_five() -> None:
+    """GC-11: success and going on."""
     state, _ = act(rulebook_start(), {"type": "move", "path": ["S2", "S3"]}, {"type": "loot", "bars": ["B2", "B3"]},
                    {"type": "roll", "values": [4, 3]})
     assert refusal(state, {"type": "loot", "bars": ["B1"]}).code == "turn.move_first"
@@ -161,6 +164,7 @@ def test_rulebook_example_continued_loot_needs_five() -> None:
 
 # -- GC-12 ending the turn ---------------------------------------------------------------------------
 def test_ending_moves_the_robber_stone_under_the_arrow_then_sorts() -> None:
+    """GC-12: ending the turn."""
     state, _ = act(rulebook_start(), {"type": "move", "path": ["S2", "S3"]}, {"type": "loot", "bars": ["B2", "B3"]},
                    {"type": "roll", "values": [4, 3]}, {"type": "end_turn"})
     assert state.phase == "sort" and state.robbers[0].stone == "S3" and state.robbers[0].heading == "S4"
@@ -180,6 +184,7 @@ def green_sort_state():
 
 
 def test_rulebook_green_row_example() -> None:
+    """GC-13: sorting into rows."""
     state = green_sort_state()
     assert state.tray == ("G1", "G3", "G3", "G4")
     assert refusal(state, {"type": "sort", "rows": {"G6": [3, 4]}}).code == "sort.must_place"
@@ -212,6 +217,7 @@ def test_no_four_rows_with_four_players() -> None:
 
 # -- GC-14 ending without looting --------------------------------------------------------------------
 def test_stop_needs_a_roll_of_the_distance_and_a_field_without_other_stones() -> None:
+    """GC-14: ending a turn without looting."""
     state = turn_state({0: ("S7", "E"), 1: ("S9", "S10")})
     on_other, _ = act(state, {"type": "move", "path": ["E", "S8", "S9"]})
     assert refusal(on_other, {"type": "stop"}).code == "stop.occupied"
@@ -225,6 +231,7 @@ def test_stop_needs_a_roll_of_the_distance_and_a_field_without_other_stones() ->
 
 # -- GC-15 failure -----------------------------------------------------------------------------------
 def test_failure_returns_the_tray_to_the_safe_under_the_arrow_and_the_arrow_home() -> None:
+    """GC-15: failure."""
     state, _ = act(rulebook_start(), {"type": "move", "path": ["S2", "S3"]}, {"type": "loot", "bars": ["B2", "B3"]},
                    {"type": "roll", "values": [4, 3]}, {"type": "move", "path": ["S4"]},
                    {"type": "loot", "bars": ["B1", "Y1"]})
@@ -247,6 +254,7 @@ def test_consolation_is_two_then_one_at_four_never_above_five_nor_beyond_the_sup
 
 # -- GC-20 odds --------------------------------------------------------------------------------------
 def test_exact_odds_with_and_without_chips() -> None:
+    """GC-20: odds before every roll."""
     assert chance(2) == 1 and chance(13) == 0 and chance(7) == Fraction(21, 36)
     assert chance(12) == Fraction(1, 36) and chance(14, 2) == Fraction(1, 36) and chance(9, 5) == Fraction(11, 12)
     assert chance(7, 5) == 1
@@ -262,6 +270,7 @@ def test_exact_odds_with_and_without_chips() -> None:
 
 # -- readings ----------------------------------------------------------------------------------------
 def test_reading_distance_counts_every_step_travelled() -> None:
+    """GC-R2."""
     state = turn_state({0: ("S4", "S5"), 1: ("S8", "S9")})
     state, _ = act(state, {"type": "move", "path": ["S5", "W", "S1", "S2", "S3"]})
     assert state.distance == 5
@@ -270,6 +279,7 @@ def test_reading_distance_counts_every_step_travelled() -> None:
 
 
 def test_reading_moving_on_from_a_field_with_nothing_to_do() -> None:
+    """GC-R6."""
     state, _ = act(turn_state({0: ("S7", "E"), 1: ("S8", "S9")}), {"type": "move", "path": ["E", "S8"]})
     assert refusal(state, {"type": "stop"}).code == "stop.occupied"
     state, _ = act(state, {"type": "move", "path": ["S9"]}, {"type": "stop"})

@@ -171,6 +171,7 @@ def test_other_players_houses_are_closed(game: Goldgraeber, board: Board, start:
 
 # -- GG-6 / GG-7 the train ---------------------------------------------------------------------------
 def test_locomotive_roll_moves_the_train_not_the_figure(game: Goldgraeber, start: GoldgraeberState) -> None:
+    """GG-6: rolling the locomotive."""
     state, events = game.apply(start, Roll(values=("L",)))
     assert state.locomotive == 1 and state.figures == start.figures
     assert any(e.kind == "train" for e in events)
@@ -230,6 +231,7 @@ def test_odds_come_from_the_unseen_chips(start: GoldgraeberState) -> None:
 
 # -- GG-9 gold ---------------------------------------------------------------------------------------
 def test_gold_is_taken_open(game: Goldgraeber, board: Board, start: GoldgraeberState) -> None:
+    """GG-9: finding gold."""
     dig, near = dig_with_path_neighbour(game, board, start)
     state = game.apply(roll(game, with_figure(start, 0, near), "2"), Move(to=dig))[0]
     state, events = game.apply(state, Reveal(chip="gold", value=4))
@@ -301,6 +303,7 @@ def brawl(game: Goldgraeber, start: GoldgraeberState) -> GoldgraeberState:
 
 
 def test_brawl_higher_roll_takes_the_open_chips(game: Goldgraeber, start: GoldgraeberState) -> None:
+    """GG-12: brawls between gold diggers."""
     state = roll(game, brawl(game, start), "3")
     assert state.actor == 2
     state = roll(game, state, "5")
@@ -401,6 +404,7 @@ def test_lakes_are_water(game: Goldgraeber, board: Board, start: GoldgraeberStat
 
 # -- GG-16 bringing chips home -----------------------------------------------------------------------
 def test_chips_are_safe_at_home(game: Goldgraeber, board: Board, start: GoldgraeberState) -> None:
+    """GG-16: bringing the gold home."""
     house = board.ids[board.houses[start.houses[0]]]
     state = with_open(with_figure(start, 0, "T1"), 0, "G5", "R2", "G1")
     assert house in game.destinations(state, 0, 2)
@@ -461,7 +465,7 @@ def test_look_variant(game: Goldgraeber, board: Board) -> None:
 
 # -- GG-R8 no legal move -----------------------------------------------------------------------------
 def test_turn_passes_when_no_field_can_be_reached(board: Board, start: GoldgraeberState) -> None:
-    """On a board where P100 has one way out, into a dead end, a 2 cannot be moved."""
+    """GG-R8: On a board where P100 has one way out, into a dead end, a 2 cannot be moved."""
     here = board.index["P100"]
     exit_field = board.neighbours[here][0]
     flooded = {n for n in board.neighbours[here] if n != exit_field}
