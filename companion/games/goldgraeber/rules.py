@@ -55,16 +55,20 @@ class GoldgraeberOptions(BaseModel):
                                                                         "(French wording) with the players "
                                                                         "(GG-R12)")
     shuttle: Literal["no_step_back", "two_fields_only"] = Field(
-        "no_step_back", description="GG-R1: a move may never step straight back (default), or the literal "
-                                    "rule: only a move that stays between two fields is refused")
+        default="no_step_back",
+        description="GG-R1: a move may never step straight back (default), or the literal rule: only a move "
+                    "that stays between two fields is refused")
     locomotive_field: Literal["closed", "may_end_there"] = Field(
-        "closed", description="GG-R2: the locomotive's field may not be entered (default), or only not "
-                              "passed, so a move may end there")
+        default="closed",
+        description="GG-R2: the locomotive's field may not be entered (default), or only not passed, so a move "
+                    "may end there")
     train_takes: Literal["all_open_chips", "open_gold"] = Field(
-        "all_open_chips", description="GG-R13: the train takes every open chip (default) or, literally, "
-                                      "only the open gold")
-    open_robbers_score: bool = Field(False, description="GG-R14: captured robbers still lying open at the end "
-                                                        "score 2 each (literal) instead of nothing (default)")
+        default="all_open_chips",
+        description="GG-R13: the train takes every open chip (default) or, literally, only the open gold")
+    open_robbers_score: bool = Field(
+        default=False,
+        description="GG-R14: captured robbers still lying open at the end score 2 each (literal) instead of "
+                    "nothing (default)")
 
 
 class Stack(Value):
