@@ -49,10 +49,14 @@ def check_invariants(state: GoldConnectionState) -> None:
 
 @settings(max_examples=EXAMPLES)
 @given(seed=st.integers(0, 2**31), players=st.integers(2, 4), game_end=st.sampled_from(["counter", "series"]),
-       wildness=st.floats(0, 1))
-def test_random_playouts_keep_every_invariant(seed: int, players: int, game_end: str, wildness: float) -> None:
+       wildness=st.floats(0, 1), choice_heading=st.sampled_from(["turn_end", "every_stop"]),
+       series_reading=st.sampled_from(["two_six_or_any_three", "two_six_or_three_five", "any_two"]))
+def test_random_playouts_keep_every_invariant(seed: int, players: int, game_end: str, wildness: float,
+                                              choice_heading: str, series_reading: str) -> None:
+    """Whole games under every setting of the readings GC-R3 and GC-R8."""
     rng = Random(seed)
-    session = Session.new(setup(players, seed, game_end=game_end))
+    session = Session.new(setup(players, seed, game_end=game_end, choice_heading=choice_heading,
+                                series_reading=series_reading))
     steps = 0
     while not session.is_over() and steps < 400:
         state: GoldConnectionState = session.state  # type: ignore[assignment]

@@ -55,7 +55,8 @@ def check_invariants(state: GoldgraeberState, previous: GoldgraeberState | None)
         assert BOARD.types[BOARD.index[raft]] == "shore"
         assert sum(1 for f in state.figures if f == raft) <= 1, "two figures on one raft"
     assert len(set(state.rafts)) == len(state.rafts)
-    assert BOARD.ids[BOARD.rail[state.locomotive]] not in state.figures
+    if state.options.locomotive_field == "closed":
+        assert BOARD.ids[BOARD.rail[state.locomotive]] not in state.figures
     if previous is not None:
         assert previous.locomotive <= state.locomotive <= previous.locomotive + 1, "the train only moves forward"
 
@@ -81,10 +82,14 @@ def illegal_attempt(state: GoldgraeberState, rng: Random) -> ActionModel:
 
 @settings(max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1), players=st.integers(3, 6), random_share=st.floats(0, 1),
-       look=st.booleans())
-def test_random_playouts_keep_every_invariant(seed: int, players: int, random_share: float, look: bool) -> None:
+       look=st.booleans(), literal=st.booleans())
+def test_random_playouts_keep_every_invariant(seed: int, players: int, random_share: float, look: bool,
+                                              literal: bool) -> None:
+    """Whole games under the default readings and under the literal ones (GG-R1, GG-R2, GG-R13, GG-R14)."""
     rng = Random(seed)
-    session = Session.new(make_setup(players, look_variant=look).model_copy(update={"seed": seed}))
+    readings = {"shuttle": "two_fields_only", "locomotive_field": "may_end_there", "train_takes": "open_gold",
+                "open_robbers_score": True} if literal else {}
+    session = Session.new(make_setup(players, look_variant=look, **readings).model_copy(update={"seed": seed}))
     previous: GoldgraeberState | None = None
     while not session.is_over() and len(session.actions) < 3000:
         state = session.state
