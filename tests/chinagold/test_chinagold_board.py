@@ -63,8 +63,14 @@ def test_shipped_boards_are_sound_and_marked_as_ours(path: Path) -> None:
 
 
 def test_default_and_small_boards_exist() -> None:
-    """CG-R5."""
+    """CG-R5: by default our 91-site board with the sheet as printed; `board: small` plays the 61-site one."""
+    from tests.chinagold.cg_helpers import GAME, new_setup
+
     assert layout_for("default").edge == 6 and layout_for("small").edge == 5
+    default = GAME.initial_state(new_setup())
+    assert (default.board, default.overlay, GAME.board(default).size) == ("default", 0, 91)
+    small = GAME.initial_state(new_setup(board="small"))
+    assert (small.board, GAME.board(small).size) == ("small", 61)
 
 
 @pytest.mark.parametrize("edge", [6, 5])
@@ -131,7 +137,7 @@ def test_every_overlay_keeps_a_partition_of_the_board(overlay: int) -> None:
 
 
 def test_overlay_option_changes_the_rivers_in_play() -> None:
-    """CG-R5."""
+    """CG-R5 and CG-1: the `overlay` option turns the river sheet, so other rivers are in play."""
     from tests.chinagold.cg_helpers import GAME, new_setup
 
     state = GAME.initial_state(new_setup(overlay=7))

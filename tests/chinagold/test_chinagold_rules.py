@@ -190,7 +190,7 @@ def test_one_run_of_five_sends_tile_01_away() -> None:
 
 
 def test_one_run_of_four_replaces_02_by_01() -> None:
-    """CG-10."""
+    """CG-10: at most one run of four hidden markers swaps tile 0|2 for 0|1."""
     # Sites 0-3: one line of four, two lines of three (0-2, 1-3): tiles 0|1 and 1|2, results 1-3.
     assert position(only_hidden(range(4)), fill="M").tiles == FOUR_GONE
 
@@ -218,7 +218,7 @@ def test_without_tiles_one_or_two_neighbours_and_no_burying() -> None:
 
 
 def test_tiles_shrink_after_a_move() -> None:
-    """CG-10."""
+    """CG-10: a move that leaves one run of four makes the next throw use 0|1 and 1|2."""
     state = position(only_hidden(range(6)), fill="M", total=2)
     after, events = GAME.apply(state, Turn(start=0, end=1))    # run 2-5 is left: one line of four
     assert after.tiles == FOUR_GONE
@@ -267,7 +267,7 @@ def completing_only_the_river() -> tuple[dict[int, str], int, list[int]]:
 
 
 def test_reading_r1_default_opponent_clears_even_without_own_capture() -> None:
-    """CG-R1."""
+    """CG-R1 (default): the opponent clears a region the mover finished for him alone."""
     marks, site, river = completing_only_the_river()
     after, _ = GAME.apply(position(marks, total=1, to_move=0), Turn(start=site, end=site))
     assert all(after.sites[other] == "R" for other in river)
@@ -275,7 +275,7 @@ def test_reading_r1_default_opponent_clears_even_without_own_capture() -> None:
 
 
 def test_reading_r1_option_leaves_the_region_gold() -> None:
-    """CG-R1."""
+    """CG-R1 (`opponent_clears_alone: false`): that region stays gold on the board."""
     marks, site, river = completing_only_the_river()
     state = position(marks, total=1, to_move=0, opponent_clears_alone=False)
     after, _ = GAME.apply(state, Turn(start=site, end=site))
@@ -293,7 +293,7 @@ def test_reading_r1_option_still_clears_alongside_an_own_capture() -> None:
 
 
 def test_reading_r2_clearing_never_completes_a_region() -> None:
-    """CG-R2."""
+    """CG-R2: clearing removes gold only, so it never finishes another region."""
     # After any capture, no region is left with gold only: clearing removes gold, never a hidden marker.
     site = BOARD.grid.index[(0, 0)]
     mountain, river = sites_of_mountain(BOARD.site_mountain[site]), sites_of_river(BOARD.site_river[site])
@@ -306,14 +306,14 @@ def test_reading_r2_clearing_never_completes_a_region() -> None:
 
 
 def test_reading_r3_tiles_follow_the_board_not_the_history() -> None:
-    """CG-R3."""
+    """CG-R3: the tiles are recomputed from the board, whatever led to it."""
     # The same board gives the same tiles however it was reached (here: straight from setup vs. a bury).
     via_bury, _ = GAME.apply(position(only_hidden([0, 1, 2, 3, 5], gold=(4,)), fill="M", total=1), Bury(site=4))
     assert via_bury.tiles == position(only_hidden(range(6)), fill="M").tiles
 
 
 def test_reading_r4_capture_is_automatic() -> None:
-    """CG-R4."""
+    """CG-R4: a finished region is taken at once; nobody has to point it out."""
     mountain = sites_of_mountain(2)
     state = position(dict.fromkeys(mountain[1:], "g"), total=1, to_move=0)
     after, _ = GAME.apply(state, Turn(start=mountain[0], end=mountain[0]))

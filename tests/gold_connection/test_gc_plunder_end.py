@@ -84,7 +84,7 @@ def test_plunder_success_obliges_moving_on_without_ending_or_looting_there() -> 
 
 
 def test_plunder_failure_pays_the_victim_and_sends_the_plunderer_home() -> None:
-    """GC-R7."""
+    """GC-17 and GC-R7: named bars stay in their rows until the roll, so a failure leaves them there."""
     state, _ = act(after_loot_at_s7_then_to_s8(), {"type": "plunder", "victim": 1, "take": {"B6": 2}})
     safe_before = state.safes["S8"]
     state, _ = act(state, {"type": "roll", "values": [1, 2]})
@@ -150,8 +150,8 @@ def test_variant_has_no_counter_and_ends_with_two_complete_six_rows() -> None:
 
 
 def test_variant_reading_two_six_or_three_five_does_not_end_on_six_plus_five() -> None:
-    """GC-R3."""
-    state = turn_state({0: ("S2", "S3"), 1: ("S8", "S9")}, game_end="series")
+    """GC-R3: one 6-row and one 5-row end the game only with `any_two`."""
+    state = turn_state({0: ("S2", "S3"), 1: ("S8", "S9")}, game_end="series", series_reading="two_six_or_three_five")
     state = with_rows(state, 0, {"B6": (1, 2, 3, 4, 5, 6), "G5": (1, 2, 3, 4)})
     state = with_safe(state, "S3", ("G5",))
     state, _ = act(state, {"type": "move", "path": ["S3"]}, {"type": "loot", "bars": ["G5"]},

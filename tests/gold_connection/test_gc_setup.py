@@ -16,7 +16,7 @@ from tests.gold_connection.gc_helpers import GAME, act, assert_all_bars, fresh, 
 
 
 def test_vault_has_fourteen_safes_and_two_choice_points() -> None:
-    """GC-R1."""
+    """GC-R1: our drawing of the vault (14 safes, W and E the two choice points) is what the engine plays."""
     vault = load_vault()
     assert len(vault.safe_ids) == 14
     assert sorted(n for n in vault.numbers.values() if n is not None) == list(range(1, 13))
@@ -80,7 +80,7 @@ def test_table_deal_enters_each_safe_and_refuses_impossible_sets() -> None:
 
 
 def test_chip_supply_starts_at_twenty_and_boxes_have_rows_of_four_five_six() -> None:
-    """GC-3."""
+    """GC-3: twenty chips in the supply; each colour has rows of 4, 5 and 6 in every box."""
     state = fresh(players=3)
     assert state.chip_supply == CHIP_SUPPLY == 20
     assert all(robber.chips == 0 for robber in state.robbers)
@@ -141,6 +141,6 @@ def test_arrows_are_laid_from_the_highest_safe_in_seat_order_who_then_starts() -
 
 
 def test_start_rolls_begin_with_the_first_player_of_the_setup() -> None:
-    """GC-R4."""
+    """GC-R4: the start rolls begin with the setup's first player and go on in seat order."""
     state = GAME.initial_state(setup(players=3).model_copy(update={"first_player": 2}))
     assert GAME.prompt(state).player == 2

@@ -130,7 +130,7 @@ def test_impossible_loot_die_is_refused_with_state_unchanged() -> None:
 
 # -- GC-10 consolation chips added after the roll ----------------------------------------------------
 def test_chips_make_up_a_short_roll_after_it_is_seen() -> None:
-    """GC-R5."""
+    """GC-10 and GC-R5: chips are asked for after a short roll, exactly the missing points."""
     state = with_chips(rulebook_start(), 0, 3, supply=17)
     state, _ = act(state, {"type": "move", "path": ["S2", "S3"]}, {"type": "loot", "bars": ["B2", "B3"]},
                    {"type": "roll", "values": [2, 3]})
@@ -270,7 +270,7 @@ def test_exact_odds_with_and_without_chips() -> None:
 
 # -- readings ----------------------------------------------------------------------------------------
 def test_reading_distance_counts_every_step_travelled() -> None:
-    """GC-R2."""
+    """GC-R2: the distance counts every field entered this turn, a whole loop included."""
     state = turn_state({0: ("S4", "S5"), 1: ("S8", "S9")})
     state, _ = act(state, {"type": "move", "path": ["S5", "W", "S1", "S2", "S3"]})
     assert state.distance == 5
@@ -279,7 +279,7 @@ def test_reading_distance_counts_every_step_travelled() -> None:
 
 
 def test_reading_moving_on_from_a_field_with_nothing_to_do() -> None:
-    """GC-R6."""
+    """GC-R6: on a stone whose box cannot be plundered the player may move on."""
     state, _ = act(turn_state({0: ("S7", "E"), 1: ("S8", "S9")}), {"type": "move", "path": ["E", "S8"]})
     assert refusal(state, {"type": "stop"}).code == "stop.occupied"
     state, _ = act(state, {"type": "move", "path": ["S9"]}, {"type": "stop"})
