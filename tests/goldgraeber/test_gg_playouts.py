@@ -85,10 +85,10 @@ def illegal_attempt(state: GoldgraeberState, rng: Random) -> ActionModel:
        look=st.booleans(), literal=st.booleans())
 def test_random_playouts_keep_every_invariant(seed: int, players: int, random_share: float, look: bool,
                                               literal: bool) -> None:
-    """Whole games under the default readings and under the literal ones (GG-R1, GG-R2, GG-R13, GG-R14)."""
+    """Whole games under the default readings and under the literal ones (GG-R1, GG-R2, GG-R13 ... GG-R15)."""
     rng = Random(seed)
     readings = {"shuttle": "two_fields_only", "locomotive_field": "may_end_there", "train_takes": "open_gold",
-                "open_robbers_score": True} if literal else {}
+                "open_robbers_score": True, "end_counts_hidden_robbers": True} if literal else {}
     session = Session.new(make_setup(players, look_variant=look, **readings).model_copy(update={"seed": seed}))
     previous: GoldgraeberState | None = None
     while not session.is_over() and len(session.actions) < 3000:

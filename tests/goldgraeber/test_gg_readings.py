@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion.games.goldgraeber.board import HEX_DIRECTIONS, Board
-from companion.games.goldgraeber.rules import Goldgraeber, GoldgraeberState, Move, Roll, Stack
+from companion.games.goldgraeber.rules import Goldgraeber, GoldgraeberState, Move, Stack
 from tests.goldgraeber.gg_helpers import at, make_setup, with_figure, with_open
 from tests.goldgraeber.test_gg_rules import brawl, dig_with_path_neighbour, refusal, robber_fight, roll
 
@@ -169,16 +169,29 @@ def test_reading_open_robbers_at_the_end_score_two(game: Goldgraeber, start: Gol
     assert game.winners(state) == [1]
 
 
+def last_gold_found(game: Goldgraeber, board: Board, start: GoldgraeberState, **options: Any) -> GoldgraeberState:
+    """Four players, five gold chips and one robber face down; seat 0 digs up one of the gold chips."""
+    dig, near = dig_with_path_neighbour(game, board, start)
+    unseen = [0, 0, 0, 0, 5, 1, 0, 0, 0, 0]
+    state = option(at(with_figure(start, 0, near), unseen=unseen, face_down=[dig, *start.face_down[:5]]), **options)
+    assert game.gold_on_board(state) == (6 if options.get("end_counts_hidden_robbers") else 5)
+    return game.apply(game.apply(roll(game, state, "2"), Move(to=dig))[0],
+                      game.action_adapter.validate_python({"type": "reveal", "chip": "gold", "value": 5}))[0]
+
+
 def test_reading_face_down_robbers_are_no_gold_for_the_early_end(game: Goldgraeber, board: Board,
                                                                  start: GoldgraeberState) -> None:
-    """GG-R15 and GG-17: face-down robbers do not count as gold chips when the early end is checked."""
-    dig, near = dig_with_path_neighbour(game, board, start)
-    unseen = [0, 0, 0, 0, 5, 5, 3, 4, 5, 3]  # five gold chips and every robber still face down
-    state = at(with_figure(start, 0, near), unseen=unseen, face_down=[dig, *start.face_down[:20]])
-    assert game.gold_on_board(state) == 5
-    state = game.apply(game.apply(roll(game, state, "2"), Move(to=dig))[0],
-                       game.action_adapter.validate_python({"type": "reveal", "chip": "gold", "value": 5}))[0]
+    """GG-R15 and GG-17 (default): face-down robbers do not count as gold chips when the early end is checked."""
+    state = last_gold_found(game, board, start)
     assert game.is_over(state) and state.end_reason == "gold"
+
+
+def test_reading_face_down_robbers_count_as_gold_chips(game: Goldgraeber, board: Board,
+                                                      start: GoldgraeberState) -> None:
+    """GG-R15 (`end_counts_hidden_robbers`): every face-down chip counts, so the same find does not end it."""
+    state = last_gold_found(game, board, start, end_counts_hidden_robbers=True)
+    assert not game.is_over(state) and game.gold_on_board(state) == 5
+    assert game.gold_on_board(option(state, end_count="nuggets")) == 20  # robbers have no nuggets
 
 
 def test_reading_a_robber_stack_must_be_fought(game: Goldgraeber, board: Board, start: GoldgraeberState) -> None:
@@ -223,12 +236,11 @@ def test_moving_away_the_wrong_distance_cites_the_fight_rules(game: Goldgraeber,
 
 
 def test_options_reach_the_state_from_the_setup(game: Goldgraeber) -> None:
-    """GG-R1, GG-R2, GG-R13, GG-R14: the four reading options are set before the game and ride in the state."""
+    """GG-R1, GG-R2, GG-R13 ... GG-R15: the literal readings are chosen before the game and ride in the state."""
     literal = game.initial_state(make_setup(shuttle="two_fields_only", locomotive_field="may_end_there",
-                                            train_takes="open_gold", open_robbers_score=True))
-    assert (literal.options.shuttle, literal.options.locomotive_field, literal.options.train_takes,
-            literal.options.open_robbers_score) == ("two_fields_only", "may_end_there", "open_gold", True)
+                                            train_takes="open_gold", open_robbers_score=True,
+                                            end_counts_hidden_robbers=True)).options
     default = game.initial_state(make_setup()).options
-    assert (default.shuttle, default.locomotive_field, default.train_takes, default.open_robbers_score) == (
-        "no_step_back", "closed", "all_open_chips", False)
-    assert Roll(values=("L",)).type == "roll"
+    fields = ("shuttle", "locomotive_field", "train_takes", "open_robbers_score", "end_counts_hidden_robbers")
+    assert [getattr(literal, name) for name in fields] == ["two_fields_only", "may_end_there", "open_gold", True, True]
+    assert [getattr(default, name) for name in fields] == ["no_step_back", "closed", "all_open_chips", False, False]

@@ -69,6 +69,10 @@ class GoldgraeberOptions(BaseModel):
         default=False,
         description="GG-R14: captured robbers still lying open at the end score 2 each (literal) instead of "
                     "nothing (default)")
+    end_counts_hidden_robbers: bool = Field(
+        default=False,
+        description="GG-R15: face-down robbers count as gold chips for the 'too little gold left' end "
+                    "(literal), not only face-down gold (default)")
 
 
 class Stack(Value):
@@ -657,10 +661,11 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
 
     # -- reading the state -------------------------------------------------------------------------
     def gold_on_board(self, state: GoldgraeberState) -> int:
-        """Gold still on the board, as the early end counts it (GG-17, GG-R7, GG-R12)."""
+        """Gold still on the board, as the early end counts it (GG-17, GG-R7, GG-R12, GG-R15)."""
         nuggets = state.options.end_count == "nuggets"
+        hidden_robbers = state.options.end_counts_hidden_robbers and not nuggets  # a robber has no nuggets
         face_down = sum((int(kind[1]) if nuggets else 1) * count
-                        for kind, count in zip(CHIP_KINDS, state.unseen) if kind[0] == "G")
+                        for kind, count in zip(CHIP_KINDS, state.unseen) if kind[0] == "G" or hidden_robbers)
         if not state.options.end_counts_stack_gold:
             return face_down
         in_stacks = sum((int(chip[1]) if nuggets else 1) for stack in state.stacks for chip in stack.loot
