@@ -693,7 +693,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         counter = state.counter + 1 if state.rules.game_end == "counter" else state.counter
         state = state.model_copy(update={
             "phase": "turn", "current": seat, "counter": counter, "turn_start": robber.stone,
-            "start_heading": robber.heading, "arrow_came": None, "tray": (), "distance": 0, "moved": False, "last_success": "none",
+            "start_heading": robber.heading, "arrow_came": None, "tray": (), "distance": 0, "moved": False,
+            "last_success": "none",
             "looted": (), "plundered": (), "announcement": None, "roll": None})
         params = {"player": state.names[seat], "counter": counter}
         message = (N_("{player}'s turn; the counter moves to {counter}.") if state.rules.game_end == "counter"
