@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -49,9 +50,14 @@ def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | No
     if Window is None:  # the display answered the check but SDL could not open a window on it
         raise UserError(f"no display: SDL could not open a window (SDL_VIDEODRIVER={drivers}; details in "
                         f"{kivy_home() / 'kivy.log'}); {NO_DISPLAY_HELP}")
+    from kivy.clock import Clock
+
     from companion.app.main import GoldtableApp
 
-    GoldtableApp(journal_path=journal, serial_url=serial_url, gpio=gpio).run()
+    app = GoldtableApp(journal_path=journal, serial_url=serial_url, gpio=gpio)
+    # systemd stops the kiosk with SIGTERM: close the app as Quit does, so exit handlers still run
+    signal.signal(signal.SIGTERM, lambda *_: Clock.schedule_once(lambda _dt: app.stop()))
+    app.run()
 
 
 def start_headless(size: tuple[int, int], **app_kwargs: Any) -> Any:
