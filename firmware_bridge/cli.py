@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 from companion.engine.errors import UserError
 from firmware_bridge.events import BridgeEvent
 from firmware_bridge.hub import Bridge
 
 _AUTO = "auto"
+#: Mean seconds between random rolls of `bridge simulate`: faster floods the link, slower is a stopped game.
+MIN_INTERVAL, MAX_INTERVAL = 0.05, 3600.0
 
 
 def _human(event: BridgeEvent) -> str:
@@ -45,6 +49,33 @@ def _wait(stop: threading.Event) -> None:
         pass
 
 
+def check_serial_url(url: str) -> None:
+    """Refuse now, in one line, a serial URL that can never work (unknown scheme, socket:// without a
+    port number, ...), instead of retrying it forever.  A device that is merely absent is retried."""
+    import serial
+
+    if url == _AUTO:
+        return
+    try:
+        port = serial.serial_for_url(url, do_not_open=True)  # unknown scheme -> ValueError
+        scheme = url.partition("://")[0].lower() if "://" in url else ""
+        if scheme in ("socket", "rfc2217"):
+            parts = urlsplit(url)
+            try:
+                number = parts.port  # ValueError when not a number 0-65535
+            except ValueError:
+                number = None
+            if not parts.hostname or number is None:
+                raise UserError(f"--serial: {url}: expected {scheme}://HOST:PORT with a port number 0-65535")
+            try:
+                port.from_url(url)  # pyserial's own check of the ?options (its messages can be a KeyError)
+            except (ValueError, KeyError, serial.SerialException):
+                raise UserError(f"--serial: {url}: pyserial does not accept the options {parts.query!r}") \
+                    from None
+    except (ValueError, serial.SerialException) as error:
+        raise UserError(f"--serial: {url}: {error}") from None
+
+
 def build_bridge(serial_url: str | None, use_gpio: bool, config: str | None,
                  usb_ids: list[str] | None = None) -> Bridge:
     """The bridge the monitor (and the app) runs: a serial source and/or the GPIO source."""
@@ -52,6 +83,7 @@ def build_bridge(serial_url: str | None, use_gpio: bool, config: str | None,
 
     bridge = Bridge()
     if serial_url is not None:
+        check_serial_url(serial_url)
         try:
             ids = tuple(parse_usb_id(text) for text in usb_ids) if usb_ids else PICO_USB_IDS
             bridge.add_source(SerialSource(None if serial_url == _AUTO else serial_url, usb_ids=ids))
@@ -99,6 +131,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     noise = Noise.parse(args.noise) if args.noise else Noise()
     if not 0 <= args.port <= 65535:
         raise UserError(f"--port: {args.port} is not a TCP port")
+    if not (math.isfinite(args.interval) and MIN_INTERVAL <= args.interval <= MAX_INTERVAL):
+        raise UserError(f"--interval: {args.interval:g} is outside {MIN_INTERVAL:g}..{MAX_INTERVAL:g} seconds")
     if not 1 <= args.dice <= 30:
         raise UserError(f"--dice: {args.dice} is outside 1..30")
     from firmware_bridge.events import FACE_TOKENS

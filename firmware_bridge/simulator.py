@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from companion.engine.errors import UserError
+from companion.engine.errors import UserError, read_text_file
 from firmware_bridge.events import FACE_TOKENS, NAME_PATTERN
 from firmware_bridge.firmware import gtp
 
@@ -119,11 +119,7 @@ def _check_step(verb: str, args: tuple[str, ...]) -> str | None:
 
 
 def load_script(path: str | Path) -> list[Step]:
-    file = Path(path)
-    try:
-        return parse_script(file.read_text(encoding="utf-8"), str(file))
-    except OSError as error:
-        raise UserError(f"{file}: cannot read: {error.strerror or error}") from None
+    return parse_script(read_text_file(path), str(path))
 
 
 class Simulator:

@@ -11,7 +11,10 @@ from pathlib import Path
 
 from companion.engine.errors import UserError
 
+VERBOSE_HELP = "show Kivy's log on stderr too (it always goes to kivy.log in the data folder)"
 SIZE = re.compile(r"^(\d{3,4})x(\d{3,4})$")
+#: Smaller than this the screens do not fit; larger is beyond any screen and slow to draw offscreen.
+MIN_SIZE, MAX_SIDE = (320, 240), 4096
 
 
 def parse_size(text: str | None) -> tuple[int, int] | None:
@@ -21,25 +24,54 @@ def parse_size(text: str | None) -> tuple[int, int] | None:
     match = SIZE.match(text)
     if not match:
         raise UserError(f"--size: {text!r} is not WIDTHxHEIGHT, e.g. 800x480")
-    return int(match.group(1)), int(match.group(2))
+    width, height = int(match.group(1)), int(match.group(2))
+    if not (MIN_SIZE[0] <= width <= MAX_SIDE and MIN_SIZE[1] <= height <= MAX_SIDE):
+        raise UserError(f"--size: {text} is outside {MIN_SIZE[0]}x{MIN_SIZE[1]} ... {MAX_SIDE}x{MAX_SIDE}")
+    return width, height
 
 
 def cmd_app(args: argparse.Namespace) -> int:
     from companion.app.launch import run_app
+    from firmware_bridge.cli import check_serial_url
 
-    run_app(size=parse_size(args.size), fullscreen=args.fullscreen, serial_url=args.serial,
-            gpio=not args.no_gpio, journal=Path(args.journal) if args.journal else None)
+    size = parse_size(args.size)
+    if args.serial is not None:
+        check_serial_url(args.serial)  # the same refusal as `goldtable bridge monitor --serial`
+    journal = _journal_path(args.journal) if args.journal else None
+    run_app(size=size, fullscreen=args.fullscreen, serial_url=args.serial, gpio=not args.no_gpio,
+            journal=journal, offscreen=args.offscreen, verbose=args.verbose)
     return 0
+
+
+def _journal_path(text: str) -> Path:
+    """`--journal FILE` checked before the window opens: a folder would be moved aside as an unreadable
+    journal, and a folder that cannot be made would only fail once the app is on screen."""
+    path = Path(text)
+    if path.is_dir():
+        raise UserError(f"--journal: {path} is a folder; give the journal's file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UserError(f"--journal: cannot create {path.parent}: {error.strerror or error}") from None
+    return path
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:
     from companion.app.launch import SCREENSHOT_SCREENS, run_screenshot
+    from companion.engine.registry import all_games
+    from companion.headless import check_png_output
 
     if args.screen not in SCREENSHOT_SCREENS:
         raise UserError(f"SCREEN: {args.screen!r} is not a screen (known: {', '.join(SCREENSHOT_SCREENS)})")
     if args.lang not in ("en", "de", "fr"):
         raise UserError(f"--lang: {args.lang!r} is not one of en, de, fr")
-    run_screenshot(args.screen, Path(args.output), parse_size(args.size) or (800, 480), args.lang, args.game)
+    games = sorted(all_games())
+    if args.game not in games:
+        raise UserError(f"--game: {args.game!r} is not a game (known: {', '.join(games)})")
+    size = parse_size(args.size) or (800, 480)
+    output = Path(args.output)
+    check_png_output(output, "OUTPUT")
+    run_screenshot(args.screen, output, size, args.lang, args.game, verbose=args.verbose)
     return 0
 
 
@@ -50,6 +82,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--serial", metavar="URL", help="serial sensor, e.g. /dev/ttyACM0 or socket://localhost:7777")
     p.add_argument("--no-gpio", action="store_true", help="do not use the GPIO pins even on a Pi")
     p.add_argument("--journal", metavar="FILE", help="game journal (default: the user's data directory)")
+    p.add_argument("--offscreen", action="store_true",
+                   help="run without a screen (tests, checks); otherwise a missing display is an error")
+    p.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     p.set_defaults(handler=cmd_app)
 
     p = subparsers.add_parser("screenshot", help="render one app screen with a demo game to a PNG")
@@ -59,4 +94,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--size", help="WIDTHxHEIGHT (default 800x480)")
     p.add_argument("--lang", default="en", help="en, de or fr")
     p.add_argument("--game", default="digger", help="game id for the game screens (default digger)")
+    p.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     p.set_defaults(handler=cmd_screenshot)

@@ -6,11 +6,13 @@
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from companion.headless import prepare_kivy
+from companion.engine.errors import UserError
+from companion.headless import NO_DISPLAY_HELP, export_png, find_display, kivy_home, prepare_kivy
 
 SCREENSHOT_SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "table", "timer", "end",
                                        "hardware", "settings", "rules", "refusal", "notice")
@@ -27,9 +29,15 @@ def _configure(fullscreen: bool, max_fps: int = 60) -> None:
 
 
 def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | None, gpio: bool,
-            journal: Path | None) -> None:
-    """The interactive app: a window (or the whole screen on a Pi), hardware from the settings."""
-    prepare_kivy(size or (800, 480), offscreen=False)  # before anything imports Kivy
+            journal: Path | None, offscreen: bool = False, verbose: bool = False) -> None:
+    """The interactive app: a window (or the whole screen on a Pi), hardware from the settings.
+
+    Without a display it ends with a UserError before any window opens (`find_display`), instead of
+    SDL quietly drawing offscreen; `offscreen=True` is that on purpose (tests, a screen-less check)."""
+    drivers = "offscreen" if offscreen else find_display()
+    os.environ["SDL_VIDEODRIVER"] = drivers  # never SDL's silent fallback to offscreen
+    os.environ.setdefault("KIVY_WINDOW", "sdl2")  # Kivy's x11 fallback exits the process without a word
+    prepare_kivy(size or (800, 480), offscreen=offscreen, verbose=verbose)  # before anything imports Kivy
     from companion.app.hardware import on_raspberry_pi
     from companion.app.settings import load_settings
 
@@ -37,9 +45,19 @@ def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | No
 
     settings = load_settings()
     _configure(fullscreen or on_pi or settings.fullscreen)
+    from kivy.core.window import Window
+
+    if Window is None:  # the display answered the check but SDL could not open a window on it
+        raise UserError(f"no display: SDL could not open a window (SDL_VIDEODRIVER={drivers}; details in "
+                        f"{kivy_home() / 'kivy.log'}); {NO_DISPLAY_HELP}")
+    from kivy.clock import Clock
+
     from companion.app.main import GoldtableApp
 
-    GoldtableApp(journal_path=journal, serial_url=serial_url, gpio=gpio).run()
+    app = GoldtableApp(journal_path=journal, serial_url=serial_url, gpio=gpio)
+    # systemd stops the kiosk with SIGTERM: close the app as Quit does, so exit handlers still run
+    signal.signal(signal.SIGTERM, lambda *_: Clock.schedule_once(lambda _dt: app.stop()))
+    app.run()
 
 
 def start_headless(size: tuple[int, int], **app_kwargs: Any) -> Any:
@@ -72,9 +90,8 @@ def stop_headless(app: Any) -> None:
     app.stop()
 
 
-def demo_app(size: tuple[int, int], language: str, game: str = "digger", data_dir: Path | None = None) -> Any:
-    """An app with a private data directory holding one finished and one interrupted demo game."""
-    data_dir = data_dir or Path(tempfile.mkdtemp(prefix="goldtable-demo-"))
+def demo_app(size: tuple[int, int], language: str, game: str, data_dir: Path) -> Any:
+    """An app whose data directory `data_dir` holds one finished and one interrupted demo game."""
     os.environ["GOLDTABLE_DATA"] = str(data_dir)
     from companion.app.demo import demo_session
     from companion.app.settings import AppSettings, RememberedPlayer, save_settings
@@ -125,22 +142,24 @@ def show_screen(app: Any, screen: str) -> None:
     pump(4)
 
 
-def run_screenshot(screen: str, output: Path, size: tuple[int, int], language: str, game: str) -> None:
-    """`goldtable screenshot`: the demo app at `size` in `language`, showing `screen`, saved as PNG."""
-    from companion.engine.errors import UserError
+def run_screenshot(screen: str, output: Path, size: tuple[int, int], language: str, game: str,
+                   verbose: bool = False) -> None:
+    """`goldtable screenshot`: the demo app at `size` in `language`, showing `screen`, saved as PNG.
 
-    app = demo_app(size, language, game)
-    simulator = _demo_hardware(app) if screen == "hardware" else None
-    show_screen(app, screen)
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        app.root.export_to_png(str(output))
-    except OSError as error:
-        raise UserError(f"{output}: cannot write: {error.strerror or error}") from None
-    finally:
-        stop_headless(app)
-        if simulator is not None:
-            simulator.stop()
+    The demo games live in a temporary folder removed afterwards; Kivy's home (config, log) stays the
+    user's, so it is set before the demo folder becomes the data folder."""
+    prepare_kivy(size, offscreen=True, verbose=verbose)
+    with tempfile.TemporaryDirectory(prefix="goldtable-demo-", ignore_cleanup_errors=True) as folder:
+        app = demo_app(size, language, game, Path(folder))
+        simulator = None
+        try:
+            simulator = _demo_hardware(app) if screen == "hardware" else None
+            show_screen(app, screen)
+            export_png(app.root, output)
+        finally:
+            stop_headless(app)
+            if simulator is not None:
+                simulator.stop()
 
 
 def _demo_hardware(app: Any) -> Any:

@@ -24,34 +24,40 @@ from companion.engine.countdown import Countdown
 TICK_SECONDS = 0.1
 
 
-def _tone_file(name: str, hertz: float, seconds: float) -> Path:
-    """A short sine beep as a WAV file in the temp directory (no sound files to ship)."""
-    path = Path(tempfile.gettempdir()) / f"goldtable-{name}.wav"
-    if not path.exists():
-        rate = 22050
-        frames = b"".join(struct.pack("<h", int(12000 * math.sin(2 * math.pi * hertz * i / rate)))
-                          for i in range(int(rate * seconds)))
-        with wave.open(str(path), "wb") as out:
-            out.setnchannels(1)
-            out.setsampwidth(2)
-            out.setframerate(rate)
-            out.writeframes(frames)
+def _tone_file(folder: Path, name: str, hertz: float, seconds: float) -> Path:
+    """A short sine beep as a WAV file in `folder` (no sound files to ship)."""
+    path = folder / f"{name}.wav"
+    rate = 22050
+    frames = b"".join(struct.pack("<h", int(12000 * math.sin(2 * math.pi * hertz * i / rate)))
+                      for i in range(int(rate * seconds)))
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(frames)
     return path
 
 
 class Sounds:
-    """Warning sounds; silently absent when the machine has no audio device."""
+    """Warning sounds; silently absent when the machine has no audio device.
+
+    The beeps are written on first use into a folder of this process's own (two apps on one machine
+    never share a file), removed when the process ends (some audio back ends read the file while playing).
+    """
 
     def __init__(self) -> None:
         self._loaded: dict[str, Any] = {}
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
 
     def play(self, name: str) -> None:
         if name not in self._loaded:
             from kivy.core.audio import SoundLoader
 
             hertz, seconds = {"warning": (880.0, 0.15), "expired": (440.0, 0.8)}[name]
+            if self._folder is None:
+                self._folder = tempfile.TemporaryDirectory(prefix="goldtable-sounds-", ignore_cleanup_errors=True)
             try:
-                self._loaded[name] = SoundLoader.load(str(_tone_file(name, hertz, seconds)))
+                self._loaded[name] = SoundLoader.load(str(_tone_file(Path(self._folder.name), name, hertz, seconds)))
             except Exception:  # noqa: BLE001 — no audio device: the buzzer and the screen still warn
                 self._loaded[name] = None
         sound = self._loaded[name]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,19 +31,30 @@ def describe_validation_error(source: str | Path, error: ValidationError) -> str
     return f"{source}: {first}{suffix}"
 
 
+def read_text_file(path: str | Path) -> str:
+    """The text of a file the user supplied, as UTF-8 with or without a byte-order mark (Windows Notepad
+    writes one); an unreadable or binary file is a one-line UserError."""
+    path = Path(path)
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except OSError as error:
+        raise UserError(f"{path}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not UTF-8 text") from None
+
+
 def read_json_file(path: str | Path) -> Any:
     """The JSON content of a file the user supplied; an unreadable file is a one-line UserError.
 
     Records, layouts and pin maps all come through here, so they all fail the same way.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise UserError(f"{path}: cannot read: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text") from None
+    text = read_text_file(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise UserError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    except RecursionError:
+        raise UserError(f"{path}: nested too deeply to be a Goldtable file") from None
+    except ValueError:  # the only other ValueError json raises: an integer longer than Python converts
+        raise UserError(f"{path}: a number has more than {sys.get_int_max_str_digits()} digits") from None

@@ -109,6 +109,8 @@ def load_record(path: str | Path) -> GameRecord:
         game.options(record.options)
     except ValidationError as error:
         raise UserError(describe_validation_error(f"{path}: options", error)) from None
+    except UserError as error:  # an option naming a file that is missing or broken (a Chinagold board)
+        raise UserError(f"{path}: options: {error}") from None
     try:
         game.check_setup(record.setup())
     except UserError as error:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from companion.engine.errors import UserError, describe_validation_error, read_json_file, validation_problems
 
@@ -34,6 +34,15 @@ class LayoutKind:
     board_module: str | None = None
 
 
+#: Board files place things in screen pixels; no table screen or printed picture is wider than this,
+#: so a larger number is a typo (and would make `layout render` allocate absurd canvases).
+MAX_PIXELS = 10_000
+#: A position on a board canvas, in pixels from its left or top edge.
+Coordinate = Annotated[float, Field(ge=0, le=MAX_PIXELS, allow_inf_nan=False)]
+#: A width, height or size on a board canvas, in pixels.
+Length = Annotated[float, Field(gt=0, le=MAX_PIXELS, allow_inf_nan=False)]
+
+
 _KINDS: dict[str, LayoutKind] = {}
 
 
@@ -52,7 +61,8 @@ def layout_kinds() -> dict[str, LayoutKind]:
 
 
 def read_layout(path: str | Path, kind: LayoutKind | None = None) -> tuple[LayoutKind, BaseModel]:
-    """Parse and schema-validate a layout file; a bad file is a one-line UserError naming the field.
+    """A layout file that passed the schema and the semantic checks, with its kind; a bad file is a
+    one-line UserError naming the field (`goldtable layout check` lists every problem).
 
     Without `kind` the file's `"kind"` field picks the schema, which imports every game to know them
     all.  A game reading its own files passes its kind, so one game's broken module never stops another.
@@ -62,9 +72,14 @@ def read_layout(path: str | Path, kind: LayoutKind | None = None) -> tuple[Layou
     if kind is None:
         kind = _kind_named_in(path, raw)
     try:
-        return kind, kind.model.model_validate(raw)
+        layout = kind.model.model_validate(raw)
     except ValidationError as error:
         raise UserError(describe_validation_error(path, error)) from None
+    problems = kind.problems(layout)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise UserError(f"{path}: {problems[0]}{more}")
+    return kind, layout
 
 
 def _kind_named_in(path: Path, raw: Any) -> LayoutKind:
@@ -92,9 +107,4 @@ def check_layout(path: str | Path, kind: LayoutKind | None = None) -> list[str]:
 
 def load_layout(path: str | Path, kind: LayoutKind | None = None) -> BaseModel:
     """A layout that passed both the schema and the semantic checks (games call this with their kind)."""
-    kind, layout = read_layout(path, kind)
-    problems = kind.problems(layout)
-    if problems:
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise UserError(f"{path}: {problems[0]}{more}")
-    return layout
+    return read_layout(path, kind)[1]

@@ -22,13 +22,16 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    from companion.headless import check_png_output
     from companion.layout.render import render_layout
 
-    kind, layout = read_layout(args.file)
+    output = Path(args.output)
+    check_png_output(output, "-o")
+    width, height = _size(args.size)
+    kind, layout = read_layout(args.file)  # the same checks as `layout check`: a broken file is not drawn
     if kind.board_module is None:
         raise UserError(f"{args.file}: kind: {kind.kind} files hold data without a board picture")
-    width, height = _size(args.size)
-    render_layout(kind, layout, Path(args.output), (width, height))
+    render_layout(kind, layout, output, (width, height), verbose=args.verbose)
     print(args.output)
     return 0
 
@@ -63,6 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("file")
     p.add_argument("-o", "--output", required=True, help="PNG file to write")
     p.add_argument("--size", default="1200x900", help="picture size, WIDTHxHEIGHT")
+    p.add_argument("--verbose", action="store_true", help="show Kivy's log on stderr too (always in kivy.log "
+                                                            "in the data folder)")
     p.set_defaults(handler=cmd_render)
 
     p = layout_sub.add_parser("schema", help="print the JSON Schema of a layout kind")

@@ -7,14 +7,14 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from companion.engine.errors import UserError
-from companion.headless import prepare_kivy
+from companion.headless import export_png, prepare_kivy
 from companion.layout import LayoutKind
 
 
-def render_layout(kind: LayoutKind, layout: BaseModel, output: Path, size: tuple[int, int]) -> None:
+def render_layout(kind: LayoutKind, layout: BaseModel, output: Path, size: tuple[int, int],
+                  verbose: bool = False) -> None:
     """Render `layout` at `size` pixels into `output` (PNG), ids shown."""
-    prepare_kivy(size, offscreen=True)
+    prepare_kivy(size, offscreen=True, verbose=verbose)
     from kivy.core.window import Window  # noqa: F401 - creating the window gives the GL context
 
     module = importlib.import_module(f"companion.app.boards.{kind.board_module}")
@@ -27,8 +27,4 @@ def render_layout(kind: LayoutKind, layout: BaseModel, output: Path, size: tuple
 
     Clock.tick()  # scheduled redraws of the widget
     Builder.sync()  # kv canvas expressions (e.g. a StencilView's clip rectangle) are updated lazily
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        widget.export_to_png(str(output))  # drawn into its own framebuffer, not into the window
-    except OSError as error:
-        raise UserError(f"{output}: cannot write: {error.strerror or error}") from None
+    export_png(widget, output)  # drawn into its own framebuffer, not into the window

@@ -130,7 +130,7 @@ def test_monitor_with_mock_gpio_runs_until_signalled(cleanup: list[Proc]) -> Non
     (["bridge", "simulate", "--noise", "sparks"], "goldtable: --noise: unknown kind 'sparks'"),
     (["bridge", "simulate", "--noise", "checksum=2"], "goldtable: --noise: checksum: Input should be less than"),
     (["bridge", "simulate", "--faces", "12x"], "goldtable: --faces: use face tokens"),
-    (["bridge", "monitor", "--serial", "bogus://x"], "goldtable: --serial: invalid URL"),
+    (["bridge", "monitor", "--serial", "bogus://x"], "goldtable: --serial: bogus://x: invalid URL"),
     (["bridge", "monitor", "--config", "pins.json"], "goldtable: --config: only used with --gpio"),
 ])
 def test_bad_options_end_in_one_line_and_exit_2(args: list[str], message: str) -> None:

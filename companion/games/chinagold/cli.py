@@ -12,8 +12,10 @@ from companion.engine.errors import UserError
 def cmd_generate(args: argparse.Namespace) -> int:
     from companion.games.chinagold.board import generate_layout, layout_json
 
+    if args.name is not None and not args.name.strip():
+        raise UserError("--name: must not be empty")
     layout = generate_layout(args.seed, args.edge)
-    if args.name:
+    if args.name is not None:
         layout = layout.model_copy(update={"name": args.name})
     text = layout_json(layout)
     if args.output in (None, "-"):

@@ -51,7 +51,7 @@ class DiggerCardsLayout(BaseModel):
 
     kind: Literal["digger_cards"]
     note: str = Field(min_length=1)
-    black_total: int = Field(default=15, ge=1)
+    black_total: int = Field(default=15, ge=1, le=4 * 99)  # four colours of at most 99 points
     white: CardValues
     black: tuple[BlackCard, ...] = Field(min_length=1)
 

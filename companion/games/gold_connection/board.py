@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from companion.layout import LAYOUTS_DIR, LayoutKind, load_layout, register_layout_kind
+from companion.layout import LAYOUTS_DIR, Coordinate, LayoutKind, Length, load_layout, register_layout_kind
 
 SAFE_COUNT = 14
 NUMBERED_SAFES = 12
@@ -32,16 +32,16 @@ class SafeSpot(_Strict):
 
     id: str = Field(min_length=1, max_length=8, description="Stable id used in game records, e.g. S7 or W")
     number: int | None = Field(None, ge=1, le=12, description="Printed number (start placement), or null")
-    x: float = Field(description="Centre, screen pixels from the left of the canvas")
-    y: float = Field(description="Centre, screen pixels from the top of the canvas")
+    x: Coordinate = Field(description="Centre, screen pixels from the left of the canvas")
+    y: Coordinate = Field(description="Centre, screen pixels from the top of the canvas")
 
 
 class CounterSpot(_Strict):
     """One field of the turn-counter track on the top of the vault wall."""
 
-    index: int = Field(ge=1, description="1 for the first field ... 36 for the last")
-    x: float
-    y: float
+    index: int = Field(ge=1, le=COUNTER_FIELDS, description="1 for the first field ... 36 for the last")
+    x: Coordinate
+    y: Coordinate
 
 
 class GoldConnectionLayout(_Strict):
@@ -49,9 +49,9 @@ class GoldConnectionLayout(_Strict):
 
     kind: Literal["gold_connection"]
     note: str = Field(min_length=1, description="Where the geometry comes from; say so when reconstructed")
-    width: float = Field(gt=0, description="Canvas width in screen pixels")
-    height: float = Field(gt=0, description="Canvas height in screen pixels")
-    safe_size: float = Field(gt=0, description="Side of a drawn safe in screen pixels")
+    width: Length = Field(description="Canvas width in screen pixels")
+    height: Length = Field(description="Canvas height in screen pixels")
+    safe_size: Length = Field(description="Side of a drawn safe in screen pixels")
     safes: tuple[SafeSpot, ...]
     connections: tuple[tuple[str, str], ...] = Field(description="Pairs of safes joined by a passage")
     walls: tuple[tuple[str, str], ...] = Field(description="Connections blocked by a wall (never crossed)")

@@ -33,6 +33,10 @@ LAKE_COUNT = 3
 RAFT_COUNT = 6
 
 
+#: Axial coordinates stay within this many hexes of Golden City (the printed board is about 12 across).
+MAX_AXIAL = 100
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -41,8 +45,8 @@ class BoardField(_Strict):
     """One hex of the board."""
 
     id: str = Field(min_length=1, max_length=16)
-    q: int
-    r: int
+    q: int = Field(ge=-MAX_AXIAL, le=MAX_AXIAL)
+    r: int = Field(ge=-MAX_AXIAL, le=MAX_AXIAL)
     type: FieldType
 
 
