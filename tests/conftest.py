@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
 from hypothesis import settings
 
-os.environ.setdefault("GOLDTABLE_DATA", tempfile.mkdtemp(prefix="goldtable-test-data-"))
+if "GOLDTABLE_DATA" not in os.environ:  # a private data folder, removed when the test run ends
+    os.environ["GOLDTABLE_DATA"] = tempfile.mkdtemp(prefix="goldtable-test-data-")
+    atexit.register(shutil.rmtree, os.environ["GOLDTABLE_DATA"], ignore_errors=True)
 from companion.headless import prepare_kivy
 
 prepare_kivy((800, 480), offscreen=True)
