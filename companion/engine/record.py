@@ -47,8 +47,9 @@ class GameRecord(Value):
     options: dict[str, Any] = Field(default_factory=dict)
     seed: int = 0
     first_player: int = 0
-    #: The board files played on (name + sha256); absent in records written before they were recorded.
-    boards: tuple[BoardFile, ...] = ()
+    #: The board files played on (name + sha256); absent in records written before they were recorded,
+    #: and left out of files when empty (a generated board), so such records keep their old form.
+    boards: tuple[BoardFile, ...] = Field(default=(), exclude_if=lambda value: not value)
     started: datetime | None = None
     actions: tuple[RecordedAction, ...] = ()
 
