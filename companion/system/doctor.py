@@ -105,7 +105,8 @@ def check_audio(root: Path) -> Check:
         text = (root / "proc" / "asound" / "cards").read_text(errors="replace")
     except OSError:
         text = ""
-    names = [line.split("]:", 1)[1].split(" - ")[0].strip() for line in text.splitlines() if "]:" in line]
+    # lines like " 1 [Headphones     ]: bcm2835_headpho - bcm2835 Headphones": the name after " - "
+    names = [line.split("]:", 1)[1].split(" - ", 1)[-1].strip() for line in text.splitlines() if "]:" in line]
     if not names:
         return Check("audio", False, "no sound card: connect a speaker (HDMI, USB or the jack), or switch Sound "
                                      "off in Settings; the buzzer still beeps")
