@@ -31,18 +31,31 @@ def _settings(app: Any, monkeypatch: pytest.MonkeyPatch, can_power_off: bool) ->
     pump(2)
 
 
+def _on_the_window(*widgets: Any) -> bool:
+    """Each widget lies wholly inside the 800x480 window and is big enough for a finger."""
+    for widget in widgets:
+        left, bottom = widget.to_window(widget.x, widget.y)
+        if not (0 <= left and left + widget.width <= Window.width and 0 <= bottom
+                and bottom + widget.height <= Window.height and min(widget.size) >= 48):
+            return False
+    return True
+
+
 @pytest.mark.parametrize(("button", "action"), [("Quit", "quit"), ("Restart", "restart")])
 def test_quit_and_restart_ask_first_then_act(fresh_app: Any, actions: list[str], monkeypatch: pytest.MonkeyPatch,
                                              button: str, action: str) -> None:
     _settings(fresh_app, monkeypatch, can_power_off=False)
-    tap(fresh_app, button)
+    assert _on_the_window(find_button(fresh_app, "Back"), find_button(fresh_app, "Quit"),
+                          find_button(fresh_app, "Restart"))
+    tap(fresh_app, button, frames=3)
     assert actions == []  # only the question so far
     screen = fresh_app.root.current_screen
+    assert _on_the_window(find_button(fresh_app, button), find_button(fresh_app, "Cancel"))
+    assert screen.ids.confirm_row.children[-1].width > 200  # the question has room
     assert screen.confirm == action and screen.ids.confirm_row.opacity == 1 and screen.ids.power_row.disabled
-    tap(fresh_app, "Cancel")
+    tap(fresh_app, "Cancel", frames=3)
     assert screen.confirm == "" and actions == []
-    tap(fresh_app, button)
-    pump(1)
+    tap(fresh_app, button, frames=3)
     tap(fresh_app, button)  # the confirmation row's button carries the same word
     assert actions == [action]
 
@@ -54,10 +67,10 @@ def test_shut_down_is_offered_only_where_it_can_work(fresh_app: Any, actions: li
         find_button(fresh_app, "Shut down")
     fresh_app.go("home")
     _settings(fresh_app, monkeypatch, can_power_off=True)
-    tap(fresh_app, "Shut down")
+    assert _on_the_window(*(find_button(fresh_app, text) for text in ("Back", "Quit", "Restart", "Shut down")))
+    tap(fresh_app, "Shut down", frames=3)
     assert "Shut the Pi down?" in fresh_app.root.current_screen.ids.confirm_row.children[-1].text
-    for widget in (find_button(fresh_app, "Shut down"), find_button(fresh_app, "Cancel")):
-        assert widget.height >= 48 and widget.width >= 48  # big enough for a finger
+    assert _on_the_window(find_button(fresh_app, "Shut down"), find_button(fresh_app, "Cancel"))
     tap(fresh_app, "Shut down")
     assert actions == ["shutdown"]
 
