@@ -234,3 +234,16 @@ def test_restart_runs_the_same_command_again() -> None:
 def test_pi_model_file_is_read_through_the_same_helper_as_gpio(tmp_path: Path) -> None:
     root = fake_machine(tmp_path, model="Raspberry Pi 5 Model B Rev 1.0")
     assert gpio.raspberry_pi_model(root / "proc" / "device-tree" / "model") == "Raspberry Pi 5 Model B Rev 1.0"
+
+
+def test_the_units_rotation_setting_turns_kivys_window(tmp_path: Path) -> None:
+    """`--rotate` writes KCFG_GRAPHICS_ROTATION; Kivy reads it and turns the window (drawing and touch)."""
+    unit = kiosk_files("desktop", 90, tmp_path, env={})[0]
+    variable, value = next(line.removeprefix("Environment=").split("=") for line in unit.text.splitlines()
+                           if "KCFG_GRAPHICS_ROTATION" in line)
+    code = ("from companion.headless import prepare_kivy; prepare_kivy((800, 480), offscreen=True); "
+            "from kivy.core.window import Window; print(Window.rotation, *Window.size)")
+    env = {**os.environ, variable: value, "KIVY_HOME": str(tmp_path / "kivy"), "GOLDTABLE_DATA": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
+                            timeout=120)
+    assert result.stdout.split() == ["90", "480", "800"], result.stderr[-2000:]

@@ -35,8 +35,8 @@ def _on_the_window(*widgets: Any) -> bool:
     """Each widget lies wholly inside the 800x480 window and is big enough for a finger."""
     for widget in widgets:
         left, bottom = widget.to_window(widget.x, widget.y)
-        if not (0 <= left and left + widget.width <= Window.width and 0 <= bottom
-                and bottom + widget.height <= Window.height and min(widget.size) >= 48):
+        if not (0 <= left <= left + widget.width <= Window.width
+                and 0 <= bottom <= bottom + widget.height <= Window.height and min(widget.size) >= 48):
             return False
     return True
 
@@ -152,3 +152,21 @@ def test_a_field_low_on_the_screen_is_lifted_above_the_keyboard(docked_keyboard:
     field.focus = False
     pump(2)
     assert app.root.y == 0 and _keyboards() == []
+
+
+def test_the_keyboard_is_docked_on_a_pi_unless_told_otherwise(tmp_path: Any,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import firmware_bridge.gpio as gpio
+    from companion.app.keyboard import onscreen_keyboard_wanted
+
+    model = tmp_path / "model"
+    monkeypatch.setattr(gpio, "MODEL_FILE", model)
+    monkeypatch.delenv("GOLDTABLE_KEYBOARD", raising=False)
+    assert not onscreen_keyboard_wanted()  # a PC
+    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")
+    assert onscreen_keyboard_wanted()
+    monkeypatch.setenv("GOLDTABLE_KEYBOARD", "system")
+    assert not onscreen_keyboard_wanted()
+    model.unlink()
+    monkeypatch.setenv("GOLDTABLE_KEYBOARD", "dock")
+    assert onscreen_keyboard_wanted()
