@@ -124,10 +124,12 @@ class GpioSource(Source):
 
     def __init__(self, pin_map: PinMap, pin_factory: Any = None, clock: Callable[[], float] = time.monotonic,
                  *, name: str = "gpio", tick_interval: float | None = 0.005) -> None:
-        """`tick_interval=None` starts no ticker thread: the caller (a test) calls `tick()` itself."""
+        """Without `pin_factory` the pin backend is checked here, so a machine without one fails before any
+        source starts (GpioUnavailable, one sentence) and the app can go on with its other sources.
+        `tick_interval=None` starts no ticker thread: the caller (a test) calls `tick()` itself."""
         self.name = name
         self.pin_map = pin_map
-        self._factory = pin_factory
+        self._factory = pin_factory if pin_factory is not None else open_pin_factory(raspberry_pi_model())
         self._clock = clock
         self._debounce = pin_map.debounce_ms / 1000.0
         self._hold = pin_map.hold_ms / 1000.0
@@ -152,7 +154,7 @@ class GpioSource(Source):
             "kind": "gpio",
             "name": self.name,
             "connected": self.connected,
-            "pin_factory": type(self._factory).__name__ if self._factory is not None else None,
+            "pin_factory": type(self._factory).__name__,
             "pins": {label: pin for pin, label in self.pin_map.pin_uses()},
             "edges": self.edges,
             "bounces_ignored": self.bounces,
@@ -160,14 +162,11 @@ class GpioSource(Source):
         }
 
     def start(self, emit: Emit) -> None:
-        """Claim the pins: GpioUnavailable (one sentence) without a pin backend, gpiozero's error if a pin
-        is busy."""
+        """Claim the pins (gpiozero raises here if a pin is busy)."""
         from gpiozero import LED, Buzzer, DigitalInputDevice
 
         if self._emit is not None:
             return
-        if self._factory is None:
-            self._factory = open_pin_factory(raspberry_pi_model())
         options = {"pin_factory": self._factory}
         claimed: list[Any] = []
         try:

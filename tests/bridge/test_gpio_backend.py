@@ -88,13 +88,19 @@ def test_an_explicit_backend_is_obeyed_or_named(monkeypatch: pytest.MonkeyPatch)
         open_pin_factory(None)
 
 
-def test_gpio_source_checks_the_backend_when_it_starts(pi5: str) -> None:
-    source = GpioSource(load_pin_map(), tick_interval=None)
-    events: list[BridgeEvent] = []
+def test_gpio_source_checks_the_backend_before_anything_starts(pi5: str) -> None:
     with pytest.raises(GpioUnavailable, match="python3-lgpio"):
-        source.start(events.append)
-    assert not source.connected and events == []
-    assert source.describe()["pin_factory"] is None
+        GpioSource(load_pin_map(), tick_interval=None)
+
+
+def test_the_app_goes_on_without_gpio_and_says_why(pi5: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app's hardware set-up skips the GPIO source with the one sentence, so a serial sensor still works."""
+    import companion.app.hardware as hardware
+
+    monkeypatch.setattr(hardware, "on_raspberry_pi", lambda: True)
+    sources, problems = hardware.default_sources(gpio=True, serial_url="socket://127.0.0.1:9")
+    assert [type(source).__name__ for source in sources] == ["SerialSource"]
+    assert len(problems) == 1 and "sudo apt install python3-lgpio" in problems[0] and "mock" not in problems[0]
 
 
 def test_gpio_source_uses_the_backend_it_found(monkeypatch: pytest.MonkeyPatch) -> None:
