@@ -57,7 +57,7 @@ def test_a_ready_machine_passes_every_check(tmp_path: Path, monkeypatch: pytest.
     assert all(check.ok for check in checks), [check.line() for check in checks]
     found = by_name(checks)
     assert found["display"].text == "desktop session (WAYLAND_DISPLAY=wayland-0)"
-    assert found["gpio"].text == "MockFactory on this machine"
+    assert found["gpio"].text == "MockFactory on this machine, 26 pins in the pin map"
     assert found["serial"].text == "/dev/ttyACM0 2E8A:0005 (Raspberry Pi Pico)"
     assert found["audio"].text == "vc4-hdmi-0, bcm2835 Headphones"
     assert (tmp_path / "data" / "goldtable").is_dir() and list((tmp_path / "data" / "goldtable").iterdir()) == []

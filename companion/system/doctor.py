@@ -61,7 +61,14 @@ def check_gpio(root: Path) -> Check:
         return Check("gpio", False, str(error))
     name = type(factory).__name__
     factory.close()
-    return Check("gpio", True, f"{name} on {model or 'this machine'}")
+    from companion.engine.errors import UserError
+    from firmware_bridge.config import load_pin_map
+
+    try:
+        wired = len(load_pin_map().pin_uses())
+    except UserError as error:
+        return Check("gpio", False, f"{error}: correct the pin map (docs/hardware.md)")
+    return Check("gpio", True, f"{name} on {model or 'this machine'}, {wired} pins in the pin map")
 
 
 @dataclass(frozen=True)
