@@ -13,6 +13,7 @@ from companion.engine.errors import UserError
 
 # Modules that add their own sub-commands with `register(subparsers)`.
 COMMAND_MODULES: tuple[str, ...] = ("companion.layout.cli", "companion.app.cli", "companion.games.chinagold.cli",
+                                     "companion.system.cli",
                                      "firmware_bridge.cli")
 
 Handler = Callable[[argparse.Namespace], int]

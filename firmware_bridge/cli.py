@@ -114,9 +114,8 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     with _signals_stop() as stop:
         try:
             bridge.start()
-        except Exception as error:  # gpiozero: no pin factory, pin in use, ...
-            raise UserError(f"--gpio: cannot claim the pins: {error} (on a PC set GPIOZERO_PIN_FACTORY=mock)") \
-                from None
+        except Exception as error:  # noqa: BLE001 — no pin backend (GpioUnavailable says what to do), pin busy
+            raise UserError(f"--gpio: cannot claim the pins: {error}") from None
         try:
             _wait(stop)
         finally:

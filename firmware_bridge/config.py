@@ -29,7 +29,8 @@ class PinMap(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     note: str = ""
-    #: Button name -> pin.  Names are what `button` events carry (`confirm`, `undo`, `value_3`, ...).
+    #: Button name -> pin.  Names are what `button` events carry (`confirm`, `undo`, `value_3`, `hint`,
+    #: and `colour_B` ... `colour_K`, whose last letter is the Digger face token the button enters).
     buttons: dict[PinName, Pin] = Field(default_factory=dict)
     #: Tilt switch in the hourglass cradle: every settled change of state is one `flip`.
     timer_tilt: Pin | None = None

@@ -5,17 +5,26 @@ bench and at the table): the *leading* edge of a change is accepted at once, so 
 app within a millisecond, and every edge in the following `debounce_ms` is contact bounce.  If the
 bounce settles in the other state (a tap shorter than the debounce time) the periodic `tick()` catches
 up; `tick()` also reports `held`.  Time comes from an injected clock so tests can step it.
+
+The pin backend is chosen by `open_pin_factory`, not by gpiozero's own search: that search warns four
+times and ends in advice meant for a PC.  Ours tries the backends that work on Raspberry Pi OS quietly
+and, if none loads, says in one sentence what to install on this machine.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any, Literal
 
+from companion.engine.errors import UserError
 from firmware_bridge.config import PinMap
 from firmware_bridge.events import (
     BeepCommand,
@@ -31,6 +40,68 @@ from firmware_bridge.hub import Emit, Source
 log = logging.getLogger(__name__)
 
 InputRole = Literal["button", "tilt", "flat"]
+
+#: gpiozero pin factories that drive a Raspberry Pi's pins properly, in the order tried: lgpio (Raspberry
+#: Pi OS Bookworm's python3-lgpio; the only one for a Pi 5), RPi.GPIO (or the rpi-lgpio shim that
+#: provides it), pigpio.  gpiozero's experimental `native` fallback is not among them.
+PI_FACTORIES: tuple[str, ...] = ("lgpio", "rpigpio", "pigpio")
+MODEL_FILE = Path("/proc/device-tree/model")
+
+
+class GpioUnavailable(UserError):
+    """No pin backend: the message is one sentence saying what to do on this machine."""
+
+
+def raspberry_pi_model(model_file: Path | None = None) -> str | None:
+    """The board's model ("Raspberry Pi 5 Model B Rev 1.0"), or None when this is not a Raspberry Pi."""
+    try:
+        model = (model_file or MODEL_FILE).read_text(errors="replace").strip("\x00\n ")
+    except OSError:
+        return None
+    return model if "Raspberry Pi" in model else None
+
+
+def open_pin_factory(model: str | None = None) -> Any:
+    """A working gpiozero pin factory for this machine, tried without gpiozero's fallback warnings.
+
+    `GPIOZERO_PIN_FACTORY` in the environment is obeyed as gpiozero would.  Otherwise the Pi backends are
+    tried in turn; when none loads, GpioUnavailable says in one sentence what to install (`model` is
+    `raspberry_pi_model()`, passed in so tests can pretend to be a Pi).
+    """
+    factories = {point.name: point for point in entry_points(group="gpiozero_pin_factories")}
+    chosen = os.environ.get("GPIOZERO_PIN_FACTORY")
+    if chosen:
+        point = factories.get(chosen) or factories.get(chosen.lower())
+        if point is None:
+            raise GpioUnavailable(f"GPIOZERO_PIN_FACTORY={chosen} names no gpiozero pin backend "
+                                  f"(known: {', '.join(sorted(factories))})")
+        try:
+            return point.load()()
+        except Exception as error:  # noqa: BLE001 — any backend failure becomes one line
+            raise GpioUnavailable(f"GPIOZERO_PIN_FACTORY={chosen} does not work here: {error}") from None
+    failures: dict[str, Exception] = {}
+    for name in PI_FACTORIES:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return factories[name].load()()
+        except Exception as error:  # noqa: BLE001 — try the next backend, explain below
+            failures[name] = error
+    raise GpioUnavailable(pin_backend_advice(model, failures))
+
+
+def pin_backend_advice(model: str | None, failures: dict[str, Exception]) -> str:
+    """The one sentence for a machine where no Pi pin backend loaded."""
+    if model is None:
+        return ("no GPIO pins: this computer is not a Raspberry Pi (start the app with --no-gpio, or try the pin "
+                "code with simulated pins: GPIOZERO_PIN_FACTORY=mock)")
+    lgpio = failures.get("lgpio")
+    if lgpio is not None and not isinstance(lgpio, ImportError):
+        return (f"GPIO on this {model}: lgpio is installed but cannot open the GPIO chip ({lgpio}); add the user "
+                f"to the gpio group (sudo usermod -aG gpio $USER) and log in again")
+    return (f"GPIO on this {model}: no pin library for gpiozero; run `sudo apt install python3-lgpio` and make "
+            f"Goldtable's venv with `python3 -m venv --system-site-packages` so it can import it "
+            f"(docs/raspberry-pi.md)")
 
 
 @dataclass
@@ -53,10 +124,12 @@ class GpioSource(Source):
 
     def __init__(self, pin_map: PinMap, pin_factory: Any = None, clock: Callable[[], float] = time.monotonic,
                  *, name: str = "gpio", tick_interval: float | None = 0.005) -> None:
-        """`tick_interval=None` starts no ticker thread: the caller (a test) calls `tick()` itself."""
+        """Without `pin_factory` the pin backend is checked here, so a machine without one fails before any
+        source starts (GpioUnavailable, one sentence) and the app can go on with its other sources.
+        `tick_interval=None` starts no ticker thread: the caller (a test) calls `tick()` itself."""
         self.name = name
         self.pin_map = pin_map
-        self._factory = pin_factory
+        self._factory = pin_factory if pin_factory is not None else open_pin_factory(raspberry_pi_model())
         self._clock = clock
         self._debounce = pin_map.debounce_ms / 1000.0
         self._hold = pin_map.hold_ms / 1000.0
@@ -77,12 +150,11 @@ class GpioSource(Source):
         return self._emit is not None
 
     def describe(self) -> dict[str, Any]:
-        factory = self._factory or _default_factory()
         return {
             "kind": "gpio",
             "name": self.name,
             "connected": self.connected,
-            "pin_factory": type(factory).__name__ if factory is not None else None,
+            "pin_factory": type(self._factory).__name__,
             "pins": {label: pin for pin, label in self.pin_map.pin_uses()},
             "edges": self.edges,
             "bounces_ignored": self.bounces,
@@ -90,12 +162,12 @@ class GpioSource(Source):
         }
 
     def start(self, emit: Emit) -> None:
-        """Claim the pins (gpiozero raises here if a pin is busy or no pin factory is available)."""
+        """Claim the pins (gpiozero raises here if a pin is busy)."""
         from gpiozero import LED, Buzzer, DigitalInputDevice
 
         if self._emit is not None:
             return
-        options = {"pin_factory": self._factory} if self._factory is not None else {}
+        options = {"pin_factory": self._factory}
         claimed: list[Any] = []
         try:
             wiring: list[tuple[str, InputRole, int]] = [(n, "button", p) for n, p in self.pin_map.buttons.items()]
@@ -126,10 +198,9 @@ class GpioSource(Source):
             raise
         self._emit = emit
         self._stop.clear()
-        factory = self._factory or _default_factory()
         self._deliver(StatusEvent(source=self.name, state="connected",
                                   detail=f"{len(self._inputs)} inputs, {len(self._leds)} LEDs via "
-                                         f"{type(factory).__name__}"))
+                                         f"{type(self._factory).__name__}"))
         if self._tick_interval is not None:
             self._ticker = threading.Thread(target=self._tick_loop, name=f"{self.name}-ticker", daemon=True)
             self._ticker.start()
@@ -217,8 +288,3 @@ class GpioSource(Source):
             except Exception:  # a pin read failing must not end debounce for every other input
                 log.exception("%s: tick failed", self.name)
 
-
-def _default_factory() -> Any:
-    from gpiozero import Device
-
-    return Device.pin_factory

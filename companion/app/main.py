@@ -22,6 +22,7 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion.app import i18n
 from companion.app.i18n import _
+from companion.app.keyboard import onscreen_keyboard_wanted, use_onscreen_keyboard
 from companion.app.settings import AppSettings, load_settings, save_settings, settings_path
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ class GoldtableApp(App):
         """Only Home is built before the first frame; the engine, the journal, the view-models and the
         other screens come right after it (screens on their first visit), so the table sees the app at once."""
         Builder.load_file(str(APP_DIR / "widgets.kv"))
+        use_onscreen_keyboard(onscreen_keyboard_wanted())  # every text field, on a touch-only table
         manager = ScreenManager(transition=NoTransition())
         self._add_screen(manager, "home")
         Window.bind(on_key_down=self._on_key_down)
@@ -238,6 +240,21 @@ class GoldtableApp(App):
         except ValueError as error:
             return str(error)
         return _("Serial sensor {url} added.").format(url=url)
+
+    def system_action(self, action: str) -> None:
+        """Settings, after its confirmation step: "quit", "restart" (the app) or "shutdown" (the Pi).
+        Every move is already journalled, so stopping loses nothing."""
+        from companion.system import power
+
+        if action == "shutdown":
+            problem = power.power_off()
+            if problem is not None:
+                self.screen("settings").message = _("The Pi could not be shut down: {problem}").format(
+                    problem=problem)
+                return
+        self.stop()
+        if action == "restart":
+            power.restart()
 
     # -- starting and resuming -----------------------------------------------------------------------
     def choose_game(self, game_id: str) -> None:

@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-RULES_DIR = Path(__file__).resolve().parents[2] / "docs" / "rules"
+from companion.data import data_dir
+
+#: The rule texts (package data; `docs/rules/` in the source tree).
+RULES_DIR = data_dir("rules")
 _HEADING = re.compile(r"^###\s+([A-Z][A-Z0-9]*-R?\d+)\s+(.*\S)\s*$")
 
 

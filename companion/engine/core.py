@@ -8,6 +8,7 @@ in `goldtable replay`, in tests and in benchmarks.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from pathlib import Path
 from random import Random
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -38,14 +39,24 @@ class Player(Value):
     colour: str | None = None
 
 
+class BoardFile(Value):
+    """A board or card file a game was played on: its name and the sha256 of its content, so a later edit
+    of the file is noticed instead of silently changing an old game's replay (companion.engine.boards)."""
+
+    name: str = Field(min_length=1)
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
 class Setup(Value):
-    """Everything a game starts from: who plays, which options, which seed, who begins."""
+    """Everything a game starts from: who plays, which options, which seed, who begins, on which boards."""
 
     game: str
     players: tuple[Player, ...]
     options: dict[str, Any] = Field(default_factory=dict)
     seed: int = 0
     first_player: int = 0
+    #: Filled in when a session starts; empty in setups written before boards were recorded.
+    boards: tuple[BoardFile, ...] = ()
 
 
 class Refusal(Value):
@@ -147,6 +158,10 @@ class Game(ABC, Generic[StateT, OptionsT]):
             raise UserError(f"first_player: must be a seat from 0 to {count - 1}")
         if len({player.name for player in setup.players}) != count:
             raise UserError("players: player names must be different")
+
+    def board_files(self, setup: Setup) -> tuple[Path, ...]:
+        """The board and card files this setup is played on (their content decides the replay)."""
+        return ()
 
     @abstractmethod
     def initial_state(self, setup: Setup) -> StateT:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 
-from companion.engine.core import ActionModel, Event, Game, IllegalAction, Player, Refusal, Setup, Value
+from companion.engine.core import ActionModel, BoardFile, Event, Game, IllegalAction, Player, Refusal, Setup, Value
 from companion.engine.errors import UserError, describe_validation_error, read_json_file
 from companion.engine.registry import get_game
 
@@ -47,6 +47,9 @@ class GameRecord(Value):
     options: dict[str, Any] = Field(default_factory=dict)
     seed: int = 0
     first_player: int = 0
+    #: The board files played on (name + sha256); absent in records written before they were recorded,
+    #: and left out of files when empty (a generated board), so such records keep their old form.
+    boards: tuple[BoardFile, ...] = Field(default=(), exclude_if=lambda value: not value)
     started: datetime | None = None
     actions: tuple[RecordedAction, ...] = ()
 
@@ -64,12 +67,12 @@ class GameRecord(Value):
                    started: datetime | None = None) -> GameRecord:
         """A record for a setup and the actions accepted so far."""
         return cls(game=setup.game, players=setup.players, options=setup.options, seed=setup.seed,
-                   first_player=setup.first_player, started=started, actions=actions)
+                   first_player=setup.first_player, boards=setup.boards, started=started, actions=actions)
 
     def setup(self) -> Setup:
         """The setup this record starts from."""
         return Setup(game=self.game, players=self.players, options=self.options, seed=self.seed,
-                     first_player=self.first_player)
+                     first_player=self.first_player, boards=self.boards)
 
     def to_json(self) -> str:
         """Pretty JSON, stable field order, for files people may read."""
@@ -128,8 +131,12 @@ def parse_recorded(game: Game, entry: RecordedAction, source: str | Path, index:
 
 
 def replay(record: GameRecord, source: str | Path = "record") -> Replay:
-    """Re-apply every action of a record; the first illegal one raises ReplayError with its index."""
+    """Re-apply every action of a record; the first illegal one raises ReplayError with its index.
+    A record whose board files have changed since is refused first (companion.engine.boards)."""
+    from companion.engine.boards import check_boards
+
     game = get_game(record.game)
+    check_boards(game, record.setup(), str(source))
     state = game.initial_state(record.setup())
     events: list[Event] = []
     for index, entry in enumerate(record.actions):

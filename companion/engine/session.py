@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from companion.engine.boards import check_boards, current_boards
 from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 from companion.engine.errors import UserError, describe_validation_error
 from companion.engine.journal import Journal
@@ -55,6 +56,7 @@ class Session:
         except ValidationError as error:
             raise UserError(describe_validation_error("options", error)) from None
         setup = setup.model_copy(update={"options": options.model_dump(mode="json")})
+        setup = setup.model_copy(update={"boards": current_boards(game, setup)})
         session = cls(game=game, setup=setup, journal=journal)
         session.states.append(game.initial_state(setup))
         if journal is not None:
@@ -66,6 +68,7 @@ class Session:
         """Rebuild a journalled game with exactly the actions that were acknowledged."""
         setup = journal.setup(game_id)
         game = get_game(setup.game)
+        check_boards(game, setup, f"journal game {game_id}")
         session = cls(game=game, setup=setup, journal=journal, game_id=game_id)
         session.states.append(game.initial_state(setup))
         for index, entry in enumerate(journal.actions(game_id)):
@@ -79,6 +82,7 @@ class Session:
     @classmethod
     def from_record(cls, record: GameRecord, journal: Journal | None = None) -> Session:
         """Continue a game from a record (e.g. an imported file); every action is checked again."""
+        check_boards(get_game(record.game), record.setup(), "record")
         session = cls.new(record.setup(), journal)
         for index, entry in enumerate(record.actions):
             action = parse_recorded(session.game, entry, "record", index)

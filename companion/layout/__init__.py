@@ -13,9 +13,11 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from companion.data import data_dir
 from companion.engine.errors import UserError, describe_validation_error, read_json_file, validation_problems
 
-LAYOUTS_DIR = Path(__file__).resolve().parents[2] / "layouts"
+#: The shipped board and card files (package data; `layouts/` in the source tree).
+LAYOUTS_DIR = data_dir("layouts")
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,14 @@ match the board.  Internally masks (one bit per site) make the checks cheap.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 from companion.engine.registry import register
-from companion.games.chinagold.board import GENERATED, Board, get_board
+from companion.games.chinagold.board import BOARD_DIR, GENERATED, Board, get_board
 from companion.games.chinagold.geometry import Grid, count_lines, sites_of
 
 HIDDEN, GOLD = "h", "g"
@@ -151,6 +152,11 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
         if not GENERATED.match(options.board):
             get_board(options.board, options.overlay)  # a missing or broken board is a UserError now
         return options
+
+    def board_files(self, setup: Setup) -> tuple[Path, ...]:
+        """A named board's file; a generated board is made from its seed and has none."""
+        board = str(setup.options.get("board", "default"))
+        return () if GENERATED.match(board) else (BOARD_DIR / f"{board}.json",)
 
     def initial_state(self, setup: Setup) -> ChinagoldState:
         options = self.options(setup.options)

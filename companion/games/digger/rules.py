@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
+from pathlib import Path
 from random import Random
 from typing import Annotated, Literal
 
@@ -16,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, 
 from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 from companion.engine.errors import UserError
 from companion.engine.registry import register
-from companion.games.digger.cards import SCORING_COLOURS, Card, DiggerCardsLayout, load_cards
+from companion.games.digger.cards import DEFAULT_CARDS_FILE, SCORING_COLOURS, Card, DiggerCardsLayout, load_cards
 
 COLOURS: tuple[str, ...] = ("B", "Y", "R", "G", "W")  # blue (water), yellow, red, green, white
 BLACK = "K"
@@ -243,6 +244,10 @@ class Digger(Game[DiggerState, DiggerOptions]):
     action_adapter: TypeAdapter[ActionModel] = TypeAdapter(DiggerAction)
 
     # -- setup -------------------------------------------------------------------------------------
+    def board_files(self, setup: Setup) -> tuple[Path, ...]:
+        cards_file = setup.options.get("cards_file")
+        return (Path(cards_file) if cards_file else DEFAULT_CARDS_FILE,)
+
     def initial_state(self, setup: Setup) -> DiggerState:
         """All 50 stones in the middle, one card per seat; the first digger's right neighbour keeps time.
 

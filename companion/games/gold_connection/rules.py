@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 from itertools import product
+from pathlib import Path
 from random import Random
 from typing import Annotated, Any, Literal
 
@@ -16,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 from companion.engine.registry import register
-from companion.games.gold_connection.board import COUNTER_FIELDS, Vault, load_vault
+from companion.games.gold_connection.board import COUNTER_FIELDS, LAYOUT_FILE, Vault, load_vault
 
 COLOURS: tuple[str, ...] = ("B", "G", "R", "Y")
 COLOUR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
@@ -346,6 +347,9 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         return load_vault()
 
     # -- setup (GC-2 ... GC-5) -------------------------------------------------------------------------
+    def board_files(self, setup: Setup) -> tuple[Path, ...]:
+        return (LAYOUT_FILE,)
+
     def initial_state(self, setup: Setup) -> GoldConnectionState:
         options = self.options(setup.options)
         self.check_setup(setup)

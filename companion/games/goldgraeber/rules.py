@@ -9,13 +9,14 @@ chips still unseen.  Dice come from hardware, touch or the seeded RNG like every
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 from companion.engine.registry import register
-from companion.games.goldgraeber.board import HEX_DIRECTIONS, Board, hex_rgb, load_board
+from companion.games.goldgraeber.board import DEFAULT_LAYOUT, HEX_DIRECTIONS, Board, hex_rgb, load_board
 from companion.games.goldgraeber.movement import reachable
 
 # -- chips -------------------------------------------------------------------------------------------
@@ -211,6 +212,9 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         return load_board()
 
     # -- setup (GG-1) ------------------------------------------------------------------------------
+    def board_files(self, setup: Setup) -> tuple[Path, ...]:
+        return (DEFAULT_LAYOUT,)
+
     def initial_state(self, setup: Setup) -> GoldgraeberState:
         board = self.board
         seats = len(setup.players)

@@ -1,0 +1,172 @@
+"""Settings' Quit / Restart / Shut down (with a confirmation step, all by touch) and the docked on-screen
+keyboard that every text field brings up on a touch-only table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from kivy.core.window import Window
+from kivy.uix.textinput import TextInput
+from kivy.uix.vkeyboard import VKeyboard
+
+from companion.app.keyboard import TableKeyboard, use_onscreen_keyboard
+from companion.app.launch import pump
+from companion.system import power
+from tests.app.ui import find_button, tap
+
+
+@pytest.fixture
+def actions(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What the Settings screen asked the app to do (the shared test app must not really stop)."""
+    done: list[str] = []
+    monkeypatch.setattr(fresh_app, "system_action", done.append)
+    return done
+
+
+def _settings(app: Any, monkeypatch: pytest.MonkeyPatch, can_power_off: bool) -> None:
+    monkeypatch.setattr(power, "can_power_off", lambda: can_power_off)
+    app.go("settings")
+    pump(2)
+
+
+def _on_the_window(*widgets: Any) -> bool:
+    """Each widget lies wholly inside the 800x480 window and is big enough for a finger."""
+    for widget in widgets:
+        left, bottom = widget.to_window(widget.x, widget.y)
+        if not (0 <= left <= left + widget.width <= Window.width
+                and 0 <= bottom <= bottom + widget.height <= Window.height and min(widget.size) >= 48):
+            return False
+    return True
+
+
+@pytest.mark.parametrize(("button", "action"), [("Quit", "quit"), ("Restart", "restart")])
+def test_quit_and_restart_ask_first_then_act(fresh_app: Any, actions: list[str], monkeypatch: pytest.MonkeyPatch,
+                                             button: str, action: str) -> None:
+    _settings(fresh_app, monkeypatch, can_power_off=False)
+    assert _on_the_window(find_button(fresh_app, "Back"), find_button(fresh_app, "Quit"),
+                          find_button(fresh_app, "Restart"))
+    tap(fresh_app, button, frames=3)
+    assert actions == []  # only the question so far
+    screen = fresh_app.root.current_screen
+    assert _on_the_window(find_button(fresh_app, button), find_button(fresh_app, "Cancel"))
+    assert screen.ids.confirm_row.children[-1].width > 200  # the question has room
+    assert screen.confirm == action and screen.ids.confirm_row.opacity == 1 and screen.ids.power_row.disabled
+    tap(fresh_app, "Cancel", frames=3)
+    assert screen.confirm == "" and actions == []
+    tap(fresh_app, button, frames=3)
+    tap(fresh_app, button)  # the confirmation row's button carries the same word
+    assert actions == [action]
+
+
+def test_shut_down_is_offered_only_where_it_can_work(fresh_app: Any, actions: list[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    _settings(fresh_app, monkeypatch, can_power_off=False)
+    with pytest.raises(AssertionError, match="no enabled button 'Shut down'"):
+        find_button(fresh_app, "Shut down")
+    fresh_app.go("home")
+    _settings(fresh_app, monkeypatch, can_power_off=True)
+    assert _on_the_window(*(find_button(fresh_app, text) for text in ("Back", "Quit", "Restart", "Shut down")))
+    tap(fresh_app, "Shut down", frames=3)
+    assert "Shut the Pi down?" in fresh_app.root.current_screen.ids.confirm_row.children[-1].text
+    assert _on_the_window(find_button(fresh_app, "Shut down"), find_button(fresh_app, "Cancel"))
+    tap(fresh_app, "Shut down")
+    assert actions == ["shutdown"]
+
+
+def test_a_refused_power_off_is_shown_and_the_app_keeps_running(fresh_app: Any,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(power, "power_off", lambda: "Access denied")
+    stopped: list[bool] = []
+    monkeypatch.setattr(fresh_app, "stop", lambda *args: stopped.append(True))
+    fresh_app.go("settings")
+    fresh_app.system_action("shutdown")
+    assert stopped == []
+    assert fresh_app.root.current_screen.message == "The Pi could not be shut down: Access denied"
+
+
+@pytest.fixture
+def docked_keyboard(fresh_app: Any) -> Iterator[Any]:
+    use_onscreen_keyboard(True)
+    yield fresh_app
+    Window.release_all_keyboards()
+    use_onscreen_keyboard(False)
+    fresh_app.set_language("en")
+
+
+def _keyboards() -> list[VKeyboard]:
+    return [child for child in Window.children if isinstance(child, VKeyboard)]
+
+
+def test_focusing_a_name_field_brings_up_the_docked_keyboard_in_the_language_layout(docked_keyboard: Any) -> None:
+    app = docked_keyboard
+    app.new_game()
+    pump(2)
+    field = next(widget for widget in app.root.current_screen.walk() if isinstance(widget, TextInput))
+    assert _keyboards() == []
+    field.focus = True
+    pump(3)
+    keyboards = _keyboards()
+    assert len(keyboards) == 1 and isinstance(keyboards[0], TableKeyboard)
+    keyboard = keyboards[0]
+    assert keyboard.docked and keyboard.layout == "qwerty"
+    assert tuple(keyboard.pos) == (0, 0) and keyboard.width * keyboard.scale == pytest.approx(Window.width)
+    for lang, layout in (("de", "de"), ("fr", "azerty"), ("en", "qwerty")):
+        app.set_language(lang)
+        pump(2)
+        assert keyboard.layout == layout
+    before = field.text
+    keyboard.dispatch("on_textinput", "z")
+    pump(1)
+    assert field.text == before + "z"
+    field.focus = False
+    pump(2)
+    assert _keyboards() == []
+
+
+def test_without_the_keyboard_mode_no_keyboard_appears(fresh_app: Any) -> None:
+    use_onscreen_keyboard(False)
+    fresh_app.new_game()
+    pump(2)
+    field = next(widget for widget in fresh_app.root.current_screen.walk() if isinstance(widget, TextInput))
+    field.focus = True
+    pump(2)
+    assert _keyboards() == []
+    field.focus = False
+    pump(1)
+
+
+def test_a_field_low_on_the_screen_is_lifted_above_the_keyboard(docked_keyboard: Any) -> None:
+    app = docked_keyboard
+    app.go("settings")
+    pump(2)
+    field = app.root.current_screen.ids.serial
+    assert field.to_window(field.x, field.y)[1] < 200  # where the docked keyboard will be
+    field.focus = True
+    pump(3)
+    keyboard = _keyboards()[0]
+    keyboard_top = keyboard.y + keyboard.height * keyboard.scale
+    assert app.root.y > 0
+    assert field.to_window(field.x, field.y)[1] >= keyboard_top
+    field.focus = False
+    pump(2)
+    assert app.root.y == 0 and _keyboards() == []
+
+
+def test_the_keyboard_is_docked_on_a_pi_unless_told_otherwise(tmp_path: Any,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import firmware_bridge.gpio as gpio
+    from companion.app.keyboard import onscreen_keyboard_wanted
+
+    model = tmp_path / "model"
+    monkeypatch.setattr(gpio, "MODEL_FILE", model)
+    monkeypatch.delenv("GOLDTABLE_KEYBOARD", raising=False)
+    assert not onscreen_keyboard_wanted()  # a PC
+    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")
+    assert onscreen_keyboard_wanted()
+    monkeypatch.setenv("GOLDTABLE_KEYBOARD", "system")
+    assert not onscreen_keyboard_wanted()
+    model.unlink()
+    monkeypatch.setenv("GOLDTABLE_KEYBOARD", "dock")
+    assert onscreen_keyboard_wanted()
