@@ -64,8 +64,10 @@ def test_translation_keeps_the_sections_and_translates_every_paragraph(stem: str
 @pytest.mark.parametrize(("stem", "lang"), PAIRS)
 def test_tests_lines_are_kept_verbatim(stem: str, lang: str) -> None:
     def tests_lines(path: Path) -> list[str]:
-        return [line for line in path.read_text(encoding="utf-8").splitlines()
-                if line.strip().startswith(("Tests:", "`tests/"))]
+        """The `Tests:` lines, and in README the indented lines that continue them."""
+        lines = path.read_text(encoding="utf-8").splitlines()
+        return [line for line in lines if line.startswith("Tests:")
+                or (line.startswith("  ") and line.strip().startswith(("Tests:", "`tests/")))]
 
     english = tests_lines(RULES_DIR / f"{stem}.md")
     assert english
