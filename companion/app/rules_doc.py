@@ -1,7 +1,9 @@
 """Read docs/rules/<game>.md (format in the common brief) so the app can show a rule by its id.
 
 Refusals cite rule ids; the Table screen shows the cited rule's text and the Rules screen lists and
-searches them all.  Pure Python, no Kivy, so it is tested on its own.
+searches them all.  Each document may have translations beside it (`<game>.de.md`, `README.fr.md`)
+with the same ids; the app's current language picks one, and English is used where a file is missing.
+Pure Python, no Kivy, so it is tested on its own.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from companion.app.i18n import current_language
 from companion.data import data_dir
 
 #: The rule texts (package data; `docs/rules/` in the source tree).
@@ -93,27 +96,45 @@ def _unwrap(paragraph: str) -> str:
     return "\n".join(out)
 
 
-@lru_cache(maxsize=16)
-def rule_book(game_id: str, rules_dir: Path = RULES_DIR) -> RuleBook:
-    """The parsed rules of a game, or an empty book when the document does not exist yet."""
-    path = rules_dir / f"{game_id}.md"
-    try:
-        return parse_rules(path.read_text(encoding="utf-8"))
-    except OSError:
-        return RuleBook(title=game_id, rules=())
+def _read(rules_dir: Path, stem: str, lang: str) -> str | None:
+    """The `<stem>.<lang>.md` translation, else the English `<stem>.md`, else None."""
+    names = [f"{stem}.md"] if lang == "en" else [f"{stem}.{lang}.md", f"{stem}.md"]
+    for name in names:
+        try:
+            return (rules_dir / name).read_text(encoding="utf-8")
+        except OSError:
+            continue
+    return None
+
+
+def rule_book(game_id: str, lang: str | None = None, rules_dir: Path | None = None) -> RuleBook:
+    """The parsed rules of a game in `lang` (default: the app's language), or an empty book when the
+    document does not exist yet."""
+    return _rule_book(game_id, lang or current_language(), rules_dir or RULES_DIR)
+
+
+@lru_cache(maxsize=32)
+def _rule_book(game_id: str, lang: str, rules_dir: Path) -> RuleBook:
+    text = _read(rules_dir, game_id, lang)
+    return parse_rules(text) if text is not None else RuleBook(title=game_id, rules=())
 
 
 _TABLE_RULE = re.compile(r"^- \*\*(TABLE-\d+) ([^*]+?)\.\*\*\s*(.*)$")
 
 
-@lru_cache(maxsize=1)
-def table_rules(rules_dir: Path = RULES_DIR) -> RuleBook:
-    """The table-wide rules (TABLE-n: undo, unreadable input) from the bullets in docs/rules/README.md."""
-    try:
-        text = (rules_dir / "README.md").read_text(encoding="utf-8")
-    except OSError:
+def table_rules(lang: str | None = None, rules_dir: Path | None = None) -> RuleBook:
+    """The table-wide rules (TABLE-n: undo, unreadable input) from the bullets in docs/rules/README.md
+    (or its translation), in `lang` (default: the app's language)."""
+    return _table_rules(lang or current_language(), rules_dir or RULES_DIR)
+
+
+@lru_cache(maxsize=8)
+def _table_rules(lang: str, rules_dir: Path) -> RuleBook:
+    text = _read(rules_dir, "README", lang)
+    if text is None:
         return RuleBook(title="Goldtable", rules=())
     rules: list[Rule] = []
+    section = ""
     current: list[str] | None = None
     for line in text.splitlines() + [""]:
         match = _TABLE_RULE.match(line)
@@ -122,11 +143,18 @@ def table_rules(rules_dir: Path = RULES_DIR) -> RuleBook:
         elif current is not None and line.startswith("  ") and not line.strip().startswith("Tests:"):
             current[2] += " " + line.strip()
         elif current is not None:
-            rules.append(Rule(id=current[0], title=current[1], text=current[2].strip(), section="Table rules"))
+            rules.append(Rule(id=current[0], title=current[1], text=current[2].strip(), section=section))
             current = None
+        if line.startswith("## "):
+            section = line[3:].strip()
     return RuleBook(title="Goldtable", rules=tuple(rules))
 
 
-def find_rule(game_id: str, rule_id: str) -> Rule | None:
-    """A rule cited by a refusal: the game's own, or a table-wide TABLE-n rule."""
-    return rule_book(game_id).get(rule_id) or table_rules().get(rule_id)
+def find_rule(game_id: str, rule_id: str, lang: str | None = None) -> Rule | None:
+    """A rule cited by a refusal: the game's own, or a table-wide TABLE-n rule, in `lang` (default: the
+    app's language); the English rule when a translation lags behind and lacks that id."""
+    for language in dict.fromkeys((lang or current_language(), "en")):
+        rule = rule_book(game_id, language).get(rule_id) or table_rules(language).get(rule_id)
+        if rule is not None:
+            return rule
+    return None
