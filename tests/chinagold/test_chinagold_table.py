@@ -7,20 +7,31 @@ from typing import Any
 
 import pytest
 
-from tests.table_helpers import kivy_ready, show_panel, touch_at  # noqa: F401 - kivy_ready is a fixture
+from tests.table_helpers import kivy_ready, make_controller, show_panel, touch_at  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
 
 def make_table(kivy_ready: Any, names: tuple[str, str] = ("Anna", "Ben")) -> tuple[Any, Any]:
-    from companion.app.table import TableModel
+    """The Chinagold controller playing a new game, with its panel on screen."""
     from companion.engine.core import Player, Setup
     from companion.engine.session import Session
 
-    table = TableModel()
-    table.attach(Session.new(Setup(game="chinagold", players=(Player(name=names[0]), Player(name=names[1])),
-                                   seed=3)))
-    return table, show_panel(kivy_ready, table, "chinagold", (540, 390))
+    controller = make_controller(Session.new(Setup(game="chinagold", players=(Player(name=names[0]),
+                                                                                Player(name=names[1])), seed=3)))
+    return controller, show_panel(kivy_ready, controller, "chinagold", (540, 390))
+
+
+def wait_for(condition: Any, what: str, timeout: float = 10.0) -> None:
+    """Run frames (the bot's answer comes back through Kivy's clock) until `condition()`."""
+    import time
+
+    from companion.app.launch import pump
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        pump(1)
 
 
 def tap_site(panel: Any, site: int) -> None:
@@ -35,7 +46,8 @@ def test_table_module_is_found() -> None:
 
 
 def test_taps_turn_a_line_and_bad_lines_are_refused(kivy_ready: Any, tmp_path: Path) -> None:
-    table, panel = make_table(kivy_ready)
+    controller, panel = make_table(kivy_ready)
+    table = controller.table
     try:
         assert panel.throwing and panel.board.view.sites == "h" * 91
         for face in ("0", "2", "1"):                 # touch entry, one face per tile
@@ -61,9 +73,10 @@ def test_taps_turn_a_line_and_bad_lines_are_refused(kivy_ready: Any, tmp_path: P
 
 
 def test_virtual_throw_and_bury_by_tap(kivy_ready: Any) -> None:
-    table, panel = make_table(kivy_ready)
+    controller, panel = make_table(kivy_ready)
+    table = controller.table
     try:
-        table.submit({"type": "throw", "values": [0, 0, 1]})
+        controller.submit({"type": "throw", "values": [0, 0, 1]})
         tap_site(panel, 40)
         tap_site(panel, 40)
         panel.throw_for_me()
@@ -80,21 +93,19 @@ def test_virtual_throw_and_bury_by_tap(kivy_ready: Any) -> None:
 
 
 def test_pi_marks_its_move_and_plays_it_on_done(kivy_ready: Any) -> None:
-    from companion.app.launch import pump
-    from companion.app.tables.chinagold import on_button
-
-    table, panel = make_table(kivy_ready, names=("Anna", "Pi"))
+    controller, panel = make_table(kivy_ready, names=("Anna", "Pi"))
+    table = controller.table
     try:
-        table.submit({"type": "throw", "values": [1, 2, 2]})
+        controller.submit({"type": "throw", "values": [1, 2, 2]})
         tap_site(panel, 0)
         tap_site(panel, 4)
-        table.submit({"type": "throw", "values": [0, 0, 1]})
-        pump(2)
-        assert panel.pi_to_move and panel.suggestion is not None
+        controller.submit({"type": "throw", "values": [0, 0, 1]})
+        wait_for(lambda: panel.suggestion is not None, "the Pi's move")
+        assert panel.pi_to_move
         assert panel.board.view.highlights, "the Pi marks the markers to turn"
         tap_site(panel, 50)                            # the humans cannot move for the Pi
         assert len(table.session.actions) == 3
-        assert on_button(table, "confirm", "gpio")
+        controller.press("confirm", "gpio")
         last = table.session.actions[-1]
         assert last.source == "bot" and table.session.state.to_move == 0
     finally:

@@ -8,21 +8,19 @@ from typing import Any
 
 import pytest
 
-from tests.table_helpers import kivy_ready, show_panel, touch_at  # noqa: F401 - kivy_ready is a fixture
+from tests.table_helpers import kivy_ready, make_controller, show_panel, touch_at  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
 
 @pytest.fixture
 def table_and_panel(kivy_ready: Any) -> Any:
-    from companion.app.table import TableModel
     from companion.engine.session import Session
     from tests.gold_connection.gc_helpers import setup
 
-    table = TableModel()
-    table.attach(Session.new(setup(2, 4)))
-    panel = show_panel(kivy_ready, table, "gold_connection", (780, 420))
-    yield table, panel
+    controller = make_controller(Session.new(setup(2, 4)))
+    panel = show_panel(kivy_ready, controller, "gold_connection", (780, 420))
+    yield controller.table, panel
     panel.detach()
     kivy_ready.remove_widget(panel)
 
@@ -133,8 +131,8 @@ def test_short_roll_offers_chips_and_failure_sends_the_arrow_home(table_and_pane
     assert state.current == 1 and state.robbers[0].chips == 2 and state.robbers[0].arrow == "S12"
     tap_safe(panel, "S4")
     press(panel, "Stop here (roll 3+)")
-    assert not table.submit_roll(["1", "7"], "serial") and table.session.state.phase == "roll"
-    assert table.submit_roll(["1", "1"], "serial")
+    assert not panel.controller.submit_roll(["1", "7"], "serial") and table.session.state.phase == "roll"
+    assert panel.controller.submit_roll(["1", "1"], "serial")
     assert table.session.actions[-1].source == "serial"
     state = table.session.state
     assert state.current == 0 and state.robbers[1].chips == 2
@@ -149,14 +147,13 @@ def test_short_roll_offers_chips_and_failure_sends_the_arrow_home(table_and_pane
 
 def test_table_dealt_setup_is_entered_bar_by_bar(kivy_ready: Any) -> None:
     from companion.app.launch import pump
-    from companion.app.table import TableModel
     from companion.app.tables import table_for
     from companion.engine.session import Session
     from tests.gold_connection.gc_helpers import fresh, setup
 
-    table = TableModel()
-    table.attach(Session.new(setup(2, 4, deal="table")))
-    panel = table_for("gold_connection").build_panel(table)
+    controller = make_controller(Session.new(setup(2, 4, deal="table")))
+    table = controller.table
+    panel = table_for("gold_connection").build_panel(controller)
     kivy_ready.add_widget(panel)
     pump(2)
     try:

@@ -16,6 +16,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.utils import colormap, get_color_from_hex
 
 from companion.app.boards.gold_connection import VaultBoard
+from companion.app.controllers import TableController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
@@ -79,6 +80,7 @@ def setup_steps(setup: Setup) -> list[str]:
 class GoldConnectionPanel(BoxLayout):
     """Board on the left; counter, odds, boxes and the due choices on the right."""
 
+    controller = ObjectProperty(None)
     table = ObjectProperty(None)
     status_text = StringProperty("")
     odds_text = StringProperty("")
@@ -93,21 +95,23 @@ class GoldConnectionPanel(BoxLayout):
     entering = ListProperty([])
     labels = DictProperty({})
 
-    def __init__(self, table: TableModel, **kwargs: Any) -> None:
+    def __init__(self, controller: TableController, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.table = table
+        self.controller = controller
+        self.table = controller.table
         self.game = GoldConnection()
         self.board = VaultBoard(layout=self.game.vault.layout)
         self.board.bind(on_safe=lambda _board, safe: self.tap_safe(safe),
                         on_bar=lambda _board, safe, bar: self.tap_bar(safe, bar))
         self.ids.board_holder.add_widget(self.board)
         self._faces_shown = False
-        table.bind(revision=self._changed)
+        self._revision = -1
+        controller.listen(self._changed)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
-        self.table.unbind(revision=self._changed)
+        self.controller.unlisten(self._changed)
 
     @property
     def state(self) -> GoldConnectionState | None:
@@ -117,6 +121,11 @@ class GoldConnectionPanel(BoxLayout):
         return session.state  # type: ignore[no-any-return]
 
     def _changed(self, *_args: Any) -> None:
+        """After an action or undo, whatever was being picked for the next one is dropped."""
+        if self.table.revision == self._revision:
+            self.refresh()
+            return
+        self._revision = self.table.revision
         self.picked = []
         self.take = {}
         self.pending_move = None
@@ -215,7 +224,7 @@ class GoldConnectionPanel(BoxLayout):
         box.clear_widgets()
         for face in DIE_FACES if self.rolling else ():
             button = Factory.GButton(text=face)
-            button.bind(on_release=lambda _b, f=face: self.table.enter_die(f))
+            button.bind(on_release=lambda _b, f=face: self.controller.enter_die(f))
             box.add_widget(button)
 
     def _button(self, text: str, callback: Any, disabled: bool = False) -> None:
@@ -230,17 +239,17 @@ class GoldConnectionPanel(BoxLayout):
             for number in self.game.start_numbers(state):
                 safe = self.game.vault.by_number[number]
                 self._button(_("Start on safe {number}").format(number=number),
-                             lambda s=safe: self.table.submit({"type": "choose_start", "safe": s}))
+                             lambda s=safe: self.controller.submit({"type": "choose_start", "safe": s}))
         elif phase == "arrows":
             for heading in self.game.vault.neighbours[state.robbers[state.current].stone or ""]:
                 self._button(_("Point to {safe}").format(safe=heading),
-                             lambda h=heading: self.table.submit({"type": "place_arrow", "heading": h}))
+                             lambda h=heading: self.controller.submit({"type": "place_arrow", "heading": h}))
         elif phase == "chips":
             assert state.announcement is not None and state.roll is not None
             shortfall = state.announcement.target - sum(state.roll)
             self._button(_("Spend {count} chips").format(count=shortfall),
-                         lambda: self.table.submit({"type": "use_chips", "count": shortfall}))
-            self._button(_("Accept the failure"), lambda: self.table.submit({"type": "use_chips", "count": 0}))
+                         lambda: self.controller.submit({"type": "use_chips", "count": shortfall}))
+            self._button(_("Accept the failure"), lambda: self.controller.submit({"type": "use_chips", "count": 0}))
         elif phase == "sort":
             rows = state.robbers[state.current].rows
             for prefer, text in (("long", _("Sort, longest rows first: {rows}")),
@@ -248,7 +257,7 @@ class GoldConnectionPanel(BoxLayout):
                 placing = auto_sort(rows, state.tray, prefer)  # type: ignore[arg-type]
                 shown = " ".join(f"{row}+{''.join(map(str, numbers))}" for row, numbers in placing.items()) or "-"
                 self._button(text.format(rows=shown),
-                             lambda p=placing: self.table.submit({"type": "sort", "rows": p}))
+                             lambda p=placing: self.controller.submit({"type": "sort", "rows": p}))
         elif phase == "enter_safes":
             self._entry_choices(state)
         elif phase == "turn":
@@ -260,7 +269,7 @@ class GoldConnectionPanel(BoxLayout):
             came = move.path[-2] if len(move.path) > 1 else state.robbers[state.current].arrow or ""
             for heading in self.game.vault.exits(move.path[-1], came):
                 self._button(_("Then point to {safe}").format(safe=heading),
-                             lambda h=heading: self.table.submit(
+                             lambda h=heading: self.controller.submit(
                                  {"type": "move", "path": list(move.path), "heading": h}))
             return
         arrow = state.robbers[state.current].arrow or ""
@@ -286,9 +295,9 @@ class GoldConnectionPanel(BoxLayout):
                 self._button(_("Plunder {bars}").format(bars=" ".join(self._take_bars(state))), self.plunder)
         if self.game.validate(state, Stop()) is None:
             self._button(_("Stop here (roll {distance}+)").format(distance=state.distance),
-                         lambda: self.table.submit({"type": "stop"}))
+                         lambda: self.controller.submit({"type": "stop"}))
         if state.last_success == "loot" and not state.moved:
-            self._button(_("End the turn"), lambda: self.table.submit({"type": "end_turn"}))
+            self._button(_("End the turn"), lambda: self.controller.submit({"type": "end_turn"}))
 
     def _entry_choices(self, state: GoldConnectionState) -> None:
         safe = next(name for name, bars in state.safes.items() if not bars)
@@ -306,21 +315,21 @@ class GoldConnectionPanel(BoxLayout):
         if state is None:
             return False
         if state.phase == "start_choose":
-            return self.table.submit({"type": "choose_start", "safe": safe})
+            return self.controller.submit({"type": "choose_start", "safe": safe})
         if state.phase == "arrows":
-            return self.table.submit({"type": "place_arrow", "heading": safe})
+            return self.controller.submit({"type": "place_arrow", "heading": safe})
         if state.phase != "turn":
             return False
         moves = [move for move in self.game.moves(state, SEARCH_DISTANCE) if move.path[-1] == safe]
         if not moves:
-            return self.table.submit({"type": "move", "path": [safe]})
+            return self.controller.submit({"type": "move", "path": [safe]})
         shortest = min(len(move.path) for move in moves)
         move = next(move for move in moves if len(move.path) == shortest)
         if move.heading is not None:
             self.pending_move = Move(path=move.path)
             self.refresh()
             return True
-        return self.table.submit(move)
+        return self.controller.submit(move)
 
     def tap_bar(self, safe: str, bar: str) -> bool:
         """A tap on a bar (on the board or its button): pick another copy, or drop them, for the loot."""
@@ -329,7 +338,7 @@ class GoldConnectionPanel(BoxLayout):
             return False
         arrow = state.robbers[state.current].arrow
         if not state.moved:
-            return self.table.submit({"type": "loot", "bars": [bar]})
+            return self.controller.submit({"type": "loot", "bars": [bar]})
         if safe != arrow:
             self.table.show_refusal(Refusal(code="loot.other_safe", rule="GC-8", params={"safe": arrow},
                                             message=N_("Only bars in the safe under your arrow ({safe}) can be "
@@ -349,7 +358,7 @@ class GoldConnectionPanel(BoxLayout):
         self.refresh()
 
     def loot_picked(self) -> bool:
-        return self.table.submit({"type": "loot", "bars": list(self.picked)})
+        return self.controller.submit({"type": "loot", "bars": list(self.picked)})
 
     def add_to_take(self, row: str) -> None:
         self.take = {**self.take, row: self.take.get(row, 0) + 1}
@@ -360,7 +369,7 @@ class GoldConnectionPanel(BoxLayout):
         victim = None if state is None else self._victim(state)
         if victim is None:
             return False
-        return self.table.submit(Plunder(victim=victim, take=dict(self.take)))
+        return self.controller.submit(Plunder(victim=victim, take=dict(self.take)))
 
     def enter_bar(self, bar: str) -> bool:
         """Table-dealt setup: add a bar to the safe being entered; six bars are submitted at once."""
@@ -373,7 +382,7 @@ class GoldConnectionPanel(BoxLayout):
             return True
         safe = next(name for name, bars in state.safes.items() if not bars)
         bars, self.entering = list(self.entering), []
-        accepted = self.table.submit({"type": "enter_safe", "safe": safe, "bars": bars})
+        accepted = self.controller.submit({"type": "enter_safe", "safe": safe, "bars": bars})
         self.refresh()
         return accepted
 
@@ -382,8 +391,8 @@ class GoldConnectionPanel(BoxLayout):
         self.refresh()
 
     def roll_for_me(self) -> None:
-        self.table.virtual_roll("virtual")
+        self.controller.virtual_roll("virtual")
 
 
-def build_panel(table: TableModel) -> GoldConnectionPanel:
-    return GoldConnectionPanel(table)
+def build_panel(controller: TableController) -> GoldConnectionPanel:
+    return GoldConnectionPanel(controller)
