@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 
-@pytest.fixture(scope="module")
-def kivy_ready() -> Any:
+@pytest.fixture(scope="module", name="kivy_ready")
+def kivy_ready_fixture() -> Any:
     """Offscreen window plus the app's shared widget rules (loaded once, as the app does)."""
     from kivy.core.window import Window
     from kivy.factory import Factory

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.table_helpers import kivy_ready, make_controller, show_panel, touch_at  # noqa: F401 - a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, show_panel, touch_at  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
@@ -111,3 +112,88 @@ def test_pi_marks_its_move_and_plays_it_on_done(kivy_ready: Any) -> None:
     finally:
         panel.detach()
         kivy_ready.remove_widget(panel)
+
+
+def test_the_pi_thinks_off_the_ui_thread(kivy_ready: Any) -> None:
+    """While the bot searches (0.8 s), Kivy's clock keeps firing: the timer and the screen never freeze."""
+    import threading
+    import time
+
+    from kivy.clock import Clock
+
+    from companion.app.controllers.chinagold import BOT_SECONDS
+    from companion.games.chinagold.bot import hint
+
+    threads: list[str] = []
+
+    def search(state: Any, seconds: float) -> Any:
+        threads.append(threading.current_thread().name)
+        return hint(state, seconds)
+
+    from companion.engine.core import Player, Setup
+    from companion.engine.session import Session
+
+    controller = make_controller(Session.new(Setup(game="chinagold", players=(Player(name="Anna"), Player(name="Pi")),
+                                                   seed=3)), search=search)
+    panel = show_panel(kivy_ready, controller, "chinagold", (540, 390))
+    ticks: list[float] = []
+    event = Clock.schedule_interval(lambda _dt: ticks.append(time.perf_counter()), 0)
+    try:
+        controller.submit({"type": "throw", "values": [1, 2, 2]})
+        controller.tap_site(0)
+        controller.tap_site(4)
+        started = time.perf_counter()
+        controller.submit({"type": "throw", "values": [0, 0, 1]})  # the Pi is to move: it starts thinking
+        assert time.perf_counter() - started < BOT_SECONDS / 2 and controller.thinking
+        wait_for(lambda: controller.suggestion is not None, "the Pi's move")
+        answered = time.perf_counter()
+        assert threads and threads[0] != threading.main_thread().name
+        during = [tick for tick in ticks if started <= tick <= answered]
+        gaps = sorted(later - earlier for earlier, later in pairwise(during))
+        # on the UI thread the search would allow no tick at all until its answer
+        assert len(during) >= 5 and gaps[len(gaps) // 2] < 0.1, (
+            f"{len(during)} ticks in {answered - started:.2f} s, longest gap {gaps[-1]:.2f} s")
+        assert panel.board.view.highlights
+    finally:
+        event.cancel()
+        panel.detach()
+        kivy_ready.remove_widget(panel)
+
+
+def test_a_stale_answer_is_dropped_and_a_fresh_one_marked(kivy_ready: Any) -> None:
+    import threading
+
+    from companion.app.launch import pump
+    from companion.engine.core import Player, Setup
+    from companion.engine.session import Session
+    from companion.games.chinagold.rules import Turn
+    from firmware_bridge.events import ButtonEvent
+
+    release = threading.Event()
+    workers: list[threading.Thread] = []
+
+    def search(state: Any, seconds: float) -> Any:
+        workers.append(threading.current_thread())
+        release.wait(10)
+        return Turn(start=40, end=40)
+
+    controller = make_controller(Session.new(Setup(game="chinagold", players=(Player(name="Anna"), Player(name="Ben")),
+                                                   seed=3)), search=search)
+    controller.submit({"type": "throw", "values": [0, 0, 1]})
+    controller.on_bridge_event(ButtonEvent(source="gpio", name="hint", action="down"))  # Chinagold's hint button
+    assert controller.thinking
+    controller.tap_site(0)
+    assert controller.tap_site(0)  # a move by touch while the bot thinks about the old position
+    moves = len(controller.session.actions)
+    release.set()
+    workers[0].join(10)
+    pump(3)
+    assert controller.suggestion is None and len(controller.session.actions) == moves
+
+    controller.submit({"type": "throw", "values": [0, 0, 1]})
+    controller.request_hint()
+    workers[-1].join(10)
+    pump(3)
+    assert controller.suggestion == Turn(start=40, end=40) and len(controller.session.actions) == moves + 1
+    controller.undo()  # the position changed: the mark goes
+    assert controller.suggestion is None and not controller.thinking

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.table_helpers import kivy_ready, make_controller, show_panel, touch_at  # noqa: F401 - a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, show_panel, touch_at  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
@@ -158,7 +158,7 @@ def test_table_dealt_setup_is_entered_bar_by_bar(kivy_ready: Any) -> None:
     pump(2)
     try:
         dealt = fresh(2, 9).safes
-        for safe, bars in dealt.items():
+        for bars in dealt.values():
             for bar in bars:
                 press(panel, bar)
         assert table.session.state.phase == "start_roll" and table.session.state.safes == dealt

@@ -326,6 +326,8 @@ class TableController:
                 table.partial = []
                 accepted = self.submit_roll(filled, source, pending.get("event"))
                 settle(self.hardware, event, recorded=accepted, reason=None if accepted else "roll.refused")
+                if accepted:
+                    return
             self.changed()
             return
         if not table.dice or len(table.entered) >= len(table.dice):
@@ -333,10 +335,11 @@ class TableController:
             return
         table.entered = [*table.entered, face]
         if len(table.entered) == len(table.dice):
-            self.submit_roll(list(table.entered), source, event)
+            if not self.submit_roll(list(table.entered), source, event):
+                self.changed()
         else:
             settle(self.hardware, event, recorded=True)
-        self.changed()
+            self.changed()
 
     def clear_entry(self) -> None:
         """Clear the keypad (also drops a partly read roll: the table enters the whole roll by touch)."""
