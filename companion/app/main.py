@@ -128,8 +128,7 @@ class GoldtableApp(App):
         self.options_model = OptionsModel()
         self.end_model = EndModel()
         self.rules_model = RulesModel()
-        self.table.bind(on_game_over=lambda *_: self.show_end(), revision=self._update_leds)
-        self.timer.bind(on_warning=self._timer_warning)
+        self.table.bind(on_game_over=lambda *_: self.show_end())
         self.controller = self._new_controller("")
 
     def on_start(self) -> None:
@@ -361,7 +360,13 @@ class GoldtableApp(App):
         from companion.app.controllers import controller_class
 
         return controller_class(game_id)(self.table, timer=self.timer, hardware=self.hardware,
-                                         announce=self.announce, show_table=lambda: self.go("table"))
+                                         announce=self.announce, show_table=lambda: self.go("table"),
+                                         play_sound=self.play_sound)
+
+    def play_sound(self, name: str) -> None:
+        """A warning through the speaker, when the sound setting is on."""
+        if self.settings.sound:
+            self.sounds.play(name)
 
     def _open_table(self, session: Session) -> None:
         from companion.app.tables import table_for
@@ -421,22 +426,3 @@ class GoldtableApp(App):
         if focused or self.controller is None:
             return False
         return self.controller.on_key(key, codepoint, modifiers)
-
-    # -- warnings --------------------------------------------------------------------------------------
-    def _timer_warning(self, _timer: Any, mark: float) -> None:
-        """5 s: short beep; 0: long beep (speaker and buzzer) and the digger's LED blinks."""
-        if self.settings.sound:
-            self.sounds.play("expired" if mark <= 0 else "warning")
-        if self.hardware is None:
-            return
-        self.hardware.beep(800 if mark <= 0 else 150)
-        if self.table.player >= 0:
-            self.hardware.led(f"seat{self.table.player + 1}", "blink")
-
-    def _update_leds(self, *_args: Any) -> None:
-        """The seat LED of whoever must act is on, the others off."""
-        session = self.table.session
-        if session is None or self.hardware is None:
-            return
-        for seat in range(len(session.setup.players)):
-            self.hardware.led(f"seat{seat + 1}", "on" if seat == self.table.player else "off")

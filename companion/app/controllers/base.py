@@ -72,15 +72,20 @@ class TableController:
 
     def __init__(self, table: TableModel, timer: TimerModel | None = None, hardware: Any = None,
                  announce: Callable[[str], None] | None = None, show_table: Callable[[], None] | None = None,
-                 call_soon: Callable[[Callable[[], None]], None] | None = None) -> None:
+                 call_soon: Callable[[Callable[[], None]], None] | None = None,
+                 play_sound: Callable[[str], None] | None = None) -> None:
         self.table = table
         self.timer = timer
         self.hardware = hardware
         self._announce = announce or (lambda _text: None)
         self._show_table = show_table or (lambda: None)
+        self._play_sound = play_sound or (lambda _name: None)
         self.call_soon = call_soon or _clock_call_soon
-        self._listeners: list[Callable[[], None]] = []
+        self._listeners: list[Callable[[], None]] = [self._update_leds]
         self._pending: dict[str, Any] = {}  # an uncertain hardware roll waiting for the table's answer
+        self._lit: tuple[int, int] | None = None  # (session, seat) the seat LEDs show
+        if timer is not None:
+            timer.bind(on_warning=self._timer_warning)
 
     # -- life cycle ----------------------------------------------------------------------------------
     @property
@@ -97,6 +102,27 @@ class TableController:
     def close(self) -> None:
         """Another game takes the table: stop background work, answer what is still open."""
         self._drop_pending("table.no_game")
+        if self.timer is not None:
+            self.timer.unbind(on_warning=self._timer_warning)
+
+    # -- signals to the table: seat LEDs, buzzer, speaker --------------------------------------------
+    def _update_leds(self) -> None:
+        """The seat LED of whoever must act is on, the others off."""
+        session = self.session
+        if session is None or self.hardware is None or self._lit == (id(session), self.table.player):
+            return
+        self._lit = (id(session), self.table.player)
+        for seat in range(len(session.setup.players)):
+            self.hardware.led(f"seat{seat + 1}", "on" if seat == self.table.player else "off")
+
+    def _timer_warning(self, _timer: Any, mark: float) -> None:
+        """5 s: short beep; 0: long beep (speaker and buzzer) and the LED of whoever acts blinks."""
+        self._play_sound("expired" if mark <= 0 else "warning")
+        if self.hardware is None:
+            return
+        self.hardware.beep(800 if mark <= 0 else 150)
+        if self.table.player >= 0:
+            self.hardware.led(f"seat{self.table.player + 1}", "blink")
 
     def listen(self, callback: Callable[[], None]) -> None:
         """Call `callback` after every change a panel may draw (accepted action, undo, a selection)."""

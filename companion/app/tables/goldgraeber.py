@@ -15,7 +15,7 @@ from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, Strin
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.app.boards.goldgraeber import BoardView, GoldgraeberBoard
-from companion.app.controllers import TableController
+from companion.app.controllers.goldgraeber import GoldgraeberController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
@@ -93,7 +93,7 @@ class GoldgraeberPanel(BoxLayout):
     #: Button texts in the current language (set in Python so the panel needs no running App).
     labels = DictProperty({})
 
-    def __init__(self, controller: TableController, **kwargs: Any) -> None:
+    def __init__(self, controller: GoldgraeberController, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.controller = controller
         self.table = controller.table
@@ -228,16 +228,8 @@ class GoldgraeberPanel(BoxLayout):
         return True
 
     def tap_field(self, field: str) -> bool:
-        """A tap on a field: the destination of the due move or raft crossing (refused with its rule)."""
-        state = self.state
-        if state is None:
-            return False
-        if state.phase in ("move", "away"):
-            return self.controller.submit({"type": "move", "to": field})
-        if state.phase == "raft":
-            return self.controller.submit({"type": "raft", "to": field})
-        return False
+        return self.controller.tap_field(field)
 
 
-def build_panel(controller: TableController) -> GoldgraeberPanel:
+def build_panel(controller: GoldgraeberController) -> GoldgraeberPanel:
     return GoldgraeberPanel(controller)
