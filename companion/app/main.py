@@ -40,11 +40,17 @@ ESCAPE = 27
 
 
 def preload() -> None:
-    """Import the engine, the four games and their pydantic models (pure Python, no Kivy): run on a
-    background thread at start, so the first frame is drawn and a tap handled without waiting for them."""
+    """Import the engine, the four games, their pydantic models and the app's view-model modules: run on
+    a background thread at start, so the first frame is drawn and a tap handled without waiting for
+    them.  Only module imports happen here (no widget, no window, no GL): those stay on the UI thread."""
     from companion.engine.registry import all_games
 
     all_games()
+    import companion.app.controllers
+    import companion.app.hardware
+    import companion.app.table
+    import companion.app.timer
+    import companion.app.viewmodels
     import companion.engine.journal
     import companion.engine.session
     import companion.games.chinagold.bot  # noqa: F401
