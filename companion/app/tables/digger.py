@@ -79,6 +79,7 @@ class DiggerPanel(BoxLayout):
         super().__init__(**kwargs)
         self.controller = controller
         self.table = controller.table
+        assert controller.timer is not None, "the Digger table shows the app's sand timer"
         self.timer = controller.timer
         self._showing_stowed = False  # the choices box holds the "stowed" toggles, not take/rob buttons
         controller.listen(self.refresh)
