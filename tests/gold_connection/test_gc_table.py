@@ -165,3 +165,30 @@ def test_table_dealt_setup_is_entered_bar_by_bar(kivy_ready: Any) -> None:
     finally:
         panel.detach()
         kivy_ready.remove_widget(panel)
+
+
+def test_hardware_buttons_loot_roll_end_the_turn_and_sort(table_and_panel: Any) -> None:
+    """confirm loots the picked bars, value_6 twice rolls 6 6, next ends the turn and then sorts."""
+    table, panel = table_and_panel
+    controller = panel.controller
+    start_game(table, panel)
+    tap_safe(panel, "E")
+    press(panel, "Then point to S8")
+    tap_safe(panel, "S8")
+    first, second = table.session.state.safes["S8"][:2]
+    controller.tap_bar("S8", first)
+    controller.tap_bar("S8", second)
+    controller.press("confirm", "gpio")
+    assert table.session.state.phase == "roll" and table.session.actions[-1].action["type"] == "loot"
+    controller.press("value_6", "gpio")
+    controller.press("value_6", "gpio")
+    assert table.session.actions[-1].action == {"type": "roll", "values": [6, 6]}
+    assert table.session.actions[-1].source == "gpio" and table.session.state.last_success == "loot"
+    controller.press("next", "gpio")
+    assert table.session.state.phase == "sort"
+    controller.press("next", "gpio")
+    state = table.session.state
+    assert state.current == 1 and state.robbers[0].stone == "S8"
+    tap_safe(panel, "S4")
+    controller.press("stop", "gpio")  # Stop here: the loot roll for the move is announced
+    assert table.session.actions[-1].action == {"type": "stop"} and table.session.state.phase == "roll"

@@ -2,12 +2,12 @@
 the loot or taken from a victim's box, the table-dealt safes are entered bar by bar.
 
 `confirm` loots the picked bars (or plunders the chosen take); `next` ends the turn after a successful
-loot, or sorts the tray longest rows first.
+loot, or sorts the tray longest rows first; `stop` is "Stop here".
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.app.controllers.base import TableController
 from companion.engine.core import N_, ActionModel, Event, Refusal
@@ -19,6 +19,9 @@ from companion.games.gold_connection.rules import (
     auto_sort,
     top_bars,
 )
+
+if TYPE_CHECKING:
+    from companion.engine.record import Source
 
 SEARCH_DISTANCE = 17  # 12 on the dice plus at most 5 chips: no longer move can ever be rolled
 
@@ -65,6 +68,13 @@ class GoldConnectionController(TableController):
         if self.take and victim is not None:
             return Plunder(victim=victim, take=dict(self.take))
         return None
+
+    def button(self, name: str, source: Source, event: Any) -> bool:
+        """`stop` ends the arrow's move where it is and announces the loot roll ("Stop here")."""
+        if name == "stop" and self.table.check({"type": "stop"}) is None:
+            self.submit({"type": "stop"}, source, event)
+            return True
+        return super().button(name, source, event)
 
     def next_action(self) -> ActionModel | dict[str, Any] | None:
         state = self.state
