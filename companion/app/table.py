@@ -60,7 +60,7 @@ class TableModel(EventDispatcher):
     can_undo = BooleanProperty(False)
     over = BooleanProperty(False)
 
-    __events__ = ("on_game_over", "on_accepted")
+    __events__ = ("on_game_over",)
 
     # -- binding a session ---------------------------------------------------------------------------
     def attach(self, session: Session | None) -> None:
@@ -149,7 +149,6 @@ class TableModel(EventDispatcher):
         self.entered = []
         self._log_events(actor, events)
         self.refresh()
-        self.dispatch("on_accepted", events)
 
     def undone(self) -> None:
         """Show that the last action was taken back."""
@@ -189,7 +188,3 @@ class TableModel(EventDispatcher):
 
     def on_game_over(self) -> None:
         """Default handler (the app switches to the End screen)."""
-
-    def on_accepted(self, events: tuple[Event, ...]) -> None:
-        """Default handler (the timer and sounds react to events)."""
-
