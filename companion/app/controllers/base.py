@@ -159,11 +159,10 @@ class TableController:
         if kind == "button" and event.action != "down":  # `up` and `held` carry no meaning of their own
             settle(self.hardware, event, recorded=True)
             return
-        if not self.playing:
+        if self.session is None:
             self._refuse_no_game(event)
             return
         ref = getattr(event, "ref", None)
-        assert self.session is not None
         if ref is not None and (self.session.is_recorded(ref) or ref == self._pending.get("ref")):
             if ref != self._pending.get("ref"):
                 settle(self.hardware, event, recorded=True)  # a resend of a frame already in the journal
@@ -179,6 +178,7 @@ class TableController:
             self.press("hourglass" if event.state == "flip" else "flat", source, event)
 
     def _refuse_no_game(self, event: Any) -> None:
+        """Input with no game to go to: the table is told on any screen, the device hears why."""
         if self.session is None:
             self._announce(_("No game is being played: start or resume one first. The input was not used."))
             settle(self.hardware, event, recorded=False, reason="table.no_game")
@@ -188,12 +188,10 @@ class TableController:
 
     # -- buttons (GPIO, serial, keyboard, on-screen) -------------------------------------------------
     def press(self, name: str, source: Source = "keyboard", event: Any = None) -> None:
-        """A named button: the game's own meaning first (`button`), then the table-wide one."""
-        if not self.playing:
-            if event is not None:
-                self._refuse_no_game(event)
-            elif self.session is None:
-                self._announce(_("No game is being played: start or resume one first. The input was not used."))
+        """A named button: the game's own meaning first (`button`), then the table-wide one.  Undo also
+        works once the game is over (the last move was a mistake)."""
+        if self.session is None or (self.session.is_over() and name != "undo"):
+            self._refuse_no_game(event)
             return
         if name in ("confirm", "next") and self.table.notice_choices:
             settle(self.hardware, event, recorded=True)  # the confirmed roll is answered on its own
@@ -339,7 +337,8 @@ class TableController:
     # -- dice from touch, keys, value buttons or sensors ---------------------------------------------
     def enter_die(self, face: str, source: Source = "touch", event: Any = None) -> None:
         """The next die shows `face` (after a partly unreadable roll: the next die the sensors could not
-        read); the roll is submitted once every die is known."""
+        read); the roll is submitted once every die is known.  The entry so far is the TableModel's
+        `entered`/`partial`, which the keypads bind to (no full redraw per die)."""
         table = self.table
         if table.partial:
             filled = list(table.partial)
@@ -347,32 +346,26 @@ class TableController:
             if "?" in filled:
                 table.partial = filled
                 settle(self.hardware, event, recorded=True)
-            else:
-                pending, self._pending = self._pending, {}
-                table.partial = []
-                accepted = self.submit_roll(filled, source, pending.get("event"))
-                settle(self.hardware, event, recorded=accepted, reason=None if accepted else "roll.refused")
-                if accepted:
-                    return
-            self.changed()
+                return
+            pending, self._pending = self._pending, {}
+            table.partial = []
+            accepted = self.submit_roll(filled, source, pending.get("event"))
+            settle(self.hardware, event, recorded=accepted, reason=None if accepted else "roll.refused")
             return
         if not table.dice or len(table.entered) >= len(table.dice):
             settle(self.hardware, event, recorded=False, reason="roll.not_expected")
             return
         table.entered = [*table.entered, face]
         if len(table.entered) == len(table.dice):
-            if not self.submit_roll(list(table.entered), source, event):
-                self.changed()
+            self.submit_roll(list(table.entered), source, event)
         else:
             settle(self.hardware, event, recorded=True)
-            self.changed()
 
     def clear_entry(self) -> None:
         """Clear the keypad (also drops a partly read roll: the table enters the whole roll by touch)."""
         self._drop_pending("roll.entered_by_touch")
         self.table.entered = []
         self.table.partial = []
-        self.changed()
 
     def submit_roll(self, values: list[str], source: Source, event: Any = None) -> bool:
         """Submit dice values; a value a die does not have, or a missing die, asks for touch entry."""
@@ -400,6 +393,9 @@ class TableController:
         the sensors could not read at all (`?`) are tapped in on the keypad.  Until the table answers,
         the frame stays unanswered (the device keeps it), so a restart asks again."""
         table = self.table
+        if not self.playing:
+            self._refuse_no_game(event)
+            return
         if not uncertain:
             self.submit_roll(values, source, event)
             return
@@ -410,7 +406,6 @@ class TableController:
             table.entered = []
             table.partial = list(values)  # the keypad asks for the unread dice only ("Clear": whole roll)
             self._pending = {"values": values, "source": source, "event": event, "ref": getattr(event, "ref", None)}
-            self.changed()
             return
         self._pending = {"values": values, "source": source, "event": event, "ref": getattr(event, "ref", None)}
         table.show_notice(_("The sensors are unsure about die {dice} (read as {values}). Confirm the reading, "

@@ -89,11 +89,13 @@ class ChinagoldPanel(BoxLayout):
         self.board: ChinagoldBoard | None = None
         self._faces_shown: tuple[int, tuple[str, ...]] | None = None
         controller.listen(self.refresh)
+        self.table.bind(entered=self._rebuild_faces)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
         self.controller.unlisten(self.refresh)
+        self.table.unbind(entered=self._rebuild_faces)
 
     @property
     def state(self) -> ChinagoldState | None:
@@ -151,7 +153,7 @@ class ChinagoldPanel(BoxLayout):
             return set(self.board.grid.line_between(action.start, action.end) or ())
         return set()
 
-    def _rebuild_faces(self) -> None:
+    def _rebuild_faces(self, *_args: Any) -> None:
         """Two buttons per tile still to enter (touch input of a throw); rebuilt only when the tile changes."""
         dice = self.table.dice
         entered = len(self.table.entered)
