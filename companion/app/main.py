@@ -56,6 +56,18 @@ def preload() -> None:
     import companion.games.chinagold.bot  # noqa: F401
 
 
+def freeze_heap() -> None:
+    """Collect once, then move every object still alive into the permanent generation (`gc.freeze`).
+
+    The screens, the game's states and widgets live on; without this a full collection walks them all,
+    a pause of ~100 ms that lands inside whichever tap triggers it.  Run where a pause does no harm: after
+    start-up and when a table opens; what an earlier freeze kept is collected again first.
+    """
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+
+
 def release_free_heap() -> None:
     """Hand the C heap's free pages back to the system (glibc only; elsewhere nothing happens).
 
@@ -164,7 +176,7 @@ class GoldtableApp(App):
             self.game_id = "digger"
         self.refresh_resume()
         self.root.get_screen("home").build_games()
-        gc.freeze()  # what start-up built lives on: later collections need not walk it (no pause in a tap)
+        Clock.schedule_once(lambda _dt: freeze_heap(), 0)
 
     def _start_hardware(self) -> None:
         from companion.app.hardware import HardwareLink, default_sources
@@ -386,7 +398,7 @@ class GoldtableApp(App):
         self.go("table", remember=False)
         if session.is_over():
             self.show_end()
-        gc.freeze()  # the game's states and widgets join the long-lived objects a collection skips
+        Clock.schedule_once(lambda _dt: freeze_heap(), 0)  # before the first move, not in a tap
 
     def announce(self, text: str) -> None:
         """Show `text` over whatever screen is showing for a few seconds."""

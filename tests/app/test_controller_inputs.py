@@ -228,3 +228,14 @@ def test_resuming_a_game_with_colour_names_shows_the_table(fresh_app: Any) -> No
     assert app.root.current == "table"
     assert app.table.turn_colour.startswith("#") and len(app.table.turn_colour) == 7
     assert [row["colour"] for row in app.table.scores] == ["#ff0000", "#0000ff", "#008000", "#ffff00"]
+
+
+def test_a_table_opening_freezes_the_heap(fresh_app: Any) -> None:
+    """What lives on after a table opens is kept out of later collections (no full GC inside a tap)."""
+    import gc
+
+    app = fresh_app
+    gc.unfreeze()
+    open_game(app, "goldgraeber")
+    pump(2)
+    assert gc.get_freeze_count() > 10000

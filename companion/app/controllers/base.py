@@ -48,6 +48,15 @@ def settle(hardware: Any, event: Any, recorded: bool, reason: str | None = None)
         answer(event, recorded=recorded, reason=reason)
 
 
+def frame_ref(event: Any) -> str | None:
+    """The reference of the hardware frame behind an input (`<source>:<seq>`), None for touch and keys.
+
+    Read with getattr because `event.ref` comes with the same bridge work as `settle` (issue 10); after
+    the merge this is `None if event is None else event.ref`.
+    """
+    return getattr(event, "ref", None)
+
+
 def record_source(event_source: str) -> Source:
     """The record's `source` for a bridge event: `gpio` for pin sources, else `serial`."""
     return "gpio" if event_source.startswith("gpio") else "serial"
@@ -162,7 +171,7 @@ class TableController:
         if self.session is None:
             self._refuse_no_game(event)
             return
-        ref = getattr(event, "ref", None)
+        ref = frame_ref(event)
         if ref is not None and (self.session.is_recorded(ref) or ref == self._pending.get("ref")):
             if ref != self._pending.get("ref"):
                 settle(self.hardware, event, recorded=True)  # a resend of a frame already in the journal
@@ -277,7 +286,7 @@ class TableController:
             return False
         actor = session.prompt().player
         try:
-            outcome = session.submit(action, source, ref=getattr(event, "ref", None))
+            outcome = session.submit(action, source, ref=frame_ref(event))
         except JournalError as error:
             self.table.show_notice(_("Could not save the move, so it was not played: {problem}").format(
                 problem=str(error)))
@@ -405,9 +414,9 @@ class TableController:
             table.clear_messages()
             table.entered = []
             table.partial = list(values)  # the keypad asks for the unread dice only ("Clear": whole roll)
-            self._pending = {"values": values, "source": source, "event": event, "ref": getattr(event, "ref", None)}
+            self._pending = {"values": values, "source": source, "event": event, "ref": frame_ref(event)}
             return
-        self._pending = {"values": values, "source": source, "event": event, "ref": getattr(event, "ref", None)}
+        self._pending = {"values": values, "source": source, "event": event, "ref": frame_ref(event)}
         table.show_notice(_("The sensors are unsure about die {dice} (read as {values}). Confirm the reading, "
                             "or enter the roll by touch.").format(dice=dice, values=" ".join(values)),
                           choices=["confirm", "touch"])
