@@ -165,6 +165,8 @@ def test_input_with_no_game_is_told_on_screen_and_refused(fresh_app: Any, answer
     hardware(app, frame)
     assert answers.calls[-1][:3] == (frame, False, "table.no_game")
     assert "No game is being played" in app.announcement
+    banner = next(widget for widget in Window.children if getattr(widget, "text", None) == app.announcement)
+    assert banner.height > 0 and banner.top <= Window.height  # shown over the Settings screen
     assert app.root.current == "settings"
 
 
