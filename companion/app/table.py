@@ -40,7 +40,7 @@ def hex_colour(colour: str | None, fallback: str) -> str:
 class TableModel(EventDispatcher):
     """View-model of one game at the table.  `revision` changes after every accepted action or undo."""
 
-    session: Session = ObjectProperty(None, allownone=True)  # type: ignore[assignment]
+    session: Session | None = ObjectProperty(None, allownone=True)  # type: ignore[assignment]
     revision = NumericProperty(0)
     player = NumericProperty(-1)
     turn_text = StringProperty("")
