@@ -177,6 +177,9 @@ def test_uncertain_roll_is_answered_when_the_table_confirms_it(fresh_app: Any, a
     hardware(app, frame)
     hardware(app, frame)  # resent while the table decides: asked once, not answered yet
     assert not answers.calls and "unsure" in app.table.notice_text
+    app.table.clear_messages()  # other input cleared the question away; the device resends the frame
+    hardware(app, frame)
+    assert not answers.calls and app.table.notice_choices == ["confirm", "touch"]
     hardware(app, ButtonEvent(source="gpio", name="confirm", action="down"))
     assert session.actions[-1].action["values"] == [2, 5] and session.actions[-1].ref == "sensor:9"
     assert (frame, True, None, 1) in answers.calls

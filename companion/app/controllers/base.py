@@ -172,10 +172,13 @@ class TableController:
             self._refuse_no_game(event)
             return
         ref = frame_ref(event)
-        if ref is not None and (self.session.is_recorded(ref) or ref == self._pending.get("ref")):
-            if ref != self._pending.get("ref"):
-                settle(self.hardware, event, recorded=True)  # a resend of a frame already in the journal
-            return  # (a resend of the roll the table is being asked about is answered with it)
+        if ref is not None and ref == self._pending.get("ref"):  # resent while the table decides
+            if not self.table.partial and "confirm" not in self.table.notice_choices:
+                self._ask_about_pending()  # the question was cleared away meanwhile
+            return  # answered together with the table's decision
+        if ref is not None and self.session.is_recorded(ref):
+            settle(self.hardware, event, recorded=True)  # a resend of a frame already in the journal
+            return
         if kind == "roll":
             uncertain = [index for index, value in enumerate(event.values) if value == "?"]
             if event.uncertain and not uncertain:
@@ -409,17 +412,24 @@ class TableController:
             self.submit_roll(values, source, event)
             return
         self._drop_pending("roll.entered_by_touch")
-        dice = ", ".join(str(index + 1) for index in uncertain)
+        self._pending = {"values": values, "uncertain": uncertain, "source": source, "event": event,
+                         "ref": frame_ref(event)}
         if "?" in values and len(values) == len(table.dice):
             table.clear_messages()
             table.entered = []
             table.partial = list(values)  # the keypad asks for the unread dice only ("Clear": whole roll)
-            self._pending = {"values": values, "source": source, "event": event, "ref": frame_ref(event)}
             return
-        self._pending = {"values": values, "source": source, "event": event, "ref": frame_ref(event)}
-        table.show_notice(_("The sensors are unsure about die {dice} (read as {values}). Confirm the reading, "
-                            "or enter the roll by touch.").format(dice=dice, values=" ".join(values)),
-                          choices=["confirm", "touch"])
+        self._ask_about_pending()
+
+    def _ask_about_pending(self) -> None:
+        """Ask the table to confirm the uncertain reading (again, when the device resends it after the
+        question was cleared away by other input)."""
+        pending = self._pending
+        dice = ", ".join(str(index + 1) for index in pending["uncertain"])
+        self.table.show_notice(_("The sensors are unsure about die {dice} (read as {values}). Confirm the "
+                                 "reading, or enter the roll by touch.").format(
+                                     dice=dice, values=" ".join(pending["values"])),
+                               choices=["confirm", "touch"])
 
     def answer_notice(self, choice: str) -> None:
         """The way on from a notice: confirm the uncertain reading, re-enter it by touch, or dismiss."""
