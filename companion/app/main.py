@@ -123,8 +123,9 @@ class GoldtableApp(App):
 
     # -- building ------------------------------------------------------------------------------------
     def build(self) -> ScreenManager:
-        """Only Home is built before the first frame; the engine, the journal, the view-models and the
-        other screens come right after it (screens on their first visit), so the table sees the app at once."""
+        """Only Home is built before the first frame; the engine and the games are imported meanwhile on a
+        background thread, the journal, view-models and hardware follow (see `_after_first_frame`) and the
+        other screens are built on their first visit, so the table sees the app at once."""
         Builder.load_file(str(APP_DIR / "widgets.kv"))
         manager = ScreenManager(transition=NoTransition())
         self._add_screen(manager, "home")
