@@ -244,3 +244,20 @@ def test_a_table_opening_freezes_the_heap(fresh_app: Any) -> None:
     open_game(app, "goldgraeber")
     pump(2)
     assert gc.get_freeze_count() > 10000
+
+
+def test_hardware_undo_after_the_last_move_goes_back_to_the_table(fresh_app: Any) -> None:
+    from companion.app.demo import demo_session
+
+    app = fresh_app
+    finished = demo_session(None, moves=None, game="digger")
+    session = Session.new(finished.setup, app.journal)
+    for entry in finished.actions:
+        assert session.submit(entry.action, entry.source).accepted
+    app._open_table(session)
+    pump(2)
+    assert app.root.current == "end"
+    played = len(session.actions)
+    hardware(app, ButtonEvent(source="gpio", name="undo", action="down"))
+    assert len(session.actions) == played - 1 and not session.is_over()
+    assert app.root.current == "table"

@@ -318,6 +318,7 @@ class TableController:
             if event is not None:
                 self._refuse_no_game(event)
             return False
+        was_over = session.is_over()
         try:
             outcome = session.undo()
         except JournalError as error:
@@ -333,6 +334,8 @@ class TableController:
         self.table.undone()
         self.on_undone()
         self.changed()
+        if was_over:
+            self.show_table()  # the last move of the game taken back: play goes on at the table
         return True
 
     def virtual_roll(self, source: Source = "virtual") -> bool:
