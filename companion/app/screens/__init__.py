@@ -145,12 +145,10 @@ class TableScreen(Screen):
     """The shared table frame; the game's panel goes into `ids.panel`."""
 
     module: ModuleType | None = ObjectProperty(None, allownone=True)  # type: ignore[assignment]
-    #: The game's controller: the panel forwards taps to it (kv: Timer button shown when it uses one).
-    controller = ObjectProperty(None, allownone=True)
 
     def show_panel(self, module: ModuleType, controller: Any) -> None:
+        """The game's panel, forwarding its taps to `controller`, replaces the previous one."""
         self.module = module
-        self.controller = controller
         holder = self.ids.panel
         for old_panel in holder.children:
             getattr(old_panel, "detach", lambda: None)()  # stop listening to the table and the timer
