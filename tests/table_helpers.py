@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 
-@pytest.fixture(scope="module")
-def kivy_ready() -> Any:
+@pytest.fixture(scope="module", name="kivy_ready")
+def kivy_ready_fixture() -> Any:
     """Offscreen window plus the app's shared widget rules (loaded once, as the app does)."""
     from kivy.core.window import Window
     from kivy.factory import Factory
@@ -22,12 +22,22 @@ def kivy_ready() -> Any:
     return Window
 
 
-def show_panel(window: Any, table: Any, game: str, size: tuple[int, int]) -> Any:
-    """The game's table panel for `table`, placed at the window's origin at `size` and laid out."""
+def make_controller(session: Any, **kwargs: Any) -> Any:
+    """A TableModel with the game's controller (no App, no hardware) playing `session`."""
+    from companion.app.controllers import controller_class
+    from companion.app.table import TableModel
+
+    controller = controller_class(session.setup.game)(TableModel(), **kwargs)
+    controller.open(session)
+    return controller
+
+
+def show_panel(window: Any, controller: Any, game: str, size: tuple[int, int]) -> Any:
+    """The game's table panel for `controller`, placed at the window's origin at `size` and laid out."""
     from companion.app.launch import pump
     from companion.app.tables import table_for
 
-    panel = table_for(game).build_panel(table)
+    panel = table_for(game).build_panel(controller)
     panel.size_hint = (None, None)
     panel.size = size
     panel.pos = (0, 0)

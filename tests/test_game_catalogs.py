@@ -42,7 +42,8 @@ class GameDomain:
 DOMAINS = [
     GameDomain("digger", ("companion/games/digger/rules.py",), ("N_",), least_messages=21, least_po_entries=1),
     GameDomain("gold_connection",
-               ("companion/games/gold_connection/rules.py", "companion/app/tables/gold_connection.py"),
+               ("companion/games/gold_connection/rules.py", "companion/app/tables/gold_connection.py",
+                "companion/app/controllers/gold_connection.py"),
                ("N_", "_"), least_messages=81, least_po_entries=81,
                same_in=frozenset({("fr", "distance {distance}")})),
     GameDomain("goldgraeber", ("companion/games/goldgraeber/rules.py", "companion/app/tables/goldgraeber.py"),

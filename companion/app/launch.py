@@ -124,9 +124,9 @@ def show_screen(app: Any, screen: str) -> None:
             app.timer.start(30)
             app.go("timer")
         elif screen == "refusal":
-            app.table.submit({"type": "rob", "colour": "W", "victim": 1})
+            app.controller.submit({"type": "rob", "colour": "W", "victim": 1})
         elif screen == "notice":
-            app.table.hardware_roll(["Y", "R", "R", "B", "K"], [1], "serial")
+            app.controller.hardware_roll(["Y", "R", "R", "B", "K"], [1], "serial")
         elif screen == "rules":
             app.go("rules")
     elif screen == "end":
@@ -134,11 +134,7 @@ def show_screen(app: Any, screen: str) -> None:
         finished = next((g.id for g in journal.games() if g.finished), journal.games()[-1].id)
         from companion.engine.session import Session
 
-        app.table.attach(Session.resume(journal, finished))
-        from companion.app.tables import table_for
-
-        app.screen("table").show_panel(table_for(app.table.session.setup.game))
-        app.show_end()
+        app._open_table(Session.resume(journal, finished))  # a finished game: the End screen follows
     pump(4)
 
 

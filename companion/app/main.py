@@ -1,13 +1,15 @@
 """The Goldtable Kivy app: screens, navigation, and the wiring of session, hardware, timer and language.
 
-The App object is the controller: it owns the journal, the settings, the hardware link and the
-view-models; screens (.kv files in `screens/`) bind to them.  Hardware events arrive through
-`HardwareLink.on_event`, already on the UI thread.
+The App object only wires parts together: the journal, the settings, the hardware link, the view-models
+and the game's table controller (companion/app/controllers/), which receives every input whatever
+screen is showing.  Hardware events arrive through `HardwareLink.on_event`, already on the UI thread.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,16 +28,45 @@ from companion.app.keyboard import onscreen_keyboard_wanted, use_onscreen_keyboa
 from companion.app.settings import AppSettings, load_settings, save_settings, settings_path
 
 if TYPE_CHECKING:
+    from companion.app.controllers import TableController
     from companion.app.table import TableModel
     from companion.engine.core import Setup
+    from companion.engine.record import Source
     from companion.engine.session import Session
 
 log = logging.getLogger(__name__)
 
 APP_DIR = Path(__file__).resolve().parent
-#: Keyboard stand-ins for the hardware on a PC (also listed on the Hardware screen).
-KEY_BUTTONS: dict[str, str] = {"s": "stop", "h": "hourglass", "c": "confirm", "u": "undo", "n": "next"}
-KEY_FACES = "byrgwk123456"
+ESCAPE = 27
+
+
+def preload() -> None:
+    """Import the engine, the four games, their pydantic models and the app's view-model modules: run on
+    a background thread at start, so the first frame is drawn and a tap handled without waiting for
+    them.  Only module imports happen here (no widget, no window, no GL): those stay on the UI thread."""
+    from companion.engine.registry import all_games
+
+    all_games()
+    import companion.app.controllers
+    import companion.app.hardware
+    import companion.app.table
+    import companion.app.timer
+    import companion.app.viewmodels
+    import companion.engine.journal
+    import companion.engine.session
+    import companion.games.chinagold.bot  # noqa: F401
+
+
+def freeze_heap() -> None:
+    """Collect once, then move every object still alive into the permanent generation (`gc.freeze`).
+
+    The screens, the game's states and widgets live on; without this a full collection walks them all,
+    a pause of ~100 ms that lands inside whichever tap triggers it.  Run where a pause does no harm: after
+    start-up and when a table opens; what an earlier freeze kept is collected again first.
+    """
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def release_free_heap() -> None:
@@ -63,8 +94,12 @@ class GoldtableApp(App):
     game_id = StringProperty("digger")
     resume_text = StringProperty("")
     journal_notice = StringProperty("")
+    #: A short message shown over any screen (e.g. a roll arrived while no game is being played).
+    announcement = StringProperty("")
     simulated = BooleanProperty(True)
     table: TableModel = ObjectProperty(None)  # type: ignore[assignment]
+    #: The game's TableController: every input goes here (kv: `app.controller.undo()`).
+    controller: TableController = ObjectProperty(None)  # type: ignore[assignment]
 
     def __init__(self, journal_path: Path | None = None, sources: list[Any] | None = None,
                  settings_file: Path | None = None, use_system_hardware: bool = True,
@@ -84,16 +119,20 @@ class GoldtableApp(App):
         self.game_id = self.settings.last_game
         self._history: list[str] = []
         self._options: dict[str, Any] = {}
+        self._preload = threading.Thread(target=preload, name="goldtable-preload", daemon=True)
+        self._announcement_event: Any = None
 
     # -- building ------------------------------------------------------------------------------------
     def build(self) -> ScreenManager:
-        """Only Home is built before the first frame; the engine, the journal, the view-models and the
-        other screens come right after it (screens on their first visit), so the table sees the app at once."""
+        """Only Home is built before the first frame; the engine and the games are imported meanwhile on a
+        background thread, the journal, view-models and hardware follow (see `_after_first_frame`) and the
+        other screens are built on their first visit, so the table sees the app at once."""
         Builder.load_file(str(APP_DIR / "widgets.kv"))
         use_onscreen_keyboard(onscreen_keyboard_wanted())  # every text field, on a touch-only table
         manager = ScreenManager(transition=NoTransition())
         self._add_screen(manager, "home")
         Window.bind(on_key_down=self._on_key_down)
+        self._preload.start()
         return manager
 
     def _load_models(self) -> None:
@@ -110,20 +149,28 @@ class GoldtableApp(App):
         self.options_model = OptionsModel()
         self.end_model = EndModel()
         self.rules_model = RulesModel()
-        self.table.bind(on_game_over=lambda *_: self.show_end(), revision=self._update_leds)
-        self.timer.bind(on_warning=self._timer_warning)
+        self.table.bind(on_game_over=lambda *_: self.show_end())
+        self.controller = self._new_controller("")
 
     def on_start(self) -> None:
+        from companion.app.screens import AnnouncementBanner
+
+        Window.add_widget(AnnouncementBanner())
         Window.bind(on_flip=self._after_first_frame)
 
-    def _after_first_frame(self, *_args: Any) -> None:
-        """Work that need not delay the first frame: engine and journal, hardware, the game list, Resume.
-        Also run at once if a tap comes before that frame (see `go`)."""
-        from companion.engine.registry import all_games
-
+    def _after_first_frame(self, *args: Any) -> None:
+        """Work that need not delay the first frame: journal, view-models, hardware, the game list, Resume.
+        Called from the frame loop it waits (frame by frame) for the background imports; called by a tap
+        that comes before (see `go`), it waits for them at once."""
         Window.unbind(on_flip=self._after_first_frame)
         if self.ready:
             return
+        if args and self._preload.is_alive():  # from the frame loop: keep drawing, look again soon
+            Clock.schedule_once(self._after_first_frame, 0.02)
+            return
+        self._preload.join()
+        from companion.engine.registry import all_games
+
         if self.journal is None:
             self._load_models()
         if self.hardware is None:
@@ -132,6 +179,7 @@ class GoldtableApp(App):
             self.game_id = "digger"
         self.refresh_resume()
         self.root.get_screen("home").build_games()
+        Clock.schedule_once(lambda _dt: freeze_heap(), 0)
 
     def _start_hardware(self) -> None:
         from companion.app.hardware import HardwareLink, default_sources
@@ -143,8 +191,9 @@ class GoldtableApp(App):
             sources = [*sources, *found]
         self.hardware = HardwareLink(sources, problems)
         self.simulated = self.hardware.simulated
-        self.hardware.bind(on_event=lambda _link, event: self.on_bridge_event(event),
+        self.hardware.bind(on_event=lambda _link, event: self.controller.on_bridge_event(event),
                            simulated=self.setter("simulated"))
+        self.controller.hardware = self.hardware
         self.hardware.start()
 
     @staticmethod
@@ -278,7 +327,7 @@ class GoldtableApp(App):
         self.settings = self.players_model.remember(self.settings)
         self.save_settings()
         self.options_model.load(get_game(self.game_id), self._options if self._options_game == self.game_id
-                                else None)
+                                else None, [player.name for player in self.players_model.players()])
         self.go("options")
 
     _options_game = ""
@@ -343,16 +392,38 @@ class GoldtableApp(App):
         self.game_id = session.setup.game
         self._open_table(session)
 
+    def _new_controller(self, game_id: str) -> TableController:
+        from companion.app.controllers import controller_class
+
+        return controller_class(game_id)(self.table, timer=self.timer, hardware=self.hardware,
+                                         announce=self.announce, show_table=lambda: self.go("table"),
+                                         play_sound=self.play_sound)
+
+    def play_sound(self, name: str) -> None:
+        """A warning through the speaker, when the sound setting is on."""
+        if self.settings.sound:
+            self.sounds.play(name)
+
     def _open_table(self, session: Session) -> None:
         from companion.app.tables import table_for
 
-        self.table.attach(session)
+        self.controller.close()
         self.timer.reset()
-        self.screen("table").show_panel(table_for(session.setup.game))
+        self.controller = self._new_controller(session.setup.game)
+        self.controller.open(session)
+        self.screen("table").show_panel(table_for(session.setup.game), self.controller)
         self._history.clear()
         self.go("table", remember=False)
         if session.is_over():
             self.show_end()
+        Clock.schedule_once(lambda _dt: freeze_heap(), 0)  # before the first move, not in a tap
+
+    def announce(self, text: str) -> None:
+        """Show `text` over whatever screen is showing for a few seconds."""
+        self.announcement = text
+        if self._announcement_event is not None:
+            self._announcement_event.cancel()
+        self._announcement_event = Clock.schedule_once(lambda _dt: setattr(self, "announcement", ""), 6)
 
     def show_end(self) -> None:
         session = self.table.session
@@ -374,85 +445,20 @@ class GoldtableApp(App):
         except OSError as error:
             self.end_model.export_text = _("Could not save: {problem}").format(problem=str(error))
 
-    # -- hardware and keyboard -----------------------------------------------------------------------
-    def on_bridge_event(self, event: Any) -> None:
-        """A bridge event, on the UI thread: dice, buttons, the hourglass, a source coming or going."""
-        from companion.app.hardware import record_source
-
-        kind = event.event
-        if kind == "roll":
-            if self.root.current in ("table", "timer") and self.table is not None:
-                uncertain = [index for index, value in enumerate(event.values) if value == "?"]
-                if event.uncertain and not uncertain:
-                    uncertain = list(range(len(event.values)))
-                self.table.hardware_roll(list(event.values), uncertain, record_source(event.source))
-        elif kind == "button" and event.action == "down":
-            self.press_button(event.name, record_source(event.source))
-        elif kind == "timer" and event.state == "flip":
-            self.press_button("hourglass", record_source(event.source))
-        elif kind == "status" and event.state in ("disconnected", "link_lost"):
-            if self.table.session is not None and not self.table.over:
-                self.table.show_notice(_("The sensor {source} is not answering ({state}). Carry on with touch "
-                                         "input; nothing was lost.").format(source=event.source, state=event.state))
-
-    def press_button(self, name: str, source: str = "keyboard") -> None:
-        """A hardware (or keyboard) button: the game's table module first, then the table-wide meaning."""
-        from companion.app.tables import table_for
-
-        if self.root.current not in ("table", "timer") or self.table.session is None:
-            return
-        module = table_for(self.table.session.setup.game)
-        handler = getattr(module, "on_button", None)
-        if handler is not None and handler(self.table, name, source):
-            return
-        if name == "undo":
-            self.table.undo()
-        elif name == "confirm" and self.table.notice_choices:
-            self.table.answer_notice(self.table.notice_choices[0])
-        else:
-            self.table.show_notice(_("The {button} button has no use right now; nothing changed.").format(
-                button=name))
+    # -- buttons and keyboard ------------------------------------------------------------------------
+    def press_button(self, name: str, source: Source = "touch") -> None:
+        """An on-screen stand-in for a hardware button (the Timer screen's Stop and Turn)."""
+        self.controller.press(name, source)
 
     def _on_key_down(self, _window: Any, key: int, _scancode: int, codepoint: str | None,
                      modifiers: list[str]) -> bool:
-        """PC stand-ins: Space rolls for you, letters enter dice faces or press buttons, Esc goes back."""
-        if key == 27:  # Escape: back, never quit the kiosk
+        """Esc goes back (never quits the kiosk); other keys go to the game's controller on any screen,
+        unless a text field has the focus."""
+        if key == ESCAPE:
             if self.root.current not in ("home", "table"):
                 self.back()
             return True
         focused = any(getattr(widget, "focus", False) for widget in self.root.walk(restrict=True))
-        if focused or self.root.current not in ("table", "timer") or self.table is None:
+        if focused or self.controller is None:
             return False
-        char = (codepoint or "").lower()
-        if key == 32:
-            self.table.virtual_roll("keyboard")
-        elif "ctrl" in modifiers and char == "z":
-            self.table.undo()
-        elif char in KEY_BUTTONS:
-            self.press_button(KEY_BUTTONS[char])
-        elif char and char in KEY_FACES:
-            face = char.upper()
-            if any(face in faces for faces in self.table.dice):
-                self.table.enter_die(face)
-        else:
-            return False
-        return True
-
-    # -- warnings --------------------------------------------------------------------------------------
-    def _timer_warning(self, _timer: Any, mark: float) -> None:
-        """5 s: short beep; 0: long beep (speaker and buzzer) and the digger's LED blinks."""
-        if self.settings.sound:
-            self.sounds.play("expired" if mark <= 0 else "warning")
-        if self.hardware is None:
-            return
-        self.hardware.beep(800 if mark <= 0 else 150)
-        if self.table.player >= 0:
-            self.hardware.led(f"seat{self.table.player + 1}", "blink")
-
-    def _update_leds(self, *_args: Any) -> None:
-        """The seat LED of whoever must act is on, the others off."""
-        session = self.table.session
-        if session is None or self.hardware is None:
-            return
-        for seat in range(len(session.setup.players)):
-            self.hardware.led(f"seat{seat + 1}", "on" if seat == self.table.player else "off")
+        return self.controller.on_key(key, codepoint, modifiers)

@@ -1,8 +1,9 @@
 """The Table screen's view-model: whose turn, what input is due, refusals, scores, log, undo.
 
-Everything the table shows is computed here from the Session (the only way to play), so the .kv
-layout only binds to properties.  Table modules of the games call `submit`/`check` from their panels.
-Runs on the UI thread only; hardware events arrive here through `Clock` (see hardware.py).
+Everything the table shows is computed here from the Session, so the .kv layout only binds to
+properties.  Input never comes here: the game's controller (companion/app/controllers/) plays actions
+and tells this model what to show (`accepted`, `undone`, `show_refusal`, `show_notice`).
+Runs on the UI thread only.
 """
 
 from __future__ import annotations
@@ -11,22 +12,35 @@ from typing import Any
 
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.utils import colormap, get_color_from_hex, get_hex_from_color
 
 from companion.app.i18n import _, game_text
 from companion.app.rules_doc import find_rule
 from companion.app.settings import SEAT_COLOURS
 from companion.engine.core import ActionModel, Event, Refusal
-from companion.engine.journal import JournalError
-from companion.engine.record import Source
 from companion.engine.session import Session
 
 LOG_LENGTH = 60
 
 
+def hex_colour(colour: str | None, fallback: str) -> str:
+    """`colour` as `#rrggbb`: hex is kept, a name (`red`, `Pink`) is looked up in Kivy's colour names."""
+    if not colour:
+        return fallback
+    if colour.startswith("#"):
+        try:
+            get_color_from_hex(colour)
+        except ValueError:
+            return fallback
+        return colour
+    rgba = colormap.get(colour.strip().lower())
+    return fallback if rgba is None else get_hex_from_color(rgba[:3])
+
+
 class TableModel(EventDispatcher):
     """View-model of one game at the table.  `revision` changes after every accepted action or undo."""
 
-    session: Session = ObjectProperty(None, allownone=True)  # type: ignore[assignment]
+    session: Session | None = ObjectProperty(None, allownone=True)  # type: ignore[assignment]
     revision = NumericProperty(0)
     player = NumericProperty(-1)
     turn_text = StringProperty("")
@@ -46,11 +60,7 @@ class TableModel(EventDispatcher):
     can_undo = BooleanProperty(False)
     over = BooleanProperty(False)
 
-    __events__ = ("on_game_over", "on_accepted")
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._pending_notice: dict[str, Any] = {}
+    __events__ = ("on_game_over",)
 
     # -- binding a session ---------------------------------------------------------------------------
     def attach(self, session: Session | None) -> None:
@@ -83,9 +93,11 @@ class TableModel(EventDispatcher):
         return self.session.setup.players[seat].name
 
     def player_colour(self, seat: int | None) -> str:
+        """A seat's colour as `#rrggbb`, whether the setup names it in hex or by name (`red`, as records
+        written by hand do); an unknown name falls back to the seat's default colour."""
         if self.session is None or seat is None or not 0 <= seat < len(self.session.setup.players):
             return "#888888"
-        return self.session.setup.players[seat].colour or SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+        return hex_colour(self.session.setup.players[seat].colour, SEAT_COLOURS[seat % len(SEAT_COLOURS)])
 
     def refresh(self) -> None:
         """Recompute every shown value from the session (after a change or a language switch)."""
@@ -131,120 +143,20 @@ class TableModel(EventDispatcher):
             return None
         return self.session.game.legal_actions(self.session.state)
 
-    def submit(self, action: ActionModel | dict[str, Any], source: Source = "touch") -> bool:
-        """Play an action; a refusal is shown with its rule, a journal failure as a notice."""
-        if self.session is None or self.over:
-            return False
-        actor = self.session.prompt().player
-        try:
-            outcome = self.session.submit(action, source)
-        except JournalError as error:
-            self.show_notice(_("Could not save the move, so it was not played: {problem}").format(
-                problem=str(error)))
-            return False
-        if not outcome.accepted:
-            assert outcome.refusal is not None
-            self.show_refusal(outcome.refusal)
-            return False
+    def accepted(self, actor: int | None, events: tuple[Event, ...]) -> None:
+        """Show an action the controller has played: messages cleared, a log line, every value anew."""
         self.clear_messages()
         self.entered = []
-        self._log_events(actor, outcome.events)
+        self._log_events(actor, events)
         self.refresh()
-        self.dispatch("on_accepted", outcome.events)
-        if self.over:
-            self.dispatch("on_game_over")
-        return True
 
-    def virtual_roll(self, source: Source = "virtual") -> bool:
-        """Let the Pi roll the dice that are due (keyboard shortcut / "roll for me" button)."""
-        if self.session is None or self.over or not self.dice:
-            return False
-        action = self.session.game.virtual_roll(self.session.state, _seeded_rng(self.session))
-        return action is not None and self.submit(action, source)
-
-    def undo(self) -> bool:
-        if self.session is None:
-            return False
-        try:
-            outcome = self.session.undo()
-        except JournalError as error:
-            self.show_notice(_("Could not save the undo: {problem}").format(problem=str(error)))
-            return False
-        if not outcome.accepted:
-            assert outcome.refusal is not None
-            self.show_refusal(outcome.refusal)
-            return False
+    def undone(self) -> None:
+        """Show that the last action was taken back."""
         self.clear_messages()
         if self.log:
             self.log = self.log[:-1]
         self.entered = []
         self.refresh()
-        return True
-
-    # -- dice from touch or hardware -----------------------------------------------------------------
-    def enter_die(self, face: str) -> None:
-        """Touch keypad: the next die shows `face` (or, after a partly unreadable roll, the next die the
-        sensors could not read); the roll is submitted once every die is known."""
-        if self.partial:
-            filled = list(self.partial)
-            filled[filled.index("?")] = face
-            if "?" in filled:
-                self.partial = filled
-            else:
-                self.partial = []
-                self.submit_roll(filled, "touch")
-            return
-        if not self.dice or len(self.entered) >= len(self.dice):
-            return
-        self.entered = [*self.entered, face]
-        if len(self.entered) == len(self.dice):
-            self.submit_roll(list(self.entered), "touch")
-
-    def clear_entry(self) -> None:
-        self.entered = []
-        self.partial = []
-
-    def submit_roll(self, values: list[str], source: Source) -> bool:
-        """Submit dice values; a value a die does not have, or a missing die, asks for touch entry."""
-        if not self.roll_action or not self.dice:
-            self.show_notice(_("No dice roll is expected now; the roll was ignored."))
-            return False
-        if len(values) != len(self.dice):
-            self.show_notice(_("{got} dice were read but {want} are needed; please enter the roll by touch.")
-                             .format(got=len(values), want=len(self.dice)))
-            return False
-        for index, (value, faces) in enumerate(zip(values, self.dice)):
-            if value not in faces:
-                self.show_notice(_("Die {n} showed '{value}', which it cannot show; please enter the roll "
-                                   "by touch.").format(n=index + 1, value=value))
-                return False
-        return self.submit({"type": self.roll_action, "values": values}, source)
-
-    def hardware_roll(self, values: list[str], uncertain: list[int], source: Source) -> None:
-        """A roll read by sensors: certain values are played, uncertain ones are confirmed first, and
-        dice the sensors could not read at all (`?`) are tapped in on the keypad."""
-        if not uncertain:
-            self.submit_roll(values, source)
-            return
-        dice = ", ".join(str(index + 1) for index in uncertain)
-        if "?" in values and len(values) == len(self.dice):
-            self.clear_messages()
-            self.entered = []
-            self.partial = list(values)  # the keypad asks for the unread dice only ("Clear": whole roll)
-            return
-        self._pending_notice = {"values": values, "source": source}
-        self.show_notice(_("The sensors are unsure about die {dice} (read as {values}). Confirm the reading, "
-                           "or enter the roll by touch.").format(dice=dice, values=" ".join(values)),
-                         choices=["confirm", "touch"])
-
-    def answer_notice(self, choice: str) -> None:
-        """The way on from a notice: confirm the uncertain reading, or re-enter it by touch."""
-        pending, self._pending_notice = self._pending_notice, {}
-        self.clear_messages()
-        if choice == "confirm" and pending:
-            self.submit_roll(pending["values"], pending["source"])
-        elif choice == "touch":
-            self.clear_entry()
 
     # -- messages ------------------------------------------------------------------------------------
     def show_refusal(self, refusal: Refusal) -> None:
@@ -276,13 +188,3 @@ class TableModel(EventDispatcher):
 
     def on_game_over(self) -> None:
         """Default handler (the app switches to the End screen)."""
-
-    def on_accepted(self, events: tuple[Event, ...]) -> None:
-        """Default handler (the timer and sounds react to events)."""
-
-
-def _seeded_rng(session: Session):  # type: ignore[no-untyped-def]
-    """The same RNG Session.virtual_roll uses, so keyboard rolls replay identically."""
-    from random import Random
-
-    return Random(f"{session.setup.seed}:{len(session.actions)}")

@@ -74,6 +74,7 @@ class TimerModel(EventDispatcher):
     running = BooleanProperty(False)
     expired = BooleanProperty(False)
     started = BooleanProperty(False)
+    paused = BooleanProperty(False)
     text = StringProperty("30")
 
     __events__ = ("on_warning", "on_time_up")
@@ -89,13 +90,22 @@ class TimerModel(EventDispatcher):
         if seconds is not None:
             self.seconds = seconds
         self.countdown.start(self.seconds)
-        self.expired = False
+        self.expired = self.paused = False
         self._tick()
         self.poll()
 
-    def stop(self) -> None:
+    def pause(self) -> None:
+        """The hourglass laid flat: the sand stops where it is."""
         self.countdown.stop()
         self._tick.cancel()
+        self.poll()
+        self.paused = self.countdown.stopped
+
+    def resume(self) -> None:
+        """The hourglass stood up again after a pause: the sand runs on from where it stopped."""
+        self.countdown.resume()
+        self.paused = False
+        self._tick()
         self.poll()
 
     def reset(self, seconds: float | None = None) -> None:
@@ -104,7 +114,7 @@ class TimerModel(EventDispatcher):
             self.countdown.seconds = float(seconds)
         self.countdown.reset()
         self._tick.cancel()
-        self.expired = False
+        self.expired = self.paused = False
         self.poll()
 
     def poll(self, *_args: Any) -> None:

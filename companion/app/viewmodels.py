@@ -112,7 +112,7 @@ class PlayersModel(EventDispatcher):
         names = [seat["name"].strip() for seat in self.seats]
         if any(not name for name in names):
             return _("Every player needs a name.")
-        if len(set(name.lower() for name in names)) != len(names):
+        if len({name.lower() for name in names}) != len(names):
             return _("Two players have the same name.")
         if not self.min_players <= len(names) <= self.max_players:
             return _("This game needs {low} to {high} players.").format(low=self.min_players, high=self.max_players)
@@ -176,10 +176,14 @@ class OptionsModel(EventDispatcher):
     values = DictProperty({})
     problem = StringProperty("")
     game_id = StringProperty("")
+    #: The players' names in seat order (a game's own panel may offer a choice per seat).
+    seats = ListProperty([])
 
-    def load(self, game: Game, values: dict[str, Any] | None = None) -> None:  # type: ignore[type-arg]
+    def load(self, game: Game, values: dict[str, Any] | None = None,  # type: ignore[type-arg]
+             seats: list[str] | None = None) -> None:
         self.game = game
         self.game_id = game.id
+        self.seats = list(seats or [])
         model: type[BaseModel] = game.options_model
         self.fields = [describe_field(name, info) for name, info in model.model_fields.items()]
         defaults = game.options({}).model_dump(mode="json")

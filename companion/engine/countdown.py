@@ -55,6 +55,13 @@ class Countdown:
             self._stopped_remaining = left
         return left
 
+    def resume(self) -> None:
+        """Run on from where `stop` froze it (the hourglass stood up after lying flat); thresholds already
+        passed stay fired."""
+        if self._started is not None and self._stopped_remaining is not None:
+            self._started = self._clock() - (self.seconds - self._stopped_remaining)
+            self._stopped_remaining = None
+
     def reset(self) -> None:
         """Back to idle, as before the first roll of a turn."""
         self._started = None

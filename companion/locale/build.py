@@ -18,6 +18,8 @@ LANGUAGES = ("de", "en", "fr")
 APP_SOURCES = ("companion/app", "companion/engine/session.py")
 #: Table modules of other games keep their strings in their own domain (their .po files).
 APP_TABLES = {"__init__.py", "common.py", "common.kv", "generic.py", "digger.py", "digger.kv"}
+#: Game controllers other than these speak through their game's own catalog, like their table panels.
+APP_CONTROLLERS = {"__init__.py", "base.py", "worker.py", "digger.py"}
 
 
 def app_sources() -> list[str]:
@@ -26,7 +28,8 @@ def app_sources() -> list[str]:
         path = ROOT / entry
         found = sorted(path.rglob("*.py")) + sorted(path.rglob("*.kv")) if path.is_dir() else [path]
         files += [str(p.relative_to(ROOT)) for p in found if "/boards/" not in str(p)
-                  and (p.parent.name != "tables" or p.name in APP_TABLES)]
+                  and (p.parent.name != "tables" or p.name in APP_TABLES)
+                  and (p.parent.name != "controllers" or p.name in APP_CONTROLLERS)]
     return files
 
 

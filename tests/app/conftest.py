@@ -53,7 +53,7 @@ def app(app_data: Path, clock: ManualClock) -> Iterator[Any]:
 def fresh_app(app: Any) -> Any:
     """The shared app back on Home in English with no game on the table."""
     app.set_language("en")
-    app.table.attach(None)
+    app.controller.open(None)
     app.go("home")
     pump(2)
     return app

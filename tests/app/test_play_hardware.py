@@ -73,7 +73,7 @@ def test_whole_game_through_hardware(fresh_app: Any) -> None:
         assert session.state.roll == tuple("GGRBK")
 
         # Read, but the sensors are unsure: confirm the reading.
-        app.table.hardware_roll(list("BYRGW"), [3], "serial")
+        app.controller.hardware_roll(list("BYRGW"), [3], "serial")
         pump(2)
         tap(app, "Confirm reading")
         assert mirror.submit({"type": "roll", "values": list("BYRGW")}, "touch").accepted
@@ -105,7 +105,7 @@ def test_whole_game_through_hardware(fresh_app: Any) -> None:
                 press_gpio(factory, pins.buttons["stop"])
             else:
                 tap(app, action_label(app.table, session.game.parse_action(move)))
-            wait_for(lambda: len(session.actions) > before, f"{move} to be played")
+            wait_for(lambda before=before: len(session.actions) > before, f"{move} to be played")
             assert mirror.submit(move, "touch").accepted
             moves += 1
             assert moves < 2000

@@ -92,7 +92,7 @@ def test_refusal_shows_rule_and_way_on(fresh_app: Any) -> None:
     set_up_four_players(app)
     for face in "yykgg":
         tap(app, face.upper())
-    assert not app.table.submit({"type": "take", "colour": "Y"})
+    assert not app.controller.submit({"type": "take", "colour": "Y"})
     pump(2)
     shown = label_texts(app)
     assert any("yellow shows on 2 dice" in text for text in shown)

@@ -2,25 +2,37 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.table_helpers import kivy_ready, show_panel, touch_at  # noqa: F401 - kivy_ready is a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, show_panel, touch_at  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
 
 def make_table(kivy_ready: Any, names: tuple[str, str] = ("Anna", "Ben")) -> tuple[Any, Any]:
-    from companion.app.table import TableModel
+    """The Chinagold controller playing a new game, with its panel on screen."""
     from companion.engine.core import Player, Setup
     from companion.engine.session import Session
 
-    table = TableModel()
-    table.attach(Session.new(Setup(game="chinagold", players=(Player(name=names[0]), Player(name=names[1])),
-                                   seed=3)))
-    return table, show_panel(kivy_ready, table, "chinagold", (540, 390))
+    controller = make_controller(Session.new(Setup(game="chinagold", players=(Player(name=names[0]),
+                                                                                Player(name=names[1])), seed=3)))
+    return controller, show_panel(kivy_ready, controller, "chinagold", (540, 390))
+
+
+def wait_for(condition: Any, what: str, timeout: float = 10.0) -> None:
+    """Run frames (the bot's answer comes back through Kivy's clock) until `condition()`."""
+    import time
+
+    from companion.app.launch import pump
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        pump(1)
 
 
 def tap_site(panel: Any, site: int) -> None:
@@ -35,7 +47,8 @@ def test_table_module_is_found() -> None:
 
 
 def test_taps_turn_a_line_and_bad_lines_are_refused(kivy_ready: Any, tmp_path: Path) -> None:
-    table, panel = make_table(kivy_ready)
+    controller, panel = make_table(kivy_ready)
+    table = controller.table
     try:
         assert panel.throwing and panel.board.view.sites == "h" * 91
         for face in ("0", "2", "1"):                 # touch entry, one face per tile
@@ -61,9 +74,10 @@ def test_taps_turn_a_line_and_bad_lines_are_refused(kivy_ready: Any, tmp_path: P
 
 
 def test_virtual_throw_and_bury_by_tap(kivy_ready: Any) -> None:
-    table, panel = make_table(kivy_ready)
+    controller, panel = make_table(kivy_ready)
+    table = controller.table
     try:
-        table.submit({"type": "throw", "values": [0, 0, 1]})
+        controller.submit({"type": "throw", "values": [0, 0, 1]})
         tap_site(panel, 40)
         tap_site(panel, 40)
         panel.throw_for_me()
@@ -80,23 +94,108 @@ def test_virtual_throw_and_bury_by_tap(kivy_ready: Any) -> None:
 
 
 def test_pi_marks_its_move_and_plays_it_on_done(kivy_ready: Any) -> None:
-    from companion.app.launch import pump
-    from companion.app.tables.chinagold import on_button
-
-    table, panel = make_table(kivy_ready, names=("Anna", "Pi"))
+    controller, panel = make_table(kivy_ready, names=("Anna", "Pi"))
+    table = controller.table
     try:
-        table.submit({"type": "throw", "values": [1, 2, 2]})
+        controller.submit({"type": "throw", "values": [1, 2, 2]})
         tap_site(panel, 0)
         tap_site(panel, 4)
-        table.submit({"type": "throw", "values": [0, 0, 1]})
-        pump(2)
-        assert panel.pi_to_move and panel.suggestion is not None
+        controller.submit({"type": "throw", "values": [0, 0, 1]})
+        wait_for(lambda: panel.suggestion is not None, "the Pi's move")
+        assert panel.pi_to_move
         assert panel.board.view.highlights, "the Pi marks the markers to turn"
         tap_site(panel, 50)                            # the humans cannot move for the Pi
         assert len(table.session.actions) == 3
-        assert on_button(table, "confirm", "gpio")
+        controller.press("confirm", "gpio")
         last = table.session.actions[-1]
         assert last.source == "bot" and table.session.state.to_move == 0
     finally:
         panel.detach()
         kivy_ready.remove_widget(panel)
+
+
+def test_the_pi_thinks_off_the_ui_thread(kivy_ready: Any) -> None:
+    """While the bot searches, Kivy's clock keeps firing: the timer and the screen never freeze."""
+    import threading
+    import time
+
+    from kivy.clock import Clock
+
+    from companion.app.controllers.chinagold import BOT_SECONDS
+    from companion.app.launch import pump
+    from companion.engine.core import Player, Setup
+    from companion.engine.session import Session
+    from companion.games.chinagold.bot import hint
+
+    threads: list[str] = []
+
+    def search(state: Any, seconds: float) -> Any:
+        threads.append(threading.current_thread().name)
+        return hint(state, 2.0)  # the real search, given longer than BOT_SECONDS to measure frames by
+
+    controller = make_controller(Session.new(Setup(game="chinagold", players=(Player(name="Anna"), Player(name="Pi")),
+                                                   seed=3)), search=search)
+    panel = show_panel(kivy_ready, controller, "chinagold", (540, 390))
+    ticks: list[float] = []
+    event = Clock.schedule_interval(lambda _dt: ticks.append(time.perf_counter()), 0)
+    try:
+        controller.submit({"type": "throw", "values": [1, 2, 2]})
+        controller.tap_site(0)
+        controller.tap_site(4)
+        asked = time.perf_counter()
+        controller.submit({"type": "throw", "values": [0, 0, 1]})  # the Pi is to move: it starts thinking
+        assert time.perf_counter() - asked < BOT_SECONDS / 2 and controller.thinking
+        pump(1)  # the frame that draws the new position
+        started = time.perf_counter()
+        wait_for(lambda: controller.suggestion is not None, "the Pi's move")
+        answered = time.perf_counter()
+        assert threads and threads[0] != threading.main_thread().name
+        during = [tick for tick in ticks if started <= tick <= answered]
+        gaps = sorted(later - earlier for earlier, later in pairwise(during))
+        # on the UI thread the search would allow no tick at all until its answer
+        assert len(during) >= 10 and gaps[len(gaps) // 2] < 0.1, (
+            f"{len(during)} ticks in {answered - started:.2f} s, longest gap {gaps[-1]:.2f} s")
+        assert panel.board.view.highlights
+    finally:
+        event.cancel()
+        panel.detach()
+        kivy_ready.remove_widget(panel)
+
+
+def test_a_stale_answer_is_dropped_and_a_fresh_one_marked(kivy_ready: Any) -> None:
+    import threading
+
+    from companion.app.launch import pump
+    from companion.engine.core import Player, Setup
+    from companion.engine.session import Session
+    from companion.games.chinagold.rules import Turn
+    from firmware_bridge.events import ButtonEvent
+
+    release = threading.Event()
+    workers: list[threading.Thread] = []
+
+    def search(state: Any, seconds: float) -> Any:
+        workers.append(threading.current_thread())
+        release.wait(10)
+        return Turn(start=40, end=40)
+
+    controller = make_controller(Session.new(Setup(game="chinagold", players=(Player(name="Anna"), Player(name="Ben")),
+                                                   seed=3)), search=search)
+    controller.submit({"type": "throw", "values": [0, 0, 1]})
+    controller.on_bridge_event(ButtonEvent(source="gpio", name="hint", action="down"))  # Chinagold's hint button
+    assert controller.thinking
+    controller.tap_site(0)
+    assert controller.tap_site(0)  # a move by touch while the bot thinks about the old position
+    moves = len(controller.session.actions)
+    release.set()
+    workers[0].join(10)
+    pump(3)
+    assert controller.suggestion is None and len(controller.session.actions) == moves
+
+    controller.submit({"type": "throw", "values": [0, 0, 1]})
+    controller.request_hint()
+    workers[-1].join(10)
+    pump(3)
+    assert controller.suggestion == Turn(start=40, end=40) and len(controller.session.actions) == moves + 1
+    controller.undo()  # the position changed: the mark goes
+    assert controller.suggestion is None and not controller.thinking

@@ -8,21 +8,19 @@ from typing import Any
 
 import pytest
 
-from tests.table_helpers import kivy_ready, show_panel, touch_at  # noqa: F401 - kivy_ready is a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, show_panel, touch_at  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
 
 @pytest.fixture
 def table_and_panel(kivy_ready: Any) -> Any:
-    from companion.app.table import TableModel
     from companion.engine.session import Session
     from tests.gold_connection.gc_helpers import setup
 
-    table = TableModel()
-    table.attach(Session.new(setup(2, 4)))
-    panel = show_panel(kivy_ready, table, "gold_connection", (780, 420))
-    yield table, panel
+    controller = make_controller(Session.new(setup(2, 4)))
+    panel = show_panel(kivy_ready, controller, "gold_connection", (780, 420))
+    yield controller.table, panel
     panel.detach()
     kivy_ready.remove_widget(panel)
 
@@ -133,8 +131,8 @@ def test_short_roll_offers_chips_and_failure_sends_the_arrow_home(table_and_pane
     assert state.current == 1 and state.robbers[0].chips == 2 and state.robbers[0].arrow == "S12"
     tap_safe(panel, "S4")
     press(panel, "Stop here (roll 3+)")
-    assert not table.submit_roll(["1", "7"], "serial") and table.session.state.phase == "roll"
-    assert table.submit_roll(["1", "1"], "serial")
+    assert not panel.controller.submit_roll(["1", "7"], "serial") and table.session.state.phase == "roll"
+    assert panel.controller.submit_roll(["1", "1"], "serial")
     assert table.session.actions[-1].source == "serial"
     state = table.session.state
     assert state.current == 0 and state.robbers[1].chips == 2
@@ -149,22 +147,48 @@ def test_short_roll_offers_chips_and_failure_sends_the_arrow_home(table_and_pane
 
 def test_table_dealt_setup_is_entered_bar_by_bar(kivy_ready: Any) -> None:
     from companion.app.launch import pump
-    from companion.app.table import TableModel
     from companion.app.tables import table_for
     from companion.engine.session import Session
     from tests.gold_connection.gc_helpers import fresh, setup
 
-    table = TableModel()
-    table.attach(Session.new(setup(2, 4, deal="table")))
-    panel = table_for("gold_connection").build_panel(table)
+    controller = make_controller(Session.new(setup(2, 4, deal="table")))
+    table = controller.table
+    panel = table_for("gold_connection").build_panel(controller)
     kivy_ready.add_widget(panel)
     pump(2)
     try:
         dealt = fresh(2, 9).safes
-        for safe, bars in dealt.items():
+        for bars in dealt.values():
             for bar in bars:
                 press(panel, bar)
         assert table.session.state.phase == "start_roll" and table.session.state.safes == dealt
     finally:
         panel.detach()
         kivy_ready.remove_widget(panel)
+
+
+def test_hardware_buttons_loot_roll_end_the_turn_and_sort(table_and_panel: Any) -> None:
+    """confirm loots the picked bars, value_6 twice rolls 6 6, next ends the turn and then sorts."""
+    table, panel = table_and_panel
+    controller = panel.controller
+    start_game(table, panel)
+    tap_safe(panel, "E")
+    press(panel, "Then point to S8")
+    tap_safe(panel, "S8")
+    first, second = table.session.state.safes["S8"][:2]
+    controller.tap_bar("S8", first)
+    controller.tap_bar("S8", second)
+    controller.press("confirm", "gpio")
+    assert table.session.state.phase == "roll" and table.session.actions[-1].action["type"] == "loot"
+    controller.press("value_6", "gpio")
+    controller.press("value_6", "gpio")
+    assert table.session.actions[-1].action == {"type": "roll", "values": [6, 6]}
+    assert table.session.actions[-1].source == "gpio" and table.session.state.last_success == "loot"
+    controller.press("next", "gpio")
+    assert table.session.state.phase == "sort"
+    controller.press("next", "gpio")
+    state = table.session.state
+    assert state.current == 1 and state.robbers[0].stone == "S8"
+    tap_safe(panel, "S4")
+    controller.press("stop", "gpio")  # Stop here: the loot roll for the move is announced
+    assert table.session.actions[-1].action == {"type": "stop"} and table.session.state.phase == "roll"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from companion.engine.record import load_record
-from tests.table_helpers import kivy_ready, show_panel, touch_at  # noqa: F401 - kivy_ready is a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, show_panel, touch_at  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
@@ -17,14 +17,12 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "goldgraeb
 
 def make_table(kivy_ready: Any, upto: int = 0) -> tuple[Any, Any]:
     """A table playing the example game's first `upto` actions, with the Goldgräber panel on screen."""
-    from companion.app.table import TableModel
     from companion.engine.session import Session
 
     record = load_record(EXAMPLE)
     partial = record.model_copy(update={"actions": record.actions[:upto]})
-    table = TableModel()
-    table.attach(Session.from_record(partial))
-    return table, show_panel(kivy_ready, table, "goldgraeber", (760, 400))
+    controller = make_controller(Session.from_record(partial))
+    return controller.table, show_panel(kivy_ready, controller, "goldgraeber", (760, 400))
 
 
 def tap_field(panel: Any, field: str) -> None:

@@ -10,9 +10,12 @@ from types import ModuleType
 from typing import Any
 
 from kivy.app import App
+from kivy.core.window import Window
 from kivy.factory import Factory
+from kivy.graphics import Color, Rectangle
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
 from companion.app.i18n import _, game_text
@@ -143,14 +146,43 @@ class TableScreen(Screen):
 
     module: ModuleType | None = ObjectProperty(None, allownone=True)  # type: ignore[assignment]
 
-    def show_panel(self, module: ModuleType) -> None:
-        app = App.get_running_app()
+    def show_panel(self, module: ModuleType, controller: Any) -> None:
+        """The game's panel, forwarding its taps to `controller`, replaces the previous one."""
         self.module = module
         holder = self.ids.panel
         for old_panel in holder.children:
             getattr(old_panel, "detach", lambda: None)()  # stop listening to the table and the timer
         holder.clear_widgets()
-        holder.add_widget(module.build_panel(app.table))
+        holder.add_widget(module.build_panel(controller))
+
+
+class AnnouncementBanner(Label):
+    """`app.announcement` over whatever screen is showing (added to the window above the screens); it
+    takes no touches, so it never hides a button from a tap."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(font_size="20sp", bold=True, size_hint=(None, None), halign="center", valign="middle",
+                         **kwargs)
+        app = App.get_running_app()
+        app.bind(announcement=self._show)
+        Window.bind(size=self._place)
+        with self.canvas.before:
+            self._colour = Color(0.42, 0.35, 0.12, 0)
+            self._box = Rectangle()
+        self._show(app, app.announcement)
+
+    def _place(self, *_args: Any) -> None:
+        self.width = Window.width
+        self.text_size = (Window.width - 24, None)
+        self.texture_update()
+        self.height = self.texture_size[1] + 24 if self.text else 0
+        self.pos = (0, Window.height - self.height - 70)
+        self._box.pos, self._box.size = self.pos, self.size
+
+    def _show(self, _app: Any, text: str) -> None:
+        self.text = text
+        self._colour.a = 0.95 if text else 0
+        self._place()
 
 
 class TimerScreen(Screen):

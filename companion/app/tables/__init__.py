@@ -4,17 +4,17 @@ A game `<id>` adds `companion/app/tables/<id with - as _>.py` (and optionally a 
 stem next to it, loaded before the module is used).  The module must define:
 
 - `GAME_ID: str` — the engine game id it serves;
-- `build_panel(table: TableModel) -> Widget` — the game's input area in the middle of the Table screen.
+- `build_panel(controller: TableController) -> Widget` — the game's input area in the middle of the Table
+  screen; it draws and forwards taps to the controller (companion/app/controllers/).
 
 and may define:
 
 - `setup_steps(setup: Setup) -> list[str]` — the Setup guide, one translated sentence per step;
-- `on_button(table: TableModel, name: str, source: str) -> bool` — a hardware/keyboard button; True
-  when handled;
 - `action_label(table: TableModel, action: ActionModel) -> str` — how a choice is written on a button;
 - `options_panel(model: OptionsModel) -> Widget | None` — extra Options widgets for fields the generic
   form cannot show (e.g. a list of card values).
 
+A game's flow (its meaning of hardware buttons, what `confirm` and `next` play) is its controller's.
 Games without a module get `companion.app.tables.generic`, which offers the dice keypad from
 `Prompt.dice` and one button per entry of `Game.legal_actions`.  See README.md here.
 """

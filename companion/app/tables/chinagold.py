@@ -4,31 +4,28 @@ A player taps the first and the last site of the line he turned (the same site t
 with "Bury" pressed, a tap on a gold site buries it.  Tile results come from the sensors (the app's
 hardware roll), from the face buttons here, or from "Throw for me".  A seat whose player is named "Pi"
 is played by the bot: after the throw the panel marks the markers to turn, the table turns them on the
-real board and confirms with "Done" (or the hardware `confirm` button).
+real board and confirms with "Done" (or the hardware `confirm` button).  The panel only draws and
+forwards taps to the ChinagoldController (companion/app/controllers/chinagold.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kivy.clock import Clock
 from kivy.factory import Factory
 from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.app.boards.chinagold import BoardView, ChinagoldBoard
+from companion.app.controllers.chinagold import PI_NAME, ChinagoldController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
 from companion.engine.core import ActionModel, Setup
 from companion.games.chinagold.board import layout_for, overlaid
-from companion.games.chinagold.bot import hint
 from companion.games.chinagold.rules import Bury, ChinagoldState, Turn
 
 GAME_ID = "chinagold"
-PI_NAME = "pi"
-#: Thinking time for the Pi's own moves and for hints (the brief allows at most one second).
-BOT_SECONDS = 0.8
 
 
 def _(message: str) -> str:
@@ -67,35 +64,11 @@ def setup_steps(setup: Setup) -> list[str]:
     return steps
 
 
-def pi_seat(table: TableModel) -> int | None:
-    """The seat the Pi plays (the player named "Pi"), if any."""
-    if table.session is None:
-        return None
-    for seat, player in enumerate(table.session.setup.players):
-        if player.name.strip().lower() == PI_NAME:
-            return seat
-    return None
-
-
-_PANELS: dict[int, ChinagoldPanel] = {}
-
-
-def on_button(table: TableModel, name: str, source: str = "keyboard") -> bool:
-    """`confirm` plays the Pi's marked move; `hint` marks a suggestion for the player to move."""
-    panel = _PANELS.get(id(table))
-    if panel is None:
-        return False
-    if name == "confirm" and panel.suggestion is not None and panel.pi_to_move:
-        return panel.confirm_pi_move()
-    if name == "hint":
-        panel.show_hint()
-        return True
-    return False
-
-
 class ChinagoldPanel(BoxLayout):
-    """Board on the left; tiles, bury, hint and the Pi's move on the right."""
+    """Board on the left; tiles, bury, hint and the Pi's move on the right.  The flow (selection, bury
+    mode, the bot on its worker thread) is the ChinagoldController's."""
 
+    controller = ObjectProperty(None)
     table = ObjectProperty(None)
     info_text = StringProperty("")
     tile_text = StringProperty("")
@@ -103,30 +76,30 @@ class ChinagoldPanel(BoxLayout):
     can_bury = BooleanProperty(False)
     throwing = BooleanProperty(False)
     pi_to_move = BooleanProperty(False)
+    thinking = BooleanProperty(False)
     suggestion: ActionModel | None = ObjectProperty(None, allownone=True)  # type: ignore[assignment]
     #: Button texts in the current language (set in Python so the panel needs no running App).
     labels = DictProperty({})
 
-    def __init__(self, table: TableModel, **kwargs: Any) -> None:
+    def __init__(self, controller: ChinagoldController, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.table = table
-        self.selected: int | None = None
-        self._suggested_at = -1
+        self.controller = controller
+        self.table = controller.table
         self._board_key: tuple[str, int] | None = None
         self.board: ChinagoldBoard | None = None
-        _PANELS[id(table)] = self
-        table.bind(revision=self.refresh)
+        self._faces_shown: tuple[int, tuple[str, ...]] | None = None
+        controller.listen(self.refresh)
+        self.table.bind(entered=self._rebuild_faces)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
-        self.table.unbind(revision=self.refresh)
-        _PANELS.pop(id(self.table), None)
+        self.controller.unlisten(self.refresh)
+        self.table.unbind(entered=self._rebuild_faces)
 
     @property
     def state(self) -> ChinagoldState | None:
-        session = self.table.session
-        return session.state if session is not None else None  # type: ignore[return-value]
+        return self.controller.state
 
     # -- showing -------------------------------------------------------------------------------------
     def _ensure_board(self, state: ChinagoldState) -> ChinagoldBoard:
@@ -144,25 +117,23 @@ class ChinagoldPanel(BoxLayout):
         state = self.state
         if state is None:
             return
+        controller = self.controller
         board = self._ensure_board(state)
         self.labels = {"Throw for me": _("Throw for me"), "Bury": _("Bury"), "Done": _("Done"),
                        "Hint": _("Hint")}
-        if self.table.session is not None and len(self.table.session.actions) != self._suggested_at:
-            self.suggestion = None
+        self.suggestion = controller.suggestion
+        self.thinking = controller.thinking
         self.throwing = state.phase == "throw"
-        self.can_bury = state.phase == "move" and state.total is not None and "g" in state.sites
-        if not self.can_bury:
-            self.bury_mode = False
-        self.pi_to_move = state.phase == "move" and pi_seat(self.table) == state.to_move
+        self.can_bury = controller.can_bury
+        self.bury_mode = controller.bury_mode
+        self.pi_to_move = controller.pi_to_move
         self.tile_text = self._tiles_line(state)
         mountains, rivers = state.sites.count("M"), state.sites.count("R")
         self.info_text = _("Gold: mountains {m}, rivers {r}\nStill hidden: {h}").format(
             m=mountains, r=rivers, h=state.sites.count("h"))
         self._rebuild_faces()
-        highlights = self._highlight_sites(state)
-        board.view = BoardView(sites=state.sites, selected=self.selected, highlights=highlights)
-        if self.pi_to_move and self.suggestion is None:
-            Clock.schedule_once(lambda _dt: self.plan_pi_move(), 0)
+        board.view = BoardView(sites=state.sites, selected=controller.selected,
+                               highlights=self._highlight_sites())
 
     def _tiles_line(self, state: ChinagoldState) -> str:
         if state.phase == "over":
@@ -174,7 +145,7 @@ class ChinagoldPanel(BoxLayout):
             return _("Tiles in play: {tiles}").format(tiles=tiles)
         return _("Thrown: {total} (tiles {tiles})").format(total=state.total, tiles=tiles)
 
-    def _highlight_sites(self, state: ChinagoldState) -> set[int]:
+    def _highlight_sites(self) -> set[int]:
         action = self.suggestion
         if isinstance(action, Bury):
             return {action.site}
@@ -182,76 +153,49 @@ class ChinagoldPanel(BoxLayout):
             return set(self.board.grid.line_between(action.start, action.end) or ())
         return set()
 
-    def _rebuild_faces(self) -> None:
-        """Two buttons per tile still to enter (touch input of a throw)."""
-        box = self.ids.faces
-        box.clear_widgets()
+    def _rebuild_faces(self, *_args: Any) -> None:
+        """Two buttons per tile still to enter (touch input of a throw); rebuilt only when the tile changes."""
         dice = self.table.dice
         entered = len(self.table.entered)
-        if not dice or entered >= len(dice):
+        due = (entered, tuple(dice[entered])) if dice and entered < len(dice) else None
+        if due == self._faces_shown:
+            return
+        self._faces_shown = due
+        box = self.ids.faces
+        box.clear_widgets()
+        if due is None:
             return
         state = self.state
         tile = state.tiles[entered] if state is not None and entered < len(state.tiles) else ""
         box.add_widget(Factory.Label(text=tile, size_hint_x=None, width=44, font_size="16sp"))
-        for face in dice[entered]:
+        for face in due[1]:
             button = Factory.GButton(text=face)
             button.bind(on_release=lambda _b, f=face: self._enter_face(f))
             box.add_widget(button)
 
     def _enter_face(self, face: str) -> None:
-        self.table.enter_die(face)
-        self._rebuild_faces()
+        self.controller.enter_die(face)
 
-    # -- input ---------------------------------------------------------------------------------------
+    # -- taps, forwarded -----------------------------------------------------------------------------
     def _board_touched(self, board: ChinagoldBoard, touch: Any) -> bool:
         if not board.collide_point(*touch.pos):
             return False
         site = board.site_at(*touch.pos)
         if site is not None:
-            self.tap_site(site)
+            self.controller.tap_site(site)
         return True
 
-    def tap_site(self, site: int) -> bool:
-        """A tap on a site: bury it (bury mode), start a line, or finish the line and submit it."""
-        state = self.state
-        if state is None or state.phase != "move" or self.pi_to_move:
-            return False
-        if self.bury_mode:
-            self.bury_mode = False
-            return self.table.submit({"type": "bury", "site": site})
-        if self.selected is None:
-            self.selected = site
-            self.refresh()
-            return True
-        start, self.selected = self.selected, None
-        accepted = self.table.submit({"type": "turn", "start": start, "end": site})
-        if not accepted:
-            self.refresh()
-        return accepted
-
     def throw_for_me(self) -> None:
-        self.table.virtual_roll("virtual")
+        self.controller.virtual_roll("virtual")
 
     def toggle_bury(self) -> None:
-        self.bury_mode = not self.bury_mode and self.can_bury
-        self.selected = None
-        self.refresh()
+        self.controller.toggle_bury()
 
     def show_hint(self) -> None:
-        """Mark the bot's suggestion for whoever is to move (nothing while tiles must be thrown)."""
-        state = self.state
-        if state is None or self.table.session is None:
-            return
-        self.suggestion = hint(state, BOT_SECONDS)
-        self._suggested_at = len(self.table.session.actions)
-        self.refresh()
+        self.controller.request_hint()
 
-    # -- the Pi as opponent --------------------------------------------------------------------------
-    def plan_pi_move(self) -> None:
-        """Work out the Pi's move and mark it on the board for the table to turn."""
-        if not self.pi_to_move or self.suggestion is not None:
-            return
-        self.show_hint()
+    def confirm_pi_move(self) -> None:
+        self.controller.confirm_pi_move()
 
     def suggestion_text(self) -> str:
         action = self.suggestion
@@ -260,14 +204,7 @@ class ChinagoldPanel(BoxLayout):
         who = _("Pi") if self.pi_to_move else _("Suggestion")
         return f"{who}: {action_label(self.table, action)}"
 
-    def confirm_pi_move(self) -> bool:
-        """The table has turned the marked markers: play the Pi's move."""
-        if self.suggestion is None or not self.pi_to_move:
-            return False
-        action, self.suggestion = self.suggestion, None
-        return self.table.submit(action, "bot")
 
-
-def build_panel(table: TableModel) -> ChinagoldPanel:
-    return ChinagoldPanel(table)
+def build_panel(controller: ChinagoldController) -> ChinagoldPanel:
+    return ChinagoldPanel(controller)
 

@@ -1,7 +1,8 @@
-"""Building blocks for table panels: the touch dice keypad (from Prompt.dice) and choice buttons."""
+"""Building blocks for table panels: the touch dice keypad (from Prompt.dice) and reusable buttons."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +18,18 @@ class DiceKeypad(BoxLayout):
     """One button per face of the next die; the roll is submitted when the last die is entered.
 
     Buttons show the face token, which is also its keyboard key; `face_colours` maps a token to a
-    button colour (Digger's colour dice); pips use the default.
+    button colour (Digger's colour dice); pips use the default.  Taps go to the game's controller; what
+    is shown comes from its TableModel (`table`).
     """
 
+    controller = ObjectProperty(None)
     table = ObjectProperty(None)
     face_colours = DictProperty({})
     #: One row of face buttons with the entry above it; Clear and "Roll for me" are the panel's own.
     compact = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("table", kwargs["controller"].table)
         super().__init__(**kwargs)
         self.bind(table=self._watch)
         self._faces: tuple[str, ...] = ()
@@ -56,7 +60,7 @@ class DiceKeypad(BoxLayout):
             if colour:
                 button.background_color = get_color_from_hex(colour)
                 button.color = (0, 0, 0, 1) if face in ("Y", "W") else (1, 1, 1, 1)
-            button.bind(on_release=lambda _b, f=face: self.table.enter_die(f))
+            button.bind(on_release=lambda _b, f=face: self.controller.enter_die(f))
             box.add_widget(button)
 
     @staticmethod
@@ -69,3 +73,15 @@ class DiceKeypad(BoxLayout):
             return tr("Unreadable die, tap it: {dice}", language).format(dice=" ".join(partial).replace("?", "_"))
         shown = " ".join([*entered, *["_"] * (len(dice) - len(entered))])
         return tr("Roll by touch: {dice}", language).format(dice=shown)
+
+
+def resize(box: Any, count: int, new_widget: Callable[[], Any]) -> list[Any]:
+    """Keep `count` widgets in `box`, reusing those it holds (in display order), adding or dropping at
+    the end: buttons recreated on every tap cost time in the tap and leave the heap scattered."""
+    widgets = list(reversed(box.children))
+    for widget in widgets[count:]:
+        box.remove_widget(widget)
+    while len(widgets) < count:
+        widgets.append(new_widget())
+        box.add_widget(widgets[-1])
+    return widgets[:count]

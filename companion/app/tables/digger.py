@@ -1,26 +1,24 @@
 """Digger's table panel: the sand timer, the roll, the stones it allows, Stop, fumble and time up.
 
-The timer is the app's TimerModel; the first roll (event `timer_start`) or the hourglass tilt switch
-starts it, Stop or the end of a turn resets it, and when it runs out the panel enters `time_up`
-(asking first which colours were already stowed, when the house rule DIG-R5 allows it).
+The panel only draws and forwards taps: the sand-timer protocol and time up are the DiggerController's
+(companion/app/controllers/digger.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from kivy.app import App
 from kivy.factory import Factory
 from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.utils import get_color_from_hex
 
+from companion.app.controllers.digger import DiggerController
 from companion.app.i18n import _, game_text
 from companion.app.table import TableModel
-from companion.app.tables.common import DiceKeypad
+from companion.app.tables.common import DiceKeypad, resize
 from companion.app.widgets import make
-from companion.engine.core import N_, ActionModel, Event, Setup
+from companion.engine.core import N_, ActionModel, Setup
 
 GAME_ID = "digger"
 USES_TIMER = True
@@ -63,33 +61,10 @@ def setup_steps(setup: Setup) -> list[str]:
     ]
 
 
-def on_button(table: TableModel, name: str, source: str) -> bool:
-    """The `stop` button calls Stop; the hourglass (tilt switch) starts the timer."""
-    panel = _panel_of(table)
-    if panel is None:
-        return False
-    if name == "stop":
-        if panel.time_up_pending:
-            panel.confirm_time_up()
-        else:
-            table.submit({"type": "stop"}, source)  # type: ignore[arg-type]
-        return True
-    if name == "hourglass":
-        panel.turn_hourglass()
-        return True
-    return False
-
-
-def _panel_of(table: TableModel) -> DiggerPanel | None:
-    return _PANELS.get(id(table))
-
-
-_PANELS: dict[int, DiggerPanel] = {}
-
-
 class DiggerPanel(BoxLayout):
-    """Timer, roll and choices for the digger's turn."""
+    """Timer, roll and choices for the digger's turn; the flow is the DiggerController's."""
 
+    controller = ObjectProperty(None)
     table = ObjectProperty(None)
     roll = ListProperty([])
     info_text = StringProperty("")
@@ -100,42 +75,35 @@ class DiggerPanel(BoxLayout):
     can_stop = BooleanProperty(False)
     can_fumble = BooleanProperty(False)
 
-    def __init__(self, table: TableModel, **kwargs: Any) -> None:
+    def __init__(self, controller: DiggerController, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.table = table
-        self.timer = App.get_running_app().timer
-        self._sand_was_running = False
+        self.controller = controller
+        self.table = controller.table
+        assert controller.timer is not None, "the Digger table shows the app's sand timer"
+        self.timer = controller.timer
         self._showing_stowed = False  # the choices box holds the "stowed" toggles, not take/rob buttons
-        _PANELS[id(table)] = self
-        table.bind(revision=self.refresh, on_accepted=self.on_events)
-        self.timer.bind(on_time_up=self.on_timer_expired, started=self.refresh)
-        keypad = DiceKeypad(table=table, face_colours=FACE_COLOURS, compact=True)
+        controller.listen(self.refresh)
+        self.timer.bind(started=self.refresh)
+        keypad = DiceKeypad(controller=controller, face_colours=FACE_COLOURS, compact=True)
         self.ids.keypad_holder.add_widget(keypad)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
-        self.table.unbind(revision=self.refresh, on_accepted=self.on_events)
-        self.timer.unbind(on_time_up=self.on_timer_expired, started=self.refresh)
-        _PANELS.pop(id(self.table), None)
-
-    @property
-    def state(self) -> Any:
-        return self.table.session.state if self.table.session is not None else None
+        self.controller.unlisten(self.refresh)
+        self.timer.unbind(started=self.refresh)
 
     # -- showing -------------------------------------------------------------------------------------
     def refresh(self, *_args: Any) -> None:
-        state = self.state
+        controller = self.controller
+        state = controller.state
         if state is None:
             return
         self.roll = list(state.roll)
-        self.waiting = [colour for colour in STONE_COLOURS if state.waiting.count(colour)]
-        if self.time_up_pending and not state.timer_running:
-            self.time_up_pending = False
-        if self._sand_was_running and not state.timer_running and not self.timer.expired:
-            self.timer.reset(state.rules.timer_seconds)  # e.g. the first roll of the turn was undone
-        self._sand_was_running = state.timer_running
-        self.timer_idle_but_running = state.timer_running and not self.timer.started
+        self.waiting = controller.waiting
+        self.time_up_pending = controller.time_up_pending
+        self.stowed = list(controller.stowed)
+        self.timer_idle_but_running = controller.timer_idle_but_running
         self.can_stop = self.table.check({"type": "stop"}) is None
         self.can_fumble = self.table.check({"type": "fumble"}) is None
         waiting = ", ".join(f"{state.waiting.count(c)} {colour_word(c)}" for c in self.waiting) or "—"
@@ -148,7 +116,7 @@ class DiggerPanel(BoxLayout):
     def _rebuild_dice(self) -> None:
         """The dice widgets are kept and recoloured: every action redraws them, and widgets created
         and dropped each time leave their memory scattered over the heap (see docs/performance.md)."""
-        dice = _resize(self.ids.dice, len(self.roll), lambda: make("DiggerDie"))
+        dice = resize(self.ids.dice, len(self.roll), lambda: make("DiggerDie"))
         for die, face in zip(dice, self.roll):
             die.colour = FACE_COLOURS.get(face, "#888888")
             die.unique = self.roll.count(face) == 1 and face != "K"
@@ -163,11 +131,11 @@ class DiggerPanel(BoxLayout):
                 toggle = Factory.GToggle(text=_("{colour} stowed").format(colour=colour_word(colour)),
                                          size_hint=(None, None), height=48, width=160,
                                          state="down" if colour in self.stowed else "normal")
-                toggle.bind(on_release=lambda _t, c=colour: self.toggle_stowed(c))
+                toggle.bind(on_release=lambda _t, c=colour: self.controller.toggle_stowed(c))
                 box.add_widget(toggle)
             return
         actions = [action for action in self.table.legal_actions() or [] if action.type in ("take", "rob")]
-        buttons = _resize(box, len(actions), self._choice_button)
+        buttons = resize(box, len(actions), self._choice_button)
         for button, action in zip(buttons, actions):
             colour = action.model_dump()["colour"]
             button.action = action
@@ -179,78 +147,22 @@ class DiggerPanel(BoxLayout):
     def _choice_button(self) -> Any:
         """A take/rob button; `_rebuild_choices` reuses it for whichever action it shows next."""
         button = Factory.GButton(size_hint=(None, None), height=48, font_size="18sp")
-        button.bind(on_release=lambda pressed: self.table.submit(pressed.action))
+        button.bind(on_release=lambda pressed: self.controller.submit(pressed.action))
         return button
 
-    # -- timer -----------------------------------------------------------------------------------------
-    def on_events(self, _table: Any, events: tuple[Event, ...]) -> None:
-        """The first roll of a turn starts the timer (unless the hourglass already did)."""
-        kinds = {event.kind for event in events}
-        state = self.state
-        if "timer_start" in kinds and not self.timer.running:
-            self.timer.start(state.rules.timer_seconds)
-        if kinds & {"stop", "fumble", "time_up", "game_over"}:
-            self.time_up_pending = False
-            self.stowed = []
-            self.timer.reset(state.rules.timer_seconds)
-
+    # -- taps the .kv forwards -----------------------------------------------------------------------
     def turn_hourglass(self) -> None:
-        """The tilt switch (or the on-screen button): the sand runs from full."""
-        state = self.state
-        if state is not None and not state.over:
-            self.timer.start(state.rules.timer_seconds)
-            self.refresh()
-
-    def on_timer_expired(self, *_args: Any) -> None:
-        """Sand ran out: time up now, or first ask which colours were already stowed."""
-        state = self.state
-        if state is None or state.over or not state.timer_running:
-            self.timer.reset(state.rules.timer_seconds if state is not None else None)
-            return
-        if self.waiting and state.rules.time_up_keeps_stowed:
-            self.stowed = []
-            self.time_up_pending = True
-            self.refresh()
-            App.get_running_app().go("table")
-        else:
-            self.table.submit({"type": "time_up", "stowed": []}, "virtual")
-
-    def toggle_stowed(self, colour: str) -> None:
-        self.stowed = [c for c in self.stowed if c != colour] if colour in self.stowed else [*self.stowed, colour]
-        self._rebuild_choices()
+        self.controller.turn_hourglass()
 
     def confirm_time_up(self) -> None:
-        stowed = [colour for colour in STONE_COLOURS if colour in self.stowed]
-        if self.table.submit({"type": "time_up", "stowed": stowed}, "touch"):
-            self.time_up_pending = False
+        self.controller.confirm_time_up()
 
     def press_time_up(self) -> None:
-        """The keeper calls time by hand (e.g. the app was restarted mid-turn)."""
-        state = self.state
-        if state is not None and state.timer_running:
-            self.timer.reset(state.rules.timer_seconds)
-            self.stowed = []
-            if self.waiting and state.rules.time_up_keeps_stowed:
-                self.time_up_pending = True
-                self.refresh()
-            else:
-                self.table.submit({"type": "time_up", "stowed": []}, "touch")
+        self.controller.call_time()
 
 
-def _resize(box: Any, count: int, new_widget: Callable[[], Any]) -> list[Any]:
-    """Keep `count` widgets in `box`, reusing those it holds (in display order), adding or dropping
-    at the end."""
-    widgets = list(reversed(box.children))
-    for widget in widgets[count:]:
-        box.remove_widget(widget)
-    while len(widgets) < count:
-        widgets.append(new_widget())
-        box.add_widget(widgets[-1])
-    return widgets[:count]
-
-
-def build_panel(table: TableModel) -> DiggerPanel:
-    return DiggerPanel(table)
+def build_panel(controller: DiggerController) -> DiggerPanel:
+    return DiggerPanel(controller)
 
 
 def options_panel(model: Any) -> DiggerCardsPanel:
@@ -296,7 +208,7 @@ class DiggerCardsPanel(BoxLayout):
         if values.get("side", "white") == "white":
             self.add_widget(self._label(_card_text(layout.white)))
             return
-        seats = [seat["name"] for seat in App.get_running_app().players_model.seats]
+        seats = list(self.model.seats)
         chosen = values.get("black_cards")
         deal = Factory.GToggle(text=_("Deal the black cards by chance"), size_hint_y=None, height=48,
                                state="down" if chosen is None else "normal")

@@ -8,6 +8,7 @@ from kivy.factory import Factory
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.stacklayout import StackLayout
 
+from companion.app.controllers import TableController
 from companion.app.table import TableModel
 from companion.app.tables.common import DiceKeypad
 from companion.engine.core import ActionModel
@@ -24,17 +25,18 @@ def action_label(table: TableModel, action: ActionModel) -> str:
 class GenericPanel(BoxLayout):
     """Legal actions as buttons (when the game can list them), the keypad when dice are due."""
 
-    def __init__(self, table: TableModel, **kwargs: Any) -> None:
+    def __init__(self, controller: TableController, **kwargs: Any) -> None:
         super().__init__(orientation="vertical", spacing=6, **kwargs)
-        self.table = table
+        self.controller = controller
+        self.table = controller.table
         self.choices = StackLayout(spacing=4)
         self.add_widget(self.choices)
-        self.add_widget(DiceKeypad(table=table))
-        table.bind(revision=self._rebuild)
+        self.add_widget(DiceKeypad(controller=controller))
+        controller.listen(self._rebuild)
         self._rebuild()
 
     def detach(self) -> None:
-        self.table.unbind(revision=self._rebuild)
+        self.controller.unlisten(self._rebuild)
 
     def _rebuild(self, *_args: Any) -> None:
         self.choices.clear_widgets()
@@ -43,9 +45,9 @@ class GenericPanel(BoxLayout):
         for action in [a for a in actions if a.type != roll_type][:MAX_BUTTONS]:
             button = Factory.GButton(text=action_label(self.table, action), size_hint=(None, None),
                                      height=52, width=180)
-            button.bind(on_release=lambda _b, a=action: self.table.submit(a))
+            button.bind(on_release=lambda _b, a=action: self.controller.submit(a))
             self.choices.add_widget(button)
 
 
-def build_panel(table: TableModel) -> GenericPanel:
-    return GenericPanel(table)
+def build_panel(controller: TableController) -> GenericPanel:
+    return GenericPanel(controller)

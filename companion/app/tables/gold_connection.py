@@ -2,8 +2,9 @@
 
 Moves are entered by tapping the destination safe (the shortest way the arrow may go; on the two
 unnumbered safes the panel then asks where the arrow points), bars by tapping them in the safe under
-the arrow. Dice come from the hardware (the app's hardware roll), the face buttons here or "Roll for
-me". Before every roll the panel shows the number to reach and the exact chance with and without chips.
+the arrow; what is being picked is the GoldConnectionController's, the panel only draws. Dice come
+from the hardware, the face buttons here or "Roll for me". Before every roll the panel shows the
+number to reach and the exact chance with and without chips.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.utils import colormap, get_color_from_hex
 
 from companion.app.boards.gold_connection import VaultBoard
+from companion.app.controllers.gold_connection import GoldConnectionController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
-from companion.engine.core import N_, ActionModel, Refusal, Setup
+from companion.app.tables.common import resize
+from companion.engine.core import ActionModel, Setup
 from companion.games.gold_connection.rules import (
     COLOURS,
     DIE_FACES,
@@ -27,15 +30,12 @@ from companion.games.gold_connection.rules import (
     GoldConnectionState,
     Loot,
     Move,
-    Plunder,
     Stop,
     auto_sort,
     bar_sort_key,
-    top_bars,
 )
 
 GAME_ID = "gold_connection"
-SEARCH_DISTANCE = 17  # 12 on the dice plus at most 5 chips: no longer move can ever be rolled
 
 
 def _(message: str) -> str:
@@ -79,6 +79,7 @@ def setup_steps(setup: Setup) -> list[str]:
 class GoldConnectionPanel(BoxLayout):
     """Board on the left; counter, odds, boxes and the due choices on the right."""
 
+    controller = ObjectProperty(None)
     table = ObjectProperty(None)
     status_text = StringProperty("")
     odds_text = StringProperty("")
@@ -93,35 +94,26 @@ class GoldConnectionPanel(BoxLayout):
     entering = ListProperty([])
     labels = DictProperty({})
 
-    def __init__(self, table: TableModel, **kwargs: Any) -> None:
+    def __init__(self, controller: GoldConnectionController, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.table = table
-        self.game = GoldConnection()
+        self.controller = controller
+        self.table = controller.table
+        self.game = controller.game
         self.board = VaultBoard(layout=self.game.vault.layout)
-        self.board.bind(on_safe=lambda _board, safe: self.tap_safe(safe),
-                        on_bar=lambda _board, safe, bar: self.tap_bar(safe, bar))
+        self.board.bind(on_safe=lambda _board, safe: controller.tap_safe(safe),
+                        on_bar=lambda _board, safe, bar: controller.tap_bar(safe, bar))
         self.ids.board_holder.add_widget(self.board)
         self._faces_shown = False
-        table.bind(revision=self._changed)
+        controller.listen(self.refresh)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
-        self.table.unbind(revision=self._changed)
+        self.controller.unlisten(self.refresh)
 
     @property
     def state(self) -> GoldConnectionState | None:
-        session = self.table.session
-        if session is None or session.game.id != GAME_ID:
-            return None
-        return session.state  # type: ignore[no-any-return]
-
-    def _changed(self, *_args: Any) -> None:
-        self.picked = []
-        self.take = {}
-        self.pending_move = None
-        self.entering = []
-        self.refresh()
+        return self.controller.state
 
     # -- showing -------------------------------------------------------------------------------------
     def refresh(self, *_args: Any) -> None:
@@ -129,6 +121,11 @@ class GoldConnectionPanel(BoxLayout):
         if state is None:
             return
         self.labels = {"Roll for me": _("Roll for me")}
+        controller = self.controller
+        self.picked = list(controller.picked)
+        self.take = dict(controller.take)
+        self.pending_move = controller.pending_move
+        self.entering = list(controller.entering)
         self.rolling = state.phase in ("start_roll", "roll")
         self.status_text = self._status(state)
         self.odds_text = self._odds(state)
@@ -156,7 +153,7 @@ class GoldConnectionPanel(BoxLayout):
         if state.phase == "roll" and state.announcement is not None:
             odds = self.game.odds(state)
         elif state.phase == "turn" and (self.picked or self.take):
-            bars = tuple(self.picked) or self._take_bars(state)
+            bars = tuple(self.picked) or self.controller.take_bars(state)
             odds = self.game.odds(state, self.game.target(state, bars))
         else:
             return ""
@@ -196,17 +193,6 @@ class GoldConnectionPanel(BoxLayout):
             return list(self.game.vault.neighbours[state.robbers[state.current].stone or ""])
         return []
 
-    def _take_bars(self, state: GoldConnectionState) -> tuple[str, ...]:
-        victim = self._victim(state)
-        if victim is None or not self.take:
-            return ()
-        return top_bars(state.robbers[victim].rows, dict(self.take))
-
-    def _victim(self, state: GoldConnectionState) -> int | None:
-        arrow = state.robbers[state.current].arrow
-        owner = state.stone_owner(arrow or "")
-        return owner if owner is not None and owner != state.current else None
-
     def _rebuild_faces(self) -> None:
         if self.rolling == self._faces_shown:
             return
@@ -215,32 +201,42 @@ class GoldConnectionPanel(BoxLayout):
         box.clear_widgets()
         for face in DIE_FACES if self.rolling else ():
             button = Factory.GButton(text=face)
-            button.bind(on_release=lambda _b, f=face: self.table.enter_die(f))
+            button.bind(on_release=lambda _b, f=face: self.controller.enter_die(f))
             box.add_widget(button)
 
     def _button(self, text: str, callback: Any, disabled: bool = False) -> None:
-        button = Factory.GButton(text=text, disabled=disabled, size_hint_y=None, height=40)
-        button.bind(on_release=lambda _b: callback())
-        self.ids.choices.add_widget(button)
+        self._choices.append((text, callback, disabled))
+
+    def _new_choice_button(self) -> Any:
+        """A choice button; `_rebuild_choices` reuses it for whichever choice it shows next."""
+        button = Factory.GButton(size_hint_y=None, height=40)
+        button.bind(on_release=lambda pressed: pressed.callback())
+        return button
 
     def _rebuild_choices(self, state: GoldConnectionState) -> None:
-        self.ids.choices.clear_widgets()
+        self._choices: list[tuple[str, Any, bool]] = []
+        self._collect_choices(state)
+        buttons = resize(self.ids.choices, len(self._choices), self._new_choice_button)
+        for button, (text, callback, disabled) in zip(buttons, self._choices):
+            button.text, button.callback, button.disabled = text, callback, disabled
+
+    def _collect_choices(self, state: GoldConnectionState) -> None:
         phase = state.phase
         if phase == "start_choose":
             for number in self.game.start_numbers(state):
                 safe = self.game.vault.by_number[number]
                 self._button(_("Start on safe {number}").format(number=number),
-                             lambda s=safe: self.table.submit({"type": "choose_start", "safe": s}))
+                             lambda s=safe: self.controller.submit({"type": "choose_start", "safe": s}))
         elif phase == "arrows":
             for heading in self.game.vault.neighbours[state.robbers[state.current].stone or ""]:
                 self._button(_("Point to {safe}").format(safe=heading),
-                             lambda h=heading: self.table.submit({"type": "place_arrow", "heading": h}))
+                             lambda h=heading: self.controller.submit({"type": "place_arrow", "heading": h}))
         elif phase == "chips":
             assert state.announcement is not None and state.roll is not None
             shortfall = state.announcement.target - sum(state.roll)
             self._button(_("Spend {count} chips").format(count=shortfall),
-                         lambda: self.table.submit({"type": "use_chips", "count": shortfall}))
-            self._button(_("Accept the failure"), lambda: self.table.submit({"type": "use_chips", "count": 0}))
+                         lambda: self.controller.submit({"type": "use_chips", "count": shortfall}))
+            self._button(_("Accept the failure"), lambda: self.controller.submit({"type": "use_chips", "count": 0}))
         elif phase == "sort":
             rows = state.robbers[state.current].rows
             for prefer, text in (("long", _("Sort, longest rows first: {rows}")),
@@ -248,7 +244,7 @@ class GoldConnectionPanel(BoxLayout):
                 placing = auto_sort(rows, state.tray, prefer)  # type: ignore[arg-type]
                 shown = " ".join(f"{row}+{''.join(map(str, numbers))}" for row, numbers in placing.items()) or "-"
                 self._button(text.format(rows=shown),
-                             lambda p=placing: self.table.submit({"type": "sort", "rows": p}))
+                             lambda p=placing: self.controller.submit({"type": "sort", "rows": p}))
         elif phase == "enter_safes":
             self._entry_choices(state)
         elif phase == "turn":
@@ -260,7 +256,7 @@ class GoldConnectionPanel(BoxLayout):
             came = move.path[-2] if len(move.path) > 1 else state.robbers[state.current].arrow or ""
             for heading in self.game.vault.exits(move.path[-1], came):
                 self._button(_("Then point to {safe}").format(safe=heading),
-                             lambda h=heading: self.table.submit(
+                             lambda h=heading: self.controller.submit(
                                  {"type": "move", "path": list(move.path), "heading": h}))
             return
         arrow = state.robbers[state.current].arrow or ""
@@ -270,120 +266,39 @@ class GoldConnectionPanel(BoxLayout):
                 chosen = bar in picked
                 if chosen:
                     picked.remove(bar)
-                self._button(f"[{bar}]" if chosen else bar, lambda b=bar: self.tap_bar(arrow, b))
+                self._button(f"[{bar}]" if chosen else bar, lambda b=bar: self.controller.tap_bar(arrow, b))
         if self.picked:
             self._button(_("Loot {bars}").format(bars=" ".join(sorted(self.picked, key=bar_sort_key))),
-                         self.loot_picked)
-            self._button(_("Clear the bars"), self.clear_picks)
-        victim = self._victim(state)
+                         self.controller.play_picks)
+            self._button(_("Clear the bars"), self.controller.clear_picks)
+        victim = self.controller.victim(state)
         if victim is not None and state.moved:
             for row, numbers in state.robbers[victim].rows.items():
                 if numbers:
                     taken = self.take.get(row, 0)
                     self._button(_("Take from {row} ({taken})").format(row=row, taken=taken),
-                                 lambda r=row: self.add_to_take(r), disabled=taken >= len(numbers))
+                                 lambda r=row: self.controller.add_to_take(r), disabled=taken >= len(numbers))
             if self.take:
-                self._button(_("Plunder {bars}").format(bars=" ".join(self._take_bars(state))), self.plunder)
+                self._button(_("Plunder {bars}").format(bars=" ".join(self.controller.take_bars(state))),
+                             self.controller.play_picks)
         if self.game.validate(state, Stop()) is None:
             self._button(_("Stop here (roll {distance}+)").format(distance=state.distance),
-                         lambda: self.table.submit({"type": "stop"}))
+                         lambda: self.controller.submit({"type": "stop"}))
         if state.last_success == "loot" and not state.moved:
-            self._button(_("End the turn"), lambda: self.table.submit({"type": "end_turn"}))
+            self._button(_("End the turn"), lambda: self.controller.submit({"type": "end_turn"}))
 
     def _entry_choices(self, state: GoldConnectionState) -> None:
         safe = next(name for name, bars in state.safes.items() if not bars)
         self._button(_("Safe {safe}: {bars}").format(safe=safe, bars=" ".join(self.entering) or "-"),
-                     self.clear_entry)
+                     self.controller.clear_safe_entry)
         for colour in COLOURS:
             for number in range(1, 7):
                 bar = f"{colour}{number}"
-                self._button(bar, lambda b=bar: self.enter_bar(b))
-
-    # -- input ---------------------------------------------------------------------------------------
-    def tap_safe(self, safe: str) -> bool:
-        """A tap on a safe: start safe, arrow direction, or the destination of the arrow's move."""
-        state = self.state
-        if state is None:
-            return False
-        if state.phase == "start_choose":
-            return self.table.submit({"type": "choose_start", "safe": safe})
-        if state.phase == "arrows":
-            return self.table.submit({"type": "place_arrow", "heading": safe})
-        if state.phase != "turn":
-            return False
-        moves = [move for move in self.game.moves(state, SEARCH_DISTANCE) if move.path[-1] == safe]
-        if not moves:
-            return self.table.submit({"type": "move", "path": [safe]})
-        shortest = min(len(move.path) for move in moves)
-        move = next(move for move in moves if len(move.path) == shortest)
-        if move.heading is not None:
-            self.pending_move = Move(path=move.path)
-            self.refresh()
-            return True
-        return self.table.submit(move)
-
-    def tap_bar(self, safe: str, bar: str) -> bool:
-        """A tap on a bar (on the board or its button): pick another copy, or drop them, for the loot."""
-        state = self.state
-        if state is None or state.phase != "turn":
-            return False
-        arrow = state.robbers[state.current].arrow
-        if not state.moved:
-            return self.table.submit({"type": "loot", "bars": [bar]})
-        if safe != arrow:
-            self.table.show_refusal(Refusal(code="loot.other_safe", rule="GC-8", params={"safe": arrow},
-                                            message=N_("Only bars in the safe under your arrow ({safe}) can be "
-                                                       "looted.")))
-            return False
-        picked = list(self.picked)
-        if picked.count(bar) < state.safes[safe].count(bar):
-            picked.append(bar)
-        else:
-            picked = [item for item in picked if item != bar]
-        self.picked = picked
-        self.refresh()
-        return True
-
-    def clear_picks(self) -> None:
-        self.picked = []
-        self.refresh()
-
-    def loot_picked(self) -> bool:
-        return self.table.submit({"type": "loot", "bars": list(self.picked)})
-
-    def add_to_take(self, row: str) -> None:
-        self.take = {**self.take, row: self.take.get(row, 0) + 1}
-        self.refresh()
-
-    def plunder(self) -> bool:
-        state = self.state
-        victim = None if state is None else self._victim(state)
-        if victim is None:
-            return False
-        return self.table.submit(Plunder(victim=victim, take=dict(self.take)))
-
-    def enter_bar(self, bar: str) -> bool:
-        """Table-dealt setup: add a bar to the safe being entered; six bars are submitted at once."""
-        state = self.state
-        if state is None:
-            return False
-        self.entering = [*self.entering, bar]
-        if len(self.entering) < 6:
-            self.refresh()
-            return True
-        safe = next(name for name, bars in state.safes.items() if not bars)
-        bars, self.entering = list(self.entering), []
-        accepted = self.table.submit({"type": "enter_safe", "safe": safe, "bars": bars})
-        self.refresh()
-        return accepted
-
-    def clear_entry(self) -> None:
-        self.entering = []
-        self.refresh()
+                self._button(bar, lambda b=bar: self.controller.enter_bar(b))
 
     def roll_for_me(self) -> None:
-        self.table.virtual_roll("virtual")
+        self.controller.virtual_roll("virtual")
 
 
-def build_panel(table: TableModel) -> GoldConnectionPanel:
-    return GoldConnectionPanel(table)
+def build_panel(controller: GoldConnectionController) -> GoldConnectionPanel:
+    return GoldConnectionPanel(controller)

@@ -15,6 +15,7 @@ from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, Strin
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.app.boards.goldgraeber import BoardView, GoldgraeberBoard
+from companion.app.controllers.goldgraeber import GoldgraeberController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
@@ -80,6 +81,7 @@ def setup_steps(setup: Setup) -> list[str]:
 class GoldgraeberPanel(BoxLayout):
     """Board on the left; train, odds, fight steps, dice and chip buttons on the right."""
 
+    controller = ObjectProperty(None)
     table = ObjectProperty(None)
     train_text = StringProperty("")
     train_progress = ObjectProperty(0.0)
@@ -91,21 +93,22 @@ class GoldgraeberPanel(BoxLayout):
     #: Button texts in the current language (set in Python so the panel needs no running App).
     labels = DictProperty({})
 
-    def __init__(self, table: TableModel, **kwargs: Any) -> None:
+    def __init__(self, controller: GoldgraeberController, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.table = table
+        self.controller = controller
+        self.table = controller.table
         self.game = Goldgraeber()
         self.board = GoldgraeberBoard(self.game.board.layout)
         self.board.bind(on_touch_down=self._board_touched)
         self.ids.board_holder.add_widget(self.board)
         self._faces_shown: tuple[str, ...] = ()
         self._chips_shown: tuple[int, ...] = ()
-        table.bind(revision=self.refresh)
+        controller.listen(self.refresh)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
-        self.table.unbind(revision=self.refresh)
+        self.controller.unlisten(self.refresh)
 
     @property
     def state(self) -> GoldgraeberState | None:
@@ -205,16 +208,16 @@ class GoldgraeberPanel(BoxLayout):
 
     # -- input ---------------------------------------------------------------------------------------
     def enter_face(self, face: str) -> bool:
-        return self.table.submit({"type": "roll", "values": [face]})
+        return self.controller.submit({"type": "roll", "values": [face]})
 
     def enter_chip(self, chip: str, value: int) -> bool:
-        return self.table.submit({"type": "reveal", "chip": chip, "value": value})
+        return self.controller.submit({"type": "reveal", "chip": chip, "value": value})
 
     def roll_for_me(self) -> None:
-        self.table.virtual_roll("virtual")
+        self.controller.virtual_roll("virtual")
 
     def look(self) -> bool:
-        return self.table.submit({"type": "look"})
+        return self.controller.submit({"type": "look"})
 
     def _board_touched(self, board: GoldgraeberBoard, touch: Any) -> bool:
         if not board.collide_point(*touch.pos):
@@ -225,16 +228,8 @@ class GoldgraeberPanel(BoxLayout):
         return True
 
     def tap_field(self, field: str) -> bool:
-        """A tap on a field: the destination of the due move or raft crossing (refused with its rule)."""
-        state = self.state
-        if state is None:
-            return False
-        if state.phase in ("move", "away"):
-            return self.table.submit({"type": "move", "to": field})
-        if state.phase == "raft":
-            return self.table.submit({"type": "raft", "to": field})
-        return False
+        return self.controller.tap_field(field)
 
 
-def build_panel(table: TableModel) -> GoldgraeberPanel:
-    return GoldgraeberPanel(table)
+def build_panel(controller: GoldgraeberController) -> GoldgraeberPanel:
+    return GoldgraeberPanel(controller)

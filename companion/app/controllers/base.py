@@ -1,0 +1,484 @@
+"""The table controller: the one input path of a game at the table.
+
+Every input — a tap forwarded by a panel, a key, a GPIO button, a serial roll, the hourglass — comes
+here whatever screen is showing.  The controller submits through the Session (which validates and
+journals) and only then answers the hardware: a frame is settled "recorded" once its action is in the
+journal, or refused with a reason code.  It holds no widgets; panels draw from the TableModel and from
+the controller's own fields, and redraw when `listen` callbacks fire.
+
+Refusal reasons sent to a device besides the rules' own codes: `table.no_game`, `table.game_over`,
+`input.no_use`, `roll.not_expected`, `roll.wrong_count`, `roll.bad_face`, `roll.entered_by_touch`,
+`roll.refused` (a value button that completed a refused roll), `journal.failed`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from companion.app.i18n import _
+
+if TYPE_CHECKING:
+    from companion.app.table import TableModel
+    from companion.app.timer import TimerModel
+    from companion.engine.core import ActionModel, Event
+    from companion.engine.record import Source
+    from companion.engine.session import Session
+
+#: Keyboard stand-ins for the hardware on a PC (also listed on the Hardware screen).
+KEY_BUTTONS: dict[str, str] = {"s": "stop", "h": "hourglass", "f": "flat", "c": "confirm", "u": "undo",
+                               "n": "next", "i": "hint"}
+#: Letters enter that face; digits 1-6 are the value_1 … value_6 buttons; 0 is Chinagold's blank face.
+KEY_FACES = "byrgwk0"
+KEY_VALUES = "123456"
+SPACE, ESCAPE = 32, 27
+
+_CONTROLLERS: dict[str, type[TableController]] = {}
+
+
+def settle(hardware: Any, event: Any, recorded: bool, reason: str | None = None) -> None:
+    """Answer the device that sent `event`: recorded (ACK) or refused with a reason (NAK).
+
+    The one adapter to the bridge's `HardwareLink.settle` (issue 10): until it exists on this branch
+    frames are still acknowledged by the reader, and this does nothing.  The merge with the bridge
+    work replaces the lookup by a plain `hardware.settle(...)` call.
+    """
+    answer = getattr(hardware, "settle", None)
+    if answer is not None and event is not None:
+        answer(event, recorded=recorded, reason=reason)
+
+
+def frame_ref(event: Any) -> str | None:
+    """The reference of the hardware frame behind an input (`<source>:<seq>`), None for touch and keys.
+
+    Read with getattr because `event.ref` comes with the same bridge work as `settle` (issue 10); after
+    the merge this is `None if event is None else event.ref`.
+    """
+    return getattr(event, "ref", None)
+
+
+def record_source(event_source: str) -> Source:
+    """The record's `source` for a bridge event: `gpio` for pin sources, else `serial`."""
+    return "gpio" if event_source.startswith("gpio") else "serial"
+
+
+class TableController:
+    """The flow of one game at the table (the base serves any game; subclasses add a game's own flow).
+
+    `hardware` answers frames (`settle`), `timer` is the on-screen sand timer, `announce` tells the
+    table something on whatever screen is showing, `show_table` brings the Table screen forward, and
+    `call_soon` runs a function on the UI thread (Kivy's Clock in the app).
+    """
+
+    game_id: ClassVar[str] = ""
+    #: The Table screen offers the big Timer screen for this game.
+    uses_timer: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.game_id:
+            _CONTROLLERS[cls.game_id] = cls
+
+    def __init__(self, table: TableModel, timer: TimerModel | None = None, hardware: Any = None,
+                 announce: Callable[[str], None] | None = None, show_table: Callable[[], None] | None = None,
+                 call_soon: Callable[[Callable[[], None]], None] | None = None,
+                 play_sound: Callable[[str], None] | None = None) -> None:
+        self.table = table
+        self.timer = timer
+        self.hardware = hardware
+        self._announce = announce or (lambda _text: None)
+        self._show_table = show_table or (lambda: None)
+        self._play_sound = play_sound or (lambda _name: None)
+        self.call_soon = call_soon or _clock_call_soon
+        self._listeners: list[Callable[[], None]] = [self._update_leds]
+        self._pending: dict[str, Any] = {}  # an uncertain hardware roll waiting for the table's answer
+        self._lit: tuple[int, int] | None = None  # (session, seat) the seat LEDs show
+        if timer is not None:
+            timer.bind(on_warning=self._timer_warning)
+
+    # -- life cycle ----------------------------------------------------------------------------------
+    @property
+    def session(self) -> Session | None:
+        return self.table.session
+
+    def open(self, session: Session | None) -> None:
+        """Put a (new or resumed) session on the table; None clears it."""
+        self._drop_pending("roll.entered_by_touch")
+        self.table.attach(session)
+        self.on_opened()
+        self.changed()
+
+    def close(self) -> None:
+        """Another game takes the table: stop background work, answer what is still open."""
+        self._drop_pending("table.no_game")
+        if self.timer is not None:
+            self.timer.unbind(on_warning=self._timer_warning)
+
+    # -- signals to the table: seat LEDs, buzzer, speaker --------------------------------------------
+    def _update_leds(self) -> None:
+        """The seat LED of whoever must act is on, the others off."""
+        session = self.session
+        if session is None or self.hardware is None or self._lit == (id(session), self.table.player):
+            return
+        self._lit = (id(session), self.table.player)
+        for seat in range(len(session.setup.players)):
+            self.hardware.led(f"seat{seat + 1}", "on" if seat == self.table.player else "off")
+
+    def _timer_warning(self, _timer: Any, mark: float) -> None:
+        """5 s: short beep; 0: long beep (speaker and buzzer) and the LED of whoever acts blinks."""
+        self._play_sound("expired" if mark <= 0 else "warning")
+        if self.hardware is None:
+            return
+        self.hardware.beep(800 if mark <= 0 else 150)
+        if self.table.player >= 0:
+            self.hardware.led(f"seat{self.table.player + 1}", "blink")
+
+    def listen(self, callback: Callable[[], None]) -> None:
+        """Call `callback` after every change a panel may draw (accepted action, undo, a selection)."""
+        if callback not in self._listeners:
+            self._listeners.append(callback)
+
+    def unlisten(self, callback: Callable[[], None]) -> None:
+        if callback in self._listeners:
+            self._listeners.remove(callback)
+
+    def changed(self) -> None:
+        for callback in list(self._listeners):
+            callback()
+
+    @property
+    def playing(self) -> bool:
+        return self.session is not None and not self.session.is_over()
+
+    # -- hardware events -----------------------------------------------------------------------------
+    def on_bridge_event(self, event: Any) -> None:
+        """A bridge event on the UI thread: dice, buttons, the hourglass, a source coming or going."""
+        kind = event.event
+        if kind == "status":
+            if event.state in ("disconnected", "link_lost") and self.playing:
+                self.table.show_notice(_("The sensor {source} is not answering ({state}). Carry on with touch "
+                                         "input; nothing was lost.").format(source=event.source, state=event.state))
+            return
+        if kind == "rejected":
+            return
+        if kind not in ("roll", "button", "timer"):  # e.g. `rolling`: nothing to do, but the frame is heard
+            settle(self.hardware, event, recorded=True)
+            return
+        source = record_source(event.source)
+        if kind == "button" and event.action != "down":  # `up` and `held` carry no meaning of their own
+            settle(self.hardware, event, recorded=True)
+            return
+        if self.session is None:
+            self._refuse_no_game(event)
+            return
+        ref = frame_ref(event)
+        if ref is not None and ref == self._pending.get("ref"):  # resent while the table decides
+            if not self.table.partial and "confirm" not in self.table.notice_choices:
+                self._ask_about_pending()  # the question was cleared away meanwhile
+            return  # answered together with the table's decision
+        if ref is not None and self.session.is_recorded(ref):
+            settle(self.hardware, event, recorded=True)  # a resend of a frame already in the journal
+            return
+        if kind == "roll":
+            uncertain = [index for index, value in enumerate(event.values) if value == "?"]
+            if event.uncertain and not uncertain:
+                uncertain = list(range(len(event.values)))
+            self.hardware_roll(list(event.values), uncertain, source, event)
+        elif kind == "button":
+            self.press(event.name, source, event)
+        else:
+            self.press("hourglass" if event.state == "flip" else "flat", source, event)
+
+    def _refuse_no_game(self, event: Any) -> None:
+        """Input with no game to go to: the table is told on any screen, the device hears why."""
+        if self.session is None:
+            self._announce(_("No game is being played: start or resume one first. The input was not used."))
+            settle(self.hardware, event, recorded=False, reason="table.no_game")
+        else:
+            self._announce(_("This game is over; start a new one to play on."))
+            settle(self.hardware, event, recorded=False, reason="table.game_over")
+
+    # -- buttons (GPIO, serial, keyboard, on-screen) -------------------------------------------------
+    def press(self, name: str, source: Source = "keyboard", event: Any = None) -> None:
+        """A named button: the game's own meaning first (`button`), then the table-wide one.  Undo also
+        works once the game is over (the last move was a mistake)."""
+        if self.session is None or (self.session.is_over() and name != "undo"):
+            self._refuse_no_game(event)
+            return
+        if name in ("confirm", "next") and self.table.notice_choices:
+            settle(self.hardware, event, recorded=True)  # the confirmed roll is answered on its own
+            self.answer_notice(self.table.notice_choices[0])
+            return
+        if name == "hourglass" and self.timer is not None and self.timer.paused:
+            self.timer.resume()  # stood up again after lying flat: the sand runs on
+            settle(self.hardware, event, recorded=True)
+            return
+        if self.button(name, source, event):
+            return
+        if name == "undo":
+            self.undo(source, event)
+        elif name == "flat" and self.timer is not None and self.timer.running:
+            self.timer.pause()
+            settle(self.hardware, event, recorded=True)
+        elif name.startswith("value_") and name[6:].isdigit() and self.value_face(int(name[6:])) is not None:
+            self.enter_die(self.value_face(int(name[6:])) or "", source, event)
+        else:
+            self.table.show_notice(_("The {button} button has no use right now; nothing changed.").format(
+                button=name))
+            settle(self.hardware, event, recorded=False, reason="input.no_use")
+
+    def button(self, name: str, source: Source, event: Any) -> bool:
+        """A game's own meaning of a button; True when handled (and the frame answered)."""
+        if name == "confirm" or name == "next":
+            action = self.confirm_action() if name == "confirm" else (self.confirm_action() or self.next_action())
+            if action is not None:
+                self.submit(action, source, event)
+                return True
+        return False
+
+    def confirm_action(self) -> ActionModel | dict[str, Any] | None:
+        """What `confirm` plays now besides answering a notice (e.g. the Pi's marked move)."""
+        return None
+
+    def next_action(self) -> ActionModel | dict[str, Any] | None:
+        """What `next` plays to pass play on when nothing waits to be confirmed (e.g. End the turn)."""
+        return None
+
+    def value_face(self, number: int) -> str | None:
+        """The face the button value_<number> enters: the number-th face of the die that is due, in the
+        order the keypad shows them (1-6 on pip dice; L first on Goldgräber's; B Y R G W K in Digger)."""
+        dice = self.table.dice
+        if not dice:
+            return None
+        partial, entered = self.table.partial, self.table.entered
+        faces = dice[partial.index("?") if partial else min(len(entered), len(dice) - 1)]
+        return faces[number - 1] if 1 <= number <= len(faces) else None
+
+    # -- keyboard ------------------------------------------------------------------------------------
+    def on_key(self, keycode: int, codepoint: str | None, modifiers: list[str]) -> bool:
+        """PC stand-ins: Space rolls for you, letters enter dice faces or press buttons, digits are the value
+        buttons, Ctrl+Z undoes.  False when the key means nothing here (it is passed on)."""
+        char = (codepoint or "").lower()
+        if keycode == SPACE:
+            self.virtual_roll("keyboard")
+        elif "ctrl" in modifiers and char == "z":
+            self.undo("keyboard")
+        elif char in KEY_BUTTONS:
+            self.press(KEY_BUTTONS[char], "keyboard")
+        elif char and char in KEY_VALUES:
+            self.press(f"value_{char}", "keyboard")
+        elif char and char in KEY_FACES:
+            face = char.upper()
+            if any(face in faces for faces in self.table.dice):
+                self.enter_die(face, "keyboard")
+            else:
+                return False
+        else:
+            return False
+        return True
+
+    # -- playing -------------------------------------------------------------------------------------
+    def submit(self, action: ActionModel | dict[str, Any], source: Source = "touch", event: Any = None) -> bool:
+        """Play an action through the Session; the hardware frame is answered after the journal has it."""
+        from companion.engine.journal import JournalError
+
+        session = self.session
+        if session is None or session.is_over():
+            if event is not None:
+                self._refuse_no_game(event)
+            return False
+        actor = session.prompt().player
+        try:
+            outcome = session.submit(action, source, ref=frame_ref(event))
+        except JournalError as error:
+            self.table.show_notice(_("Could not save the move, so it was not played: {problem}").format(
+                problem=str(error)))
+            settle(self.hardware, event, recorded=False, reason="journal.failed")
+            return False
+        if not outcome.accepted:
+            assert outcome.refusal is not None
+            self.table.show_refusal(outcome.refusal)
+            settle(self.hardware, event, recorded=False, reason=outcome.refusal.code)
+            self.on_refused()
+            return False
+        settle(self.hardware, event, recorded=True)
+        self.table.accepted(actor, outcome.events)
+        self.on_accepted(outcome.events)
+        self.changed()
+        if session.is_over():
+            self.table.dispatch("on_game_over")
+        return True
+
+    def undo(self, source: Source = "touch", event: Any = None) -> bool:
+        """Take back the last action (the undo is journalled before the button is answered)."""
+        from companion.engine.journal import JournalError
+
+        session = self.session
+        if session is None:
+            if event is not None:
+                self._refuse_no_game(event)
+            return False
+        was_over = session.is_over()
+        try:
+            outcome = session.undo()
+        except JournalError as error:
+            self.table.show_notice(_("Could not save the undo: {problem}").format(problem=str(error)))
+            settle(self.hardware, event, recorded=False, reason="journal.failed")
+            return False
+        if not outcome.accepted:
+            assert outcome.refusal is not None
+            self.table.show_refusal(outcome.refusal)
+            settle(self.hardware, event, recorded=False, reason=outcome.refusal.code)
+            return False
+        settle(self.hardware, event, recorded=True)
+        self.table.undone()
+        self.on_undone()
+        self.changed()
+        if was_over:
+            self.show_table()  # the last move of the game taken back: play goes on at the table
+        return True
+
+    def virtual_roll(self, source: Source = "virtual") -> bool:
+        """Let the Pi roll the dice that are due (keyboard Space / "Roll for me")."""
+        from random import Random
+
+        session = self.session
+        if session is None or session.is_over() or not self.table.dice:
+            return False
+        rng = Random(f"{session.setup.seed}:{len(session.actions)}")  # as Session.virtual_roll: replays alike
+        action = session.game.virtual_roll(session.state, rng)
+        return action is not None and self.submit(action, source)
+
+    # -- dice from touch, keys, value buttons or sensors ---------------------------------------------
+    def enter_die(self, face: str, source: Source = "touch", event: Any = None) -> None:
+        """The next die shows `face` (after a partly unreadable roll: the next die the sensors could not
+        read); the roll is submitted once every die is known.  The entry so far is the TableModel's
+        `entered`/`partial`, which the keypads bind to (no full redraw per die)."""
+        table = self.table
+        if table.partial:
+            filled = list(table.partial)
+            filled[filled.index("?")] = face
+            if "?" in filled:
+                table.partial = filled
+                settle(self.hardware, event, recorded=True)
+                return
+            pending, self._pending = self._pending, {}
+            table.partial = []
+            accepted = self.submit_roll(filled, source, pending.get("event"))
+            settle(self.hardware, event, recorded=accepted, reason=None if accepted else "roll.refused")
+            return
+        if not table.dice or len(table.entered) >= len(table.dice):
+            settle(self.hardware, event, recorded=False, reason="roll.not_expected")
+            return
+        table.entered = [*table.entered, face]
+        if len(table.entered) == len(table.dice):
+            self.submit_roll(list(table.entered), source, event)
+        else:
+            settle(self.hardware, event, recorded=True)
+
+    def clear_entry(self) -> None:
+        """Clear the keypad (also drops a partly read roll: the table enters the whole roll by touch)."""
+        self._drop_pending("roll.entered_by_touch")
+        self.table.entered = []
+        self.table.partial = []
+
+    def submit_roll(self, values: list[str], source: Source, event: Any = None) -> bool:
+        """Submit dice values; a value a die does not have, or a missing die, asks for touch entry."""
+        table = self.table
+        if not table.roll_action or not table.dice:
+            table.show_notice(_("No dice roll is expected now; the roll was ignored."))
+            settle(self.hardware, event, recorded=False, reason="roll.not_expected")
+            return False
+        if len(values) != len(table.dice):
+            table.show_notice(_("{got} dice were read but {want} are needed; please enter the roll by touch.")
+                              .format(got=len(values), want=len(table.dice)))
+            settle(self.hardware, event, recorded=False, reason="roll.wrong_count")
+            return False
+        for index, (value, faces) in enumerate(zip(values, table.dice)):
+            if value not in faces:
+                table.show_notice(_("Die {n} showed '{value}', which it cannot show; please enter the roll "
+                                    "by touch.").format(n=index + 1, value=value))
+                settle(self.hardware, event, recorded=False, reason="roll.bad_face")
+                return False
+        table.entered = []
+        return self.submit({"type": table.roll_action, "values": values}, source, event)
+
+    def hardware_roll(self, values: list[str], uncertain: list[int], source: Source, event: Any = None) -> None:
+        """A roll read by sensors: certain values are played, uncertain ones are confirmed first, and dice
+        the sensors could not read at all (`?`) are tapped in on the keypad.  Until the table answers,
+        the frame stays unanswered (the device keeps it), so a restart asks again."""
+        table = self.table
+        if not self.playing:
+            self._refuse_no_game(event)
+            return
+        if not uncertain:
+            self.submit_roll(values, source, event)
+            return
+        self._drop_pending("roll.entered_by_touch")
+        self._pending = {"values": values, "uncertain": uncertain, "source": source, "event": event,
+                         "ref": frame_ref(event)}
+        if "?" in values and len(values) == len(table.dice):
+            table.clear_messages()
+            table.entered = []
+            table.partial = list(values)  # the keypad asks for the unread dice only ("Clear": whole roll)
+            return
+        self._ask_about_pending()
+
+    def _ask_about_pending(self) -> None:
+        """Ask the table to confirm the uncertain reading (again, when the device resends it after the
+        question was cleared away by other input)."""
+        pending = self._pending
+        dice = ", ".join(str(index + 1) for index in pending["uncertain"])
+        self.table.show_notice(_("The sensors are unsure about die {dice} (read as {values}). Confirm the "
+                                 "reading, or enter the roll by touch.").format(
+                                     dice=dice, values=" ".join(pending["values"])),
+                               choices=["confirm", "touch"])
+
+    def answer_notice(self, choice: str) -> None:
+        """The way on from a notice: confirm the uncertain reading, re-enter it by touch, or dismiss."""
+        self.table.clear_messages()
+        if choice == "confirm" and self._pending and not self.table.partial:
+            pending, self._pending = self._pending, {}
+            self.submit_roll(pending["values"], pending["source"], pending["event"])
+        elif choice == "touch":
+            self.clear_entry()
+
+    def _drop_pending(self, reason: str) -> None:
+        """An uncertain roll the table will not confirm: the device hears it was not recorded."""
+        pending, self._pending = self._pending, {}
+        if pending:
+            settle(self.hardware, pending.get("event"), recorded=False, reason=reason)
+
+    # -- hooks for a game's flow ---------------------------------------------------------------------
+    def on_opened(self) -> None:
+        """A session was put on the table."""
+
+    def on_accepted(self, events: tuple[Event, ...]) -> None:
+        """An action was journalled and applied."""
+
+    def on_refused(self) -> None:
+        """An action was refused (the refusal is on screen)."""
+
+    def on_undone(self) -> None:
+        """The last action was taken back."""
+
+    def show_table(self) -> None:
+        """Bring the Table screen forward (e.g. the sand ran out while the Rules were open)."""
+        self._show_table()
+
+
+def _clock_call_soon(callback: Callable[[], None]) -> None:
+    from kivy.clock import Clock
+
+    Clock.schedule_once(lambda _dt: callback(), -1)
+
+
+def controller_class(game_id: str) -> type[TableController]:
+    """The controller of a game (`companion/app/controllers/<id>.py`), or the base one."""
+    import importlib
+    import importlib.util
+
+    name = f"companion.app.controllers.{game_id.replace('-', '_')}"
+    if game_id not in _CONTROLLERS and importlib.util.find_spec(name) is not None:
+        importlib.import_module(name)
+    return _CONTROLLERS.get(game_id, TableController)

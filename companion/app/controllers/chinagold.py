@@ -1,0 +1,148 @@
+"""Chinagold's flow at the table: lines chosen by two taps, burying, hints and the Pi as opponent.
+
+The bot (companion/games/chinagold/bot.py) searches on a worker thread (`Thinker`); its answer comes
+back on the UI thread and is kept only if the position is still the one it searched.  Any change of
+the position (a move by touch or hardware, undo, a new game) cancels what is being worked out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from companion.app.controllers.base import TableController, settle
+from companion.app.controllers.worker import Thinker
+from companion.games.chinagold.bot import hint
+
+if TYPE_CHECKING:
+    from companion.engine.core import ActionModel, Event
+    from companion.engine.record import Source
+    from companion.games.chinagold.rules import ChinagoldState
+
+PI_NAME = "pi"
+#: Thinking time for the Pi's own moves and for hints (the brief allows at most one second).
+BOT_SECONDS = 0.8
+
+
+class ChinagoldController(TableController):
+    """Chinagold: `hint` asks the bot, `confirm`/`next` play the Pi's marked move."""
+
+    game_id = "chinagold"
+
+    def __init__(self, *args: Any, search: Callable[[ChinagoldState, float], ActionModel | None] = hint,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.search = search
+        self.thinker: Thinker[ActionModel | None] = Thinker(self.call_soon)
+        self.suggestion: ActionModel | None = None
+        self.selected: int | None = None
+        self.bury_mode = False
+
+    def close(self) -> None:
+        self.thinker.cancel()
+        super().close()
+
+    @property
+    def state(self) -> ChinagoldState | None:
+        return self.session.state if self.session is not None else None  # type: ignore[return-value]
+
+    @property
+    def pi_seat(self) -> int | None:
+        """The seat the Pi plays (the player named "Pi"), if any."""
+        if self.session is None:
+            return None
+        return next((seat for seat, player in enumerate(self.session.setup.players)
+                     if player.name.strip().lower() == PI_NAME), None)
+
+    @property
+    def pi_to_move(self) -> bool:
+        state = self.state
+        return state is not None and state.phase == "move" and self.pi_seat == state.to_move
+
+    @property
+    def thinking(self) -> bool:
+        return self.thinker.busy
+
+    # -- the position changed ------------------------------------------------------------------------
+    def on_opened(self) -> None:
+        self._position_changed()
+
+    def on_accepted(self, events: tuple[Event, ...]) -> None:
+        self._position_changed()
+
+    def on_undone(self) -> None:
+        self._position_changed()
+
+    def _position_changed(self) -> None:
+        self.thinker.cancel()
+        self.suggestion = None
+        self.selected = None
+        self.bury_mode = False
+        if self.pi_to_move:
+            self.request_hint()
+
+    # -- the bot -------------------------------------------------------------------------------------
+    def request_hint(self) -> None:
+        """Let the bot work out a move for whoever is to move (nothing while tiles must be thrown)."""
+        state = self.state
+        if state is None or state.phase != "move":
+            return
+        self.thinker.think(lambda: self.search(state, BOT_SECONDS), lambda action: self._answer(state, action))
+        self.changed()
+
+    def _answer(self, state: ChinagoldState, action: ActionModel | None) -> None:
+        """The bot's move, on the UI thread: marked only if the position is still the one it searched."""
+        if self.state != state:
+            return
+        self.suggestion = action
+        self.changed()
+
+    def confirm_action(self) -> ActionModel | None:
+        return self.suggestion if self.pi_to_move else None
+
+    def confirm_pi_move(self, source: Source = "touch", event: Any = None) -> bool:
+        """The table has turned the marked markers: play the Pi's move (recorded as the bot's)."""
+        action = self.confirm_action()
+        if action is None:
+            settle(self.hardware, event, recorded=False, reason="input.no_use")
+            return False
+        return self.submit(action, "bot", event)
+
+    def button(self, name: str, source: Source, event: Any) -> bool:
+        if name == "hint":
+            self.request_hint()
+            settle(self.hardware, event, recorded=True)
+            return True
+        if name in ("confirm", "next") and self.confirm_action() is not None:
+            self.confirm_pi_move(source, event)
+            return True
+        return super().button(name, source, event)
+
+    # -- touch on the board --------------------------------------------------------------------------
+    def tap_site(self, site: int) -> bool:
+        """A tap on a site: bury it (bury mode), start a line, or finish the line and submit it."""
+        state = self.state
+        if state is None or state.phase != "move" or self.pi_to_move:
+            return False
+        if self.bury_mode:
+            self.bury_mode = False
+            return self.submit({"type": "bury", "site": site})
+        if self.selected is None:
+            self.selected = site
+            self.changed()
+            return True
+        start, self.selected = self.selected, None
+        accepted = self.submit({"type": "turn", "start": start, "end": site})
+        if not accepted:
+            self.changed()
+        return accepted
+
+    @property
+    def can_bury(self) -> bool:
+        state = self.state
+        return state is not None and state.phase == "move" and state.total is not None and "g" in state.sites
+
+    def toggle_bury(self) -> None:
+        self.bury_mode = not self.bury_mode and self.can_bury
+        self.selected = None
+        self.changed()

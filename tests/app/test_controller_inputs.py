@@ -1,0 +1,263 @@
+"""One input path per game: the same roll entered by touch, keyboard, GPIO buttons and a serial sensor
+reaches the game's controller whatever screen is showing, and the sensor hears back only after the
+journal has the action."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from kivy.core.window import Window
+
+from companion.app.launch import pump
+from companion.engine.core import Player, Setup
+from companion.engine.session import Session
+from firmware_bridge.events import ButtonEvent, TimerEvent
+from tests.app.conftest import ManualClock
+from tests.app.ui import tap
+
+#: Per game: players, and the roll that value_1 enters (the first face of every die that is due).
+GAMES: dict[str, tuple[tuple[str, ...], list[str]]] = {
+    "digger": (("Anna", "Ben"), ["B"] * 5),
+    "gold_connection": (("Anna", "Ben"), ["1", "1"]),
+    "goldgraeber": (("Anna", "Ben", "Chloé"), ["L"]),
+    "chinagold": (("Anna", "Ben"), ["0", "0", "1"]),
+}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A serial roll as the bridge delivers it, with the frame reference the journal keeps."""
+
+    values: tuple[str, ...]
+    seq: int
+    source: str = "sensor"
+    event: str = "roll"
+    uncertain: bool = False
+
+    @property
+    def ref(self) -> str:
+        return f"{self.source}:{self.seq}"
+
+
+class Answers:
+    """Stands in for the bridge's `HardwareLink.settle`: records each answer with the journal rows of
+    the game at that moment."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.calls: list[tuple[Any, bool, str | None, int]] = []
+
+    def __call__(self, event: Any, recorded: bool, reason: str | None = None) -> None:
+        session = self.app.table.session
+        rows = len(self.app.journal.actions(session.game_id)) if session is not None else -1
+        self.calls.append((event, recorded, reason, rows))
+
+
+@pytest.fixture
+def answers(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> Answers:
+    recorder = Answers(fresh_app)
+    monkeypatch.setattr(fresh_app.hardware, "settle", recorder, raising=False)
+    return recorder
+
+
+def open_game(app: Any, game: str) -> Session:
+    names, _ = GAMES[game]
+    session = Session.new(Setup(game=game, players=tuple(Player(name=name) for name in names), seed=5), app.journal)
+    app._open_table(session)
+    pump(2)
+    return session
+
+
+def key(codepoint: str) -> None:
+    Window.dispatch("on_key_down", ord(codepoint), 0, codepoint, [])
+    pump(1)
+
+
+def hardware(app: Any, event: Any) -> None:
+    """An event as the hardware link hands it to the app on the UI thread."""
+    app.hardware.dispatch("on_event", event)
+    pump(1)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_input_reaches_the_game_on_any_screen(fresh_app: Any, answers: Answers, game: str) -> None:
+    app = fresh_app
+    session = open_game(app, game)
+    roll = GAMES[game][1]
+    played: list[tuple[str, list[str]]] = []
+
+    def last_roll() -> tuple[str, list[str]]:
+        entry = session.actions[-1]
+        return entry.source, [str(value) for value in entry.action["values"]]
+
+    for face in roll:  # touch, on the table
+        tap(app, face)
+    played.append(last_roll())
+    app.controller.undo()
+
+    app.go("rules")
+    for _ in roll:  # keyboard: 1 is the value_1 button
+        key("1")
+    assert app.root.current == "rules"
+    played.append(last_roll())
+    app.controller.undo()
+
+    app.go("settings")
+    for _ in roll:
+        hardware(app, ButtonEvent(source="gpio", name="value_1", action="down"))
+    assert app.root.current == "settings"
+    played.append(last_roll())
+    app.controller.undo()
+
+    app.go("hardware")
+    frame = Frame(values=tuple(roll), seq=7)
+    hardware(app, frame)
+    assert app.root.current == "hardware"
+    played.append(last_roll())
+
+    assert played == [("touch", roll), ("keyboard", roll), ("gpio", roll), ("serial", roll)]
+    assert session.actions[-1].ref == "sensor:7"
+    rows = len(app.journal.actions(session.game_id))
+    assert (frame, True, None, rows) in answers.calls  # answered with the row already in the journal
+
+
+def test_refused_roll_is_answered_refused_and_a_resend_is_not_played_twice(fresh_app: Any, answers: Answers) -> None:
+    app = fresh_app
+    session = open_game(app, "goldgraeber")
+    app.go("rules")
+    first = Frame(values=("3",), seq=1)
+    hardware(app, first)
+    assert len(session.actions) == 1 and session.state.phase == "move"
+    assert answers.calls[-1] == (first, True, None, 1)  # settled after the journal had the row
+
+    hardware(app, first)  # the same frame again (as after a restart): answered, not played again
+    assert len(session.actions) == 1 and answers.calls[-1] == (first, True, None, 1)
+
+    second = Frame(values=("4",), seq=2)  # a move is due, not a roll
+    hardware(app, second)
+    assert len(session.actions) == 1
+    assert answers.calls[-1][:3] == (second, False, "roll.not_expected")
+
+    app.go("table")
+    app.controller.undo()
+    wrong = Frame(values=("1",), seq=3)  # the Goldgräber die has no 1 (it shows the locomotive)
+    hardware(app, wrong)
+    assert answers.calls[-1][:3] == (wrong, False, "roll.bad_face") and session.actions == []
+
+
+def test_rules_refusal_code_goes_back_to_the_device(fresh_app: Any, answers: Answers) -> None:
+    app = fresh_app
+    session = open_game(app, "digger")
+    app.go("hardware")
+    hardware(app, ButtonEvent(source="gpio", name="stop", action="down"))  # Stop before any roll
+    _event, recorded, reason, rows = answers.calls[-1]
+    assert not recorded and reason == app.table.session.game.validate(session.state, session.game.parse_action(
+        {"type": "stop"})).code
+    assert rows == 0 and app.table.refusal_rule.startswith("DIG-")
+
+
+def test_input_with_no_game_is_told_on_screen_and_refused(fresh_app: Any, answers: Answers) -> None:
+    app = fresh_app
+    app.go("settings")
+    frame = Frame(values=("3",), seq=4)
+    hardware(app, frame)
+    assert answers.calls[-1][:3] == (frame, False, "table.no_game")
+    assert "No game is being played" in app.announcement
+    banner = next(widget for widget in Window.children if getattr(widget, "text", None) == app.announcement)
+    assert banner.height > 0 and banner.top <= Window.height  # shown over the Settings screen
+    assert app.root.current == "settings"
+
+
+def test_uncertain_roll_is_answered_when_the_table_confirms_it(fresh_app: Any, answers: Answers) -> None:
+    app = fresh_app
+    session = open_game(app, "gold_connection")
+    frame = Frame(values=("2", "5"), seq=9, uncertain=True)
+    hardware(app, frame)
+    hardware(app, frame)  # resent while the table decides: asked once, not answered yet
+    assert not answers.calls and "unsure" in app.table.notice_text
+    app.table.clear_messages()  # other input cleared the question away; the device resends the frame
+    hardware(app, frame)
+    assert not answers.calls and app.table.notice_choices == ["confirm", "touch"]
+    hardware(app, ButtonEvent(source="gpio", name="confirm", action="down"))
+    assert session.actions[-1].action["values"] == [2, 5] and session.actions[-1].ref == "sensor:9"
+    assert (frame, True, None, 1) in answers.calls
+
+
+def test_hourglass_flat_pauses_and_flip_resumes_the_sand(fresh_app: Any, clock: ManualClock) -> None:
+    app = fresh_app
+    open_game(app, "digger")
+    for _ in range(5):
+        key("2")  # value_2: yellow
+    assert app.timer.running
+    clock.advance(10)
+    pump(2)
+    hardware(app, TimerEvent(source="gpio", state="flat"))
+    assert app.timer.paused and not app.timer.running
+    left = app.timer.remaining
+    clock.advance(15)
+    pump(2)
+    assert app.timer.remaining == left
+    hardware(app, TimerEvent(source="gpio", state="flip"))
+    assert app.timer.running and not app.timer.paused
+    assert left - 1 < app.timer.remaining <= left
+
+
+def test_next_button_passes_play_on(fresh_app: Any) -> None:
+    app = fresh_app
+    session = open_game(app, "digger")
+    app.go("rules")
+    for _ in range(5):
+        key("2")
+    hardware(app, ButtonEvent(source="gpio", name="value_2", action="down"))  # no die due until it is taken
+    app.controller.submit({"type": "take", "colour": "Y"})
+    hardware(app, ButtonEvent(source="gpio", name="next", action="down"))
+    assert session.actions[-1].action == {"type": "stop"} and session.state.digger == 1
+
+
+def test_resuming_a_game_with_colour_names_shows_the_table(fresh_app: Any) -> None:
+    from pathlib import Path
+
+    from companion.engine.record import load_record
+
+    app = fresh_app
+    record = load_record(Path(__file__).resolve().parents[2] / "docs" / "examples" / "goldgraeber.json")
+    partial = record.model_copy(update={"actions": record.actions[:5]})
+    Session.from_record(partial, app.journal)
+    app.go("settings")
+    app.go("home")
+    pump(2)
+    tap(app, app.resume_text)
+    pump(2)
+    assert app.root.current == "table"
+    assert app.table.turn_colour.startswith("#") and len(app.table.turn_colour) == 7
+    assert [row["colour"] for row in app.table.scores] == ["#ff0000", "#0000ff", "#008000", "#ffff00"]
+
+
+def test_a_table_opening_freezes_the_heap(fresh_app: Any) -> None:
+    """What lives on after a table opens is kept out of later collections (no full GC inside a tap)."""
+    import gc
+
+    app = fresh_app
+    gc.unfreeze()
+    open_game(app, "goldgraeber")
+    pump(2)
+    assert gc.get_freeze_count() > 10000
+
+
+def test_hardware_undo_after_the_last_move_goes_back_to_the_table(fresh_app: Any) -> None:
+    from companion.app.demo import demo_session
+
+    app = fresh_app
+    finished = demo_session(None, moves=None, game="digger")
+    session = Session.new(finished.setup, app.journal)
+    for entry in finished.actions:
+        assert session.submit(entry.action, entry.source).accepted
+    app._open_table(session)
+    pump(2)
+    assert app.root.current == "end"
+    played = len(session.actions)
+    hardware(app, ButtonEvent(source="gpio", name="undo", action="down"))
+    assert len(session.actions) == played - 1 and not session.is_over()
+    assert app.root.current == "table"

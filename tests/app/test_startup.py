@@ -1,0 +1,58 @@
+"""Start-up stays tappable: the first frame does not wait for the games' imports, frames keep coming
+while they load, and a tap that comes first is handled (it waits for them then)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SCRIPT = """
+import sys, time
+from pathlib import Path
+data = Path(sys.argv[1])
+from companion.app.launch import _configure, pump
+from companion.headless import prepare_kivy
+prepare_kivy((800, 480), offscreen=True)
+_configure(False, max_fps=0)
+import companion.app.main as main
+
+real_preload = main.preload
+def slow_preload():
+    time.sleep(1.5)  # stands for a slow card on a Pi: the imports take long
+    real_preload()
+main.preload = slow_preload
+
+app = main.GoldtableApp(journal_path=data / "journal.sqlite3", settings_file=data / "settings.json",
+                        use_system_hardware=False)
+started = time.perf_counter()
+app._run_prepare()
+pump(1)
+first_frame = time.perf_counter() - started
+games_loaded = "companion.games.digger.rules" in sys.modules
+frames = 0
+until = time.perf_counter() + 0.4
+while time.perf_counter() < until:
+    pump(1)
+    frames += 1
+waiting = not app.ready
+from tests.app.ui import tap
+tap(app, "New game")
+print("RESULT", round(first_frame, 3), games_loaded, frames, waiting, app.root.current, app.ready)
+app.stop()
+"""
+
+
+def test_first_frame_and_an_early_tap_do_not_wait_for_the_games(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GOLDTABLE_DATA": str(tmp_path), "KIVY_NO_ARGS": "1"}
+    result = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=120)
+    line = next((line for line in result.stdout.splitlines() if line.startswith("RESULT")), "")
+    assert line, result.stderr[-2000:]
+    _, first_frame, games_loaded, frames, waiting, screen, ready = line.split()
+    assert games_loaded == "False" and float(first_frame) < 1.5  # drawn before the (slow) imports are done
+    assert int(frames) >= 5 and waiting == "True"  # frames kept coming while the games were still loading
+    assert screen == "players" and ready == "True"  # the early tap was handled
