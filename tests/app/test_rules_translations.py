@@ -11,10 +11,10 @@ import pytest
 
 from companion.app import i18n
 from companion.app.rules_doc import RULES_DIR, RuleBook, find_rule, rule_book, table_rules
-from companion.app.table import TableModel
 from companion.app.viewmodels import RulesModel
 from companion.engine.core import Player, Setup
 from companion.engine.session import Session
+from tests.table_helpers import make_controller
 
 GAMES = ("digger", "gold_connection", "goldgraeber", "chinagold")
 STEMS = (*GAMES, "README")
@@ -120,10 +120,10 @@ def test_rules_screen_model_follows_the_language(game: str) -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_refusal_box_cites_the_translated_rule(lang: str) -> None:
     """A take before the first roll is refused (DIG-11); the box shows that rule in the app's language."""
-    table = TableModel()
-    table.attach(Session.new(Setup(game="digger", players=(Player(name="Anna"), Player(name="Ben")))))
+    controller = make_controller(Session.new(Setup(game="digger", players=(Player(name="Anna"), Player(name="Ben")))))
+    table = controller.table
     i18n.set_language(lang)
-    assert not table.submit({"type": "take", "colour": "Y"})
+    assert not controller.submit({"type": "take", "colour": "Y"})
     rule_id = table.refusal_rule.split()[0]
     translated, english = find_rule("digger", rule_id, lang), find_rule("digger", rule_id, "en")
     assert translated is not None and english is not None
