@@ -227,18 +227,29 @@ def identify(path: Path) -> FileKind:
         return "not-sqlite"
     application_id = int.from_bytes(header[68:72], "big")
     user_version = int.from_bytes(header[60:64], "big")
+    wal = Path(f"{path}-wal")
+    live = wal.exists() and wal.stat().st_size > 0  # then page 1 may be newer in the WAL than in the file
+    options = "mode=ro" if live else "mode=ro&immutable=1"
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{options}", uri=True, timeout=0)
+        try:
+            if live:
+                application_id = conn.execute("PRAGMA application_id").fetchone()[0]
+                user_version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables: set[str] | None = {row[0] for row in conn.execute("SELECT name FROM sqlite_master "
+                                                                     "WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as error:
+        # Damaged schema: only our application id or schema version makes it ours.  Busy, or no side
+        # files possible: the opener will tell.
+        tables = {"(unreadable)"} if _primary(error) in _CORRUPT else None
     if application_id == APPLICATION_ID or (application_id == 0 and 1 <= user_version <= SCHEMA_VERSION):
         return "journal"
     if application_id != 0 or user_version != 0:
         return "foreign"
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-        try:
-            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError:
-        return "journal"  # our header is fine but the schema is unreadable: a damaged file of SQLite's
+    if tables is None:
+        return "journal"
     if not tables:
         return "blank"
     return "journal" if tables <= {"games", "entries"} else "foreign"
@@ -470,12 +481,12 @@ class Journal:
     def _open_file(self) -> sqlite3.Connection:
         conn = self._connect(str(self.path))
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
             check = conn.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
                 raise _Damaged(f"integrity check failed: {check}")
             self._check_schema(conn)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
             self._migrate(conn)
             conn.execute("BEGIN IMMEDIATE")  # proves it can be written (a read-only file fails here)
             conn.execute("ROLLBACK")
@@ -642,10 +653,11 @@ class Journal:
         self.damaged[game_id] = problem
         return DamagedGame(self._damaged_text(game_id, problem))
 
-    def _read_game(self, game_id: int) -> tuple[Setup, datetime, list[tuple[str, RecordedAction | None]]]:
+    def _read_game(self, game_id: int, game_row: tuple[str, str, str | None] | None = None,
+                   ) -> tuple[Setup, datetime, list[tuple[str, RecordedAction | None]]]:
         """Setup, start time and every row of one game, each checked; DamagedGame names the first bad one."""
         try:
-            setup_json, created, _finished = self._game_row(game_id)
+            setup_json, created, _finished = game_row or self._game_row(game_id)
             rows = self._conn.execute("SELECT kind, at, source, action, ref FROM entries WHERE game_id = ? "
                                       "ORDER BY n", (game_id,)).fetchall()
         except sqlite3.DatabaseError as error:
@@ -751,7 +763,7 @@ class Journal:
             if row is None:
                 return None
             try:
-                self._read_game(row[0])
+                self._read_game(row[0], (row[2], row[3], row[4]))
             except DamagedGame:
                 continue
             summary = self._summary(row, None)
