@@ -25,10 +25,14 @@ def parse_size(text: str | None) -> tuple[int, int] | None:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    from companion.app.launch import run_app
+    from companion.engine.journal import JournalLock
 
-    run_app(size=parse_size(args.size), fullscreen=args.fullscreen, serial_url=args.serial,
-            gpio=not args.no_gpio, journal=Path(args.journal) if args.journal else None)
+    journal = Path(args.journal) if args.journal else None
+    with JournalLock(journal):  # a second app on the same journal stops here, before a window opens
+        from companion.app.launch import run_app
+
+        run_app(size=parse_size(args.size), fullscreen=args.fullscreen, serial_url=args.serial,
+                gpio=not args.no_gpio, journal=journal)
     return 0
 
 

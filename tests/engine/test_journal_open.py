@@ -282,3 +282,21 @@ def test_an_old_journal_is_accepted_and_gets_our_application_id(tmp_path: Path) 
     assert journal.notice is None and Session.resume(journal, 4).state.totals == (6, 0)
     assert journal._conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     journal.close()
+
+
+def test_an_unusable_journal_gives_the_app_a_read_only_stand_in_that_says_why(tmp_path: Path) -> None:
+    path = tmp_path / "some.json"
+    path.write_text("{}")
+    with pytest.raises(JournalOpenError) as caught:
+        Journal(path, exclusive=True)
+    other = python("import sys; from companion.engine.journal import JournalLock\n"
+                   "JournalLock(sys.argv[1]).acquire(); print('taken')", str(path))
+    assert other.communicate(timeout=60)[0] == "taken\n"  # the failed open let go of the lock
+    stand_in = Journal.unavailable(path, str(caught.value))
+    assert stand_in.read_only and stand_in.games() == [] and stand_in.latest_unfinished_summary() is None
+    assert stand_in.notices == [f"Games cannot be saved: {caught.value}. Saved games can still be viewed and "
+                                f"exported."]
+    with pytest.raises(JournalError, match="is not a Goldtable journal"):
+        Session.new(setup(), stand_in)
+    stand_in.close()
+    assert path.read_text() == "{}"
