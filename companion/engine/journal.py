@@ -315,6 +315,7 @@ class Journal:
         self._busy_timeout = busy_timeout
         self._checkpoint_every = checkpoint_every
         self._appends = 0
+        self._reader = read_only
         self._lock: JournalLock | None = None
         if exclusive and not read_only:
             self._lock = JournalLock(self.path).acquire()
@@ -338,6 +339,7 @@ class Journal:
         journal._busy_timeout = 0.0
         journal._checkpoint_every = CHECKPOINT_EVERY
         journal._appends = 0
+        journal._reader = False
         journal._lock = None
         journal._conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         journal._conn.executescript(_SCHEMA)
@@ -553,7 +555,7 @@ class Journal:
 
     def close(self) -> None:
         """Copy the WAL into the main file and close (all rows are already durable)."""
-        if not self.read_only:
+        if not self.read_only and not self._reader:
             self.checkpoint()
         self._conn.close()
         if self._lock is not None:
@@ -595,6 +597,8 @@ class Journal:
         """Run the statements as ONE transaction: all of them are on disk afterwards, or none."""
         if self.read_only_reason is not None:
             raise JournalError(f"cannot save to the game journal {self.path}: {self.read_only_reason}")
+        if self._reader:
+            raise JournalError(f"the game journal {self.path} was opened for reading only")
         conn = self._conn
         try:
             conn.execute("BEGIN IMMEDIATE")

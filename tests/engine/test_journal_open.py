@@ -259,6 +259,10 @@ def test_reading_commands_create_and_change_nothing(tmp_path: Path, capsys: pyte
     assert _run(capsys, "games", "--journal", str(path))[0] == 0
     assert _run(capsys, "export", str(ids[0]), "--journal", str(path))[0] == 0
     assert _run(capsys, "journal", "check", "--journal", str(path))[0] == 0
+    reader = Journal(path, read_only=True)
+    with pytest.raises(JournalError, match="opened for reading only"):
+        reader.new_game(setup())
+    reader.close()
     assert digest(path) == before
     code, out, err = _run(capsys, "export", "1" * 30, "--journal", str(path))
     assert (code, out) == (2, "") and err == f"goldtable: no game {'1' * 30} in the journal {path}\n"
