@@ -51,6 +51,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_games(args: argparse.Namespace) -> int:
     """List the games in the journal."""
+    from companion.engine.journal import default_path
+
+    if args.journal is None and not default_path().exists():  # a new install: nothing saved yet
+        print("No saved games.")
+        return 0
     journal = _journal(args)
     games = journal.games()
     _notices(journal)

@@ -405,8 +405,11 @@ class Journal:
         """The journal copied into memory (backup API): one consistent state, and the file is let go at once."""
         memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         uri = self.path.resolve().as_uri()
+        # Without -wal and -shm the journal was closed cleanly and no one has it open: every row is in the
+        # main file, which only a checkpoint changes, so it is read as it is and no side file is created.
+        closed = not any(Path(f"{self.path}{suffix}").exists() for suffix in ("-wal", "-shm"))
         try:
-            source = self._connect(f"{uri}?mode=ro", uri=True)
+            source = self._connect(f"{uri}?mode=ro" + ("&immutable=1" if closed else ""), uri=True)
             try:
                 # Take the read lock under the busy timeout first: backup() itself would retry for ever.
                 source.execute("BEGIN")

@@ -264,6 +264,7 @@ def test_reading_commands_create_and_change_nothing(tmp_path: Path, capsys: pyte
         reader.new_game(setup())
     reader.close()
     assert digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["journal.sqlite3"]  # no side files either
     code, out, err = _run(capsys, "export", "1" * 30, "--journal", str(path))
     assert (code, out) == (2, "") and err == f"goldtable: no game {'1' * 30} in the journal {path}\n"
 
@@ -304,3 +305,11 @@ def test_an_unusable_journal_gives_the_app_a_read_only_stand_in_that_says_why(tm
         Session.new(setup(), stand_in)
     stand_in.close()
     assert path.read_text() == "{}"
+
+
+def test_games_on_a_new_install_says_no_saved_games_and_creates_nothing(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GOLDTABLE_DATA", str(tmp_path / "data"))
+    assert _run(capsys, "games") == (0, "No saved games.\n", "")
+    assert list(tmp_path.iterdir()) == []
