@@ -264,6 +264,14 @@ _CORRUPT = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 _CANNOT_WRITE = {3, 8, 10, 13, 14}  # PERM, READONLY, IOERR, FULL, CANTOPEN
 
 
+def _integrity(conn: sqlite3.Connection, check: Literal["quick_check", "integrity_check"]) -> str:
+    """SQLite's verdict, "ok" or the first problem (a badly damaged file fails the check itself)."""
+    try:
+        return str(conn.execute(f"PRAGMA {check}").fetchone()[0])
+    except sqlite3.DatabaseError as error:
+        return str(error)
+
+
 def _why_not_writable(path: Path, error: sqlite3.Error | OSError | None) -> str:
     """One sentence on why the journal cannot be written, from the file system rather than guesses."""
     folder = path.parent if path.parent.exists() else Path(path.anchor or "/")
@@ -431,7 +439,7 @@ class Journal:
                 memory.close()
                 raise JournalOpenError(f"cannot read the journal {self.path}: {again}") from None
         self._check_schema(memory)
-        self.integrity = memory.execute("PRAGMA quick_check").fetchone()[0]
+        self.integrity = _integrity(memory, "quick_check")
         return memory
 
     def _snapshot_without_side_files(self, memory: sqlite3.Connection) -> None:
@@ -546,12 +554,15 @@ class Journal:
             except sqlite3.DatabaseError as again:
                 if _primary(again) not in _CORRUPT:
                     raise JournalOpenError(f"cannot open the journal {self.path}: {again}") from None
-            target = _unique_aside(self.path)
-            os.replace(self.path, target)
-            for suffix in ("-wal", "-shm"):
-                part = Path(f"{self.path}{suffix}")
-                if part.exists():
-                    os.replace(part, f"{target}{suffix}")
+            try:
+                target = _unique_aside(self.path)
+                os.replace(self.path, target)
+                for suffix in ("-wal", "-shm"):
+                    part = Path(f"{self.path}{suffix}")
+                    if part.exists():
+                        os.replace(part, f"{target}{suffix}")
+            except OSError as error:  # a read-only or full card: keep it where it is, readable as far as it goes
+                return self._read_only_instead(error, create=False)
             self.notice = (f"The game journal {self.path} was damaged ({problem}); it was kept as {target} "
                            f"and a new journal was started.")
             return self._retrying(self._open_file)
@@ -780,7 +791,7 @@ class Journal:
     # -- repair --------------------------------------------------------------------------------------
     def check(self) -> CheckReport:
         """SQLite's integrity check plus every game read in full."""
-        integrity = self._conn.execute("PRAGMA integrity_check").fetchone()[0]
+        integrity = _integrity(self._conn, "integrity_check")
         ids = self._game_ids()
         for game_id in ids:
             with contextlib.suppress(DamagedGame):  # noted in self.damaged

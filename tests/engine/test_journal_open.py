@@ -313,3 +313,20 @@ def test_games_on_a_new_install_says_no_saved_games_and_creates_nothing(tmp_path
     monkeypatch.setenv("GOLDTABLE_DATA", str(tmp_path / "data"))
     assert _run(capsys, "games") == (0, "No saved games.\n", "")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_damaged_journal_on_a_read_only_card_is_reported_not_moved(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    journal_with_games(folder / "journal.sqlite3", games=30, rolls=7)
+    damaged = _corrupt(folder / "journal.sqlite3")
+    with read_only_view(folder, tmp_path / "card") as card:
+        journal = Journal(card / "journal.sqlite3")
+        assert journal.read_only and journal.integrity != "ok"
+        assert any("is damaged" in notice and "salvage" in notice for notice in journal.notices)
+        journal.close()
+        code, out, _ = _run(capsys, "journal", "check", "--journal", str(card / "journal.sqlite3"))
+        assert code == 1 and out.startswith("SQLite integrity check: ")
+    assert (folder / "journal.sqlite3").read_bytes() == damaged
+    assert sorted(p.name for p in folder.iterdir()) == ["journal.sqlite3"]
