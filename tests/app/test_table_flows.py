@@ -236,4 +236,5 @@ def test_a_damaged_latest_game_is_named_on_home_and_resume_offers_the_one_before
     assert f"game {newer.game_id} in the journal" in app.journal_notice and "damaged" in app.journal_notice
     assert "(5 moves)" in app.resume_text
     app.resume()
+    pump(2)
     assert app.root.current == "table" and len(app.table.session.actions) == 5
