@@ -313,18 +313,11 @@ class Journal:
     `exclusive=True` (the app) takes the `JournalLock` for as long as the journal is open.
     """
 
+    _lock: JournalLock | None
+
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False, exclusive: bool = False,
                  busy_timeout: float = BUSY_TIMEOUT, checkpoint_every: int = CHECKPOINT_EVERY) -> None:
-        self.path = Path(path) if path is not None else default_path()
-        self.notice: str | None = None
-        self.read_only_reason: str | None = None
-        self.integrity = "ok"
-        self.damaged: dict[int, str] = {}
-        self._busy_timeout = busy_timeout
-        self._checkpoint_every = checkpoint_every
-        self._appends = 0
-        self._reader = read_only
-        self._lock: JournalLock | None = None
+        self._prepare(path, read_only, busy_timeout, checkpoint_every)
         if exclusive and not read_only:
             self._lock = JournalLock(self.path).acquire()
         try:
@@ -339,19 +332,23 @@ class Journal:
         """An empty, read-only stand-in when the journal cannot be opened at all, so the app can still
         show why (`read_only_reason`) instead of dying; the file itself is left as it is."""
         journal = cls.__new__(cls)
-        journal.path = Path(path) if path is not None else default_path()
-        journal.notice = None
+        journal._prepare(path, False, 0.0, CHECKPOINT_EVERY)
         journal.read_only_reason = reason
-        journal.integrity = "ok"
-        journal.damaged = {}
-        journal._busy_timeout = 0.0
-        journal._checkpoint_every = CHECKPOINT_EVERY
-        journal._appends = 0
-        journal._reader = False
-        journal._lock = None
         journal._conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         journal._conn.executescript(_SCHEMA)
         return journal
+
+    def _prepare(self, path: str | Path | None, reader: bool, busy_timeout: float, checkpoint_every: int) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self.notice: str | None = None
+        self.read_only_reason: str | None = None
+        self.integrity = "ok"
+        self.damaged: dict[int, str] = {}
+        self._busy_timeout = busy_timeout
+        self._checkpoint_every = checkpoint_every
+        self._appends = 0
+        self._reader = reader
+        self._lock = None
 
     @property
     def read_only(self) -> bool:

@@ -330,3 +330,25 @@ def test_a_damaged_journal_on_a_read_only_card_is_reported_not_moved(tmp_path: P
         assert code == 1 and out.startswith("SQLite integrity check: ")
     assert (folder / "journal.sqlite3").read_bytes() == damaged
     assert sorted(p.name for p in folder.iterdir()) == ["journal.sqlite3"]
+
+
+def test_rows_left_in_the_wal_by_a_crash_are_read_from_a_read_only_card(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.engine.journal_faults import ROOT
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    path = folder / "journal.sqlite3"
+    child = subprocess.run([sys.executable, "-m", "tests.engine.journal_writer", str(path), "3", "ACK", "12"],
+                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                           timeout=120)
+    assert child.returncode == -9 and Path(f"{path}-wal").stat().st_size > 0  # killed: rows only in the WAL
+    Path(f"{path}-shm").unlink()  # as after a power cut on some cards; a read-only folder cannot remake it
+    wal = Path(f"{path}-wal").read_bytes()
+    with read_only_view(folder, tmp_path / "card") as card:
+        journal = Journal(card / "journal.sqlite3", read_only=True)
+        (summary,) = journal.games()
+        assert summary.actions == 12 and summary.damaged is None
+    assert Path(f"{path}-wal").read_bytes() == wal and not Path(f"{path}-shm").exists()
