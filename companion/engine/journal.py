@@ -255,6 +255,22 @@ def identify(path: Path) -> FileKind:
     return "journal" if tables <= {"games", "entries"} else "foreign"
 
 
+def refuse_if_not_a_journal(path: str | Path) -> FileKind:
+    """Raise `JournalOpenError` for a file that is there but is not ours (the app checks this before its
+    window opens); otherwise return what `identify` found, for a writer: missing, empty, blank or journal."""
+    path = Path(path)
+    kind = identify(path)
+    if kind in ("not-sqlite", "foreign"):
+        raise _not_a_journal(path, kind)
+    return kind
+
+
+def _not_a_journal(path: Path, kind: FileKind) -> JournalOpenError:
+    what = {"not-sqlite": "not an SQLite file", "foreign": "an SQLite file of another program",
+            "empty": "an empty file", "blank": "an SQLite file without games"}.get(kind, kind)
+    return JournalOpenError(f"{path} is not a Goldtable journal ({what}); it was left untouched")
+
+
 def _primary(error: sqlite3.Error) -> int:
     return int(getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
 
@@ -372,11 +388,6 @@ class Journal:
                 f"exported; the other games are not affected")
 
     # -- opening -----------------------------------------------------------------------------------
-    def _refuse(self, kind: FileKind) -> JournalOpenError:
-        what = {"not-sqlite": "not an SQLite file", "foreign": "an SQLite file of another program",
-                "empty": "an empty file", "blank": "an SQLite file without games"}.get(kind, kind)
-        return JournalOpenError(f"{self.path} is not a Goldtable journal ({what}); it was left untouched")
-
     def _connect(self, target: str, uri: bool = False) -> sqlite3.Connection:
         return sqlite3.connect(target, uri=uri, isolation_level=None, check_same_thread=False,
                                timeout=self._busy_timeout)
@@ -403,7 +414,7 @@ class Journal:
         if kind == "missing":
             raise JournalOpenError(f"no journal at {self.path}")
         if kind != "journal":
-            raise self._refuse(kind)
+            raise _not_a_journal(self.path, kind)
         return self._retrying(self._snapshot)
 
     def _snapshot(self) -> sqlite3.Connection:
@@ -466,9 +477,7 @@ class Journal:
                                    f"one knows {SCHEMA_VERSION}); it was left untouched")
 
     def _open_writer(self) -> sqlite3.Connection:
-        kind = identify(self.path)
-        if kind in ("not-sqlite", "foreign"):
-            raise self._refuse(kind)
+        kind = refuse_if_not_a_journal(self.path)
         if kind == "missing":
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -832,4 +841,5 @@ class Journal:
 
 
 __all__ = ["APPLICATION_ID", "CheckReport", "DamagedGame", "GameSummary", "Journal", "JournalError",
-           "JournalInUse", "JournalLock", "JournalOpenError", "SalvageReport", "Source", "default_path", "identify"]
+           "JournalInUse", "JournalLock", "JournalOpenError", "SalvageReport", "Source", "default_path", "identify",
+           "refuse_if_not_a_journal"]

@@ -71,6 +71,8 @@ def test_a_file_that_is_not_a_journal_is_refused_untouched(tmp_path: Path, capsy
         assert "is not a Goldtable journal" in err and str(path) in err
     with pytest.raises(JournalOpenError, match="not a Goldtable journal"):
         Journal(path)  # the app's way in: refused too, never moved aside
+    code, out, err = _run(capsys, "app", "--journal", str(path))  # before any window or lock file
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "is not a Goldtable journal" in err
     assert digest(path) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["some.json"]
 
