@@ -25,11 +25,10 @@ def parse_size(text: str | None) -> tuple[int, int] | None:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    from companion.engine.journal import JournalLock, refuse_if_not_a_journal
+    from companion.engine.journal import JournalLock, default_path, refuse_if_not_a_journal
 
     journal = Path(args.journal) if args.journal else None
-    if journal is not None:
-        refuse_if_not_a_journal(journal)  # e.g. `--journal game.json`: one line, the file untouched
+    refuse_if_not_a_journal(journal or default_path())  # e.g. `--journal game.json`: one line, file untouched
     with JournalLock(journal):  # a second app on the same journal stops here, before a window opens
         from companion.app.launch import run_app
 
