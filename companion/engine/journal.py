@@ -448,6 +448,8 @@ class Journal:
                 raise JournalOpenError(f"cannot read the journal {self.path}: {again}") from None
         self._check_schema(memory)
         self.integrity = _integrity(memory, "quick_check")
+        if self.integrity == "ok":
+            self._migrate(memory)  # an older journal is read through today's tables; the file is not touched
         return memory
 
     def _snapshot_without_side_files(self, memory: sqlite3.Connection) -> None:
@@ -491,8 +493,8 @@ class Journal:
             return self._move_aside_and_start_again(str(error))
         except sqlite3.DatabaseError as error:
             code = _primary(error)
-            if code in _CANNOT_WRITE:
-                return self._read_only_instead(error, create=kind == "missing")
+            if code in _CANNOT_WRITE:  # nothing there yet (or nothing in it): an empty read-only journal
+                return self._read_only_instead(error, create=kind in ("missing", "empty", "blank"))
             if code in _CORRUPT:
                 return self._move_aside_and_start_again(str(error))
             raise JournalOpenError(f"cannot open the journal {self.path}: {error}") from None

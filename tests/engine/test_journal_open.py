@@ -18,6 +18,7 @@ from companion.engine.journal import (
     JournalLock,
     JournalOpenError,
     _unique_aside,
+    identify,
 )
 from companion.engine.session import Session
 from tests.engine.journal_faults import (
@@ -284,7 +285,10 @@ def test_an_old_journal_is_accepted_and_gets_our_application_id(tmp_path: Path) 
                  "'{\"type\": \"roll\", \"values\": [\"6\"]}')")
     conn.commit()
     conn.close()
-    assert [g.actions for g in Journal(path, read_only=True).games()] == [1]
+    reader = Journal(path, read_only=True)
+    assert [(g.actions, g.damaged) for g in reader.games()] == [(1, None)]
+    assert reader.record(4).actions[0].source == "gpio"
+    assert identify(path) == "journal"
     journal = Journal(path)
     assert journal.notice is None and Session.resume(journal, 4).state.totals == (6, 0)
     assert journal._conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
