@@ -350,6 +350,7 @@ class Journal:
         journal = cls.__new__(cls)
         journal._prepare(path, False, 0.0, CHECKPOINT_EVERY)
         journal.read_only_reason = reason
+        journal._stand_in = True
         journal._conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         journal._conn.executescript(_SCHEMA)
         return journal
@@ -364,6 +365,7 @@ class Journal:
         self._checkpoint_every = checkpoint_every
         self._appends = 0
         self._reader = reader
+        self._stand_in = False
         self._lock = None
 
     @property
@@ -374,7 +376,9 @@ class Journal:
     def notices(self) -> list[str]:
         """Everything the user should be told about this journal, one sentence each."""
         told = [self.notice] if self.notice else []
-        if self.read_only_reason:
+        if self._stand_in:
+            told.append(f"Games cannot be saved or resumed: {self.read_only_reason}.")
+        elif self.read_only_reason:
             told.append(f"Games cannot be saved: {self.read_only_reason}. Saved games can still be viewed "
                         f"and exported.")
         if self.integrity != "ok":

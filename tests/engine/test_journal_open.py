@@ -305,8 +305,7 @@ def test_an_unusable_journal_gives_the_app_a_read_only_stand_in_that_says_why(tm
     assert other.communicate(timeout=60)[0] == "taken\n"  # the failed open let go of the lock
     stand_in = Journal.unavailable(path, str(caught.value))
     assert stand_in.read_only and stand_in.games() == [] and stand_in.latest_unfinished_summary() is None
-    assert stand_in.notices == [f"Games cannot be saved: {caught.value}. Saved games can still be viewed and "
-                                f"exported."]
+    assert stand_in.notices == [f"Games cannot be saved or resumed: {caught.value}."]
     with pytest.raises(JournalError, match="is not a Goldtable journal"):
         Session.new(setup(), stand_in)
     stand_in.close()
