@@ -20,12 +20,16 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def _journal(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The journal for a reading command: opened read-only, so nothing is created or changed."""
     from companion.engine.journal import Journal
 
-    journal = Journal(args.journal)
-    if journal.notice:
-        print(journal.notice, file=sys.stderr)
-    return journal
+    return Journal(args.journal, read_only=True)
+
+
+def _notices(journal) -> None:  # type: ignore[no-untyped-def]
+    """What the journal found while reading (damage), after the command's own output."""
+    for notice in journal.notices:
+        print(f"goldtable: {notice}", file=sys.stderr)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -48,26 +52,34 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_games(args: argparse.Namespace) -> int:
     """List the games in the journal."""
+    from companion.engine.journal import default_path
+
+    if args.journal is None and not default_path().exists():  # a new install: nothing saved yet
+        print("No saved games.")
+        return 0
     journal = _journal(args)
     games = journal.games()
+    _notices(journal)
     if args.json:
         print(json.dumps([g.model_dump(mode="json") for g in games], ensure_ascii=False))
         return 0
     if not games:
         print("No saved games.")
     for g in games:
-        status = "finished" if g.finished else "in progress"
-        print(f"{g.id:4d}  {g.game:16s} {g.updated:%Y-%m-%d %H:%M}  {g.actions:4d} actions  {status:11s}  "
-              f"{', '.join(g.players)}")
+        status = "DAMAGED" if g.damaged else "finished" if g.finished else "in progress"
+        when = f"{g.updated:%Y-%m-%d %H:%M}" if g.updated else "?"
+        print(f"{g.id:4d}  {g.game:16s} {when:16s}  {g.actions:4d} actions  {status:11s}  {', '.join(g.players)}")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write a journalled game as a game record."""
     journal = _journal(args)
+    if journal.integrity != "ok":
+        _notices(journal)
     try:
         record = journal.record(args.id)
-    except KeyError as error:
+    except KeyError as error:  # DamagedGame is a UserError already
         raise UserError(str(error.args[0])) from None
     text = record.to_json()
     if args.output in (None, "-"):
@@ -77,6 +89,37 @@ def cmd_export(args: argparse.Namespace) -> int:
             Path(args.output).write_text(text, encoding="utf-8")
         except OSError as error:
             raise UserError(f"{args.output}: cannot write: {error.strerror or error}") from None
+    return 0
+
+
+def cmd_journal_check(args: argparse.Namespace) -> int:
+    """Exit 0 when SQLite's check and every game read cleanly, 1 when something is damaged (told on stdout)."""
+    journal = _journal(args)
+    report = journal.check()
+    if report.integrity != "ok":
+        print(f"SQLite integrity check: {report.integrity}")
+    for game_id, problem in sorted(report.damaged.items()):
+        print(f"game {game_id}: damaged ({problem})")
+    readable = report.games - len(report.damaged)
+    print(f"{journal.path}: {readable} of {report.games} games readable" + ("" if report.clean else
+          "; `goldtable journal salvage -o NEW` copies them to a new journal"))
+    return 0 if report.clean else 1
+
+
+def cmd_journal_salvage(args: argparse.Namespace) -> int:
+    """Copy every readable game into a new journal; say which could not be read."""
+    journal = _journal(args)
+    report = journal.salvage(args.output)
+    for game_id, problem in sorted(report.lost.items()):
+        print(f"game {game_id}: not copied ({problem})")
+    print(f"{len(report.copied)} games copied to {args.output}, {len(report.lost)} could not be read")
+    return 0 if not report.lost else 1
+
+
+def cmd_journal_backup(args: argparse.Namespace) -> int:
+    """A consistent copy of the journal, taken while the app may be writing."""
+    journal = _journal(args)
+    print(f"{journal.path} copied to {journal.backup(args.output)}")
     return 0
 
 
@@ -100,6 +143,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="output file (default: standard output)")
     p.add_argument("--journal", help="journal file (default: the user's data directory)")
     p.set_defaults(handler=cmd_export)
+
+    p = sub.add_parser("journal", help="check, repair or back up the journal")
+    journal_sub = p.add_subparsers(dest="journal_command", metavar="ACTION", required=True)
+    q = journal_sub.add_parser("check", help="read every game; exit 1 if any is damaged")
+    q.add_argument("--journal", help="journal file (default: the user's data directory)")
+    q.set_defaults(handler=cmd_journal_check)
+    q = journal_sub.add_parser("salvage", help="copy every readable game into a new journal")
+    q.add_argument("--journal", help="journal file (default: the user's data directory)")
+    q.add_argument("-o", "--output", required=True, help="the new journal (must not exist)")
+    q.set_defaults(handler=cmd_journal_salvage)
+    q = journal_sub.add_parser("backup", help="copy the journal consistently, also while the app runs")
+    q.add_argument("--journal", help="journal file (default: the user's data directory)")
+    q.add_argument("-o", "--output", required=True, help="the copy (must not exist)")
+    q.set_defaults(handler=cmd_journal_backup)
 
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)

@@ -31,15 +31,19 @@ def parse_size(text: str | None) -> tuple[int, int] | None:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    from companion.app.launch import run_app
+    from companion.engine.journal import JournalLock, default_path, refuse_if_not_a_journal
     from firmware_bridge.cli import check_serial_url
 
     size = parse_size(args.size)
     if args.serial is not None:
         check_serial_url(args.serial)  # the same refusal as `goldtable bridge monitor --serial`
     journal = _journal_path(args.journal) if args.journal else None
-    run_app(size=size, fullscreen=args.fullscreen, serial_url=args.serial, gpio=not args.no_gpio,
-            journal=journal, offscreen=args.offscreen, verbose=args.verbose)
+    refuse_if_not_a_journal(journal or default_path())  # e.g. `--journal game.json`: one line, file untouched
+    with JournalLock(journal):  # a second app on the same journal stops here, before a window opens
+        from companion.app.launch import run_app
+
+        run_app(size=size, fullscreen=args.fullscreen, serial_url=args.serial, gpio=not args.no_gpio,
+                journal=journal, offscreen=args.offscreen, verbose=args.verbose)
     return 0
 
 

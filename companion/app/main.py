@@ -139,9 +139,14 @@ class GoldtableApp(App):
         from companion.app.table import TableModel
         from companion.app.timer import Sounds, TimerModel
         from companion.app.viewmodels import EndModel, OptionsModel, PlayersModel, RulesModel
+        from companion.engine.errors import UserError
         from companion.engine.journal import Journal
 
-        self.open_journal(Journal(self._journal_path))
+        try:  # one app per journal; a journal that cannot be used is shown read-only with the reason
+            journal = Journal(self._journal_path, exclusive=True)
+        except UserError as error:
+            journal = Journal.unavailable(self._journal_path, str(error))
+        self.open_journal(journal)
         self.table = TableModel()
         self.timer = TimerModel(clock=self._clock)
         self.sounds = Sounds()
@@ -210,12 +215,12 @@ class GoldtableApp(App):
         return self.root.get_screen(name)
 
     def open_journal(self, journal: Any) -> None:
-        """Use this journal (start-up; tests point the app at another one).  A journal that had to be
-        moved aside because it was unreadable says so on Home (Journal.notice)."""
+        """Use this journal (start-up; tests point the app at another one).  What it has to say (moved
+        aside, read-only and why, damaged games) is shown on Home (Journal.notices)."""
         if self.journal is not None and self.journal is not journal:
             self.journal.close()
         self.journal = journal
-        self.journal_notice = journal.notice or ""
+        self.journal_notice = "\n".join(journal.notices)
 
     @property
     def ready(self) -> bool:
@@ -365,11 +370,8 @@ class GoldtableApp(App):
     def refresh_resume(self) -> None:
         from companion.engine.registry import all_games, get_game
 
-        game_id = self.journal.latest_unfinished()
-        if game_id is None:
-            self.resume_text = ""
-            return
-        summary = next((g for g in self.journal.games() if g.id == game_id), None)
+        summary = self.journal.latest_unfinished_summary()
+        self.journal_notice = "\n".join(self.journal.notices)
         if summary is None:
             self.resume_text = ""
             return

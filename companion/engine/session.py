@@ -131,7 +131,9 @@ class Session:
 
         `ref` names the hardware frame that carried the action (see `is_recorded`).
 
-        Raises JournalError when the journal cannot be written; the state is then unchanged too.
+        The action and, when it ends the game, the end mark are one journal transaction.  Raises
+        JournalError when it cannot be committed: then nothing is on disk and the state is unchanged, so
+        a retry cannot journal the action twice.
         """
         parsed, refusal = self.check(action)
         if refusal is not None or parsed is None:
@@ -139,9 +141,7 @@ class Session:
         state, events = self.game.apply(self.state, parsed)
         entry = RecordedAction(at=at or now_utc(), source=source, action=parsed.model_dump(mode="json"), ref=ref)
         if self.journal is not None and self.game_id is not None:
-            self.journal.append(self.game_id, "action", entry)
-            if self.game.is_over(state):
-                self.journal.mark_finished(self.game_id)
+            self.journal.append(self.game_id, "action", entry, finished=True if self.game.is_over(state) else None)
         self.actions.append(entry)
         self.states.append(state)
         self.events.append(tuple(events))
@@ -165,13 +165,12 @@ class Session:
         return None if action is None else self.submit(action, source)
 
     def undo(self) -> Outcome:
-        """Take back the last action; the undo is journalled, the history kept."""
+        """Take back the last action; the undo (with reopening an ended game) is one journal transaction,
+        the history kept.  JournalError as for `submit`."""
         if not self.actions:
             return Outcome(accepted=False, refusal=NOTHING_TO_UNDO)
         if self.journal is not None and self.game_id is not None:
-            self.journal.append(self.game_id, "undo", None)
-            if self.game.is_over(self.state):
-                self.journal.mark_finished(self.game_id, finished=False)
+            self.journal.append(self.game_id, "undo", None, finished=False if self.game.is_over(self.state) else None)
         self.actions.pop()
         self.states.pop()
         self.events.pop()

@@ -159,13 +159,18 @@ def test_hourglass_before_the_first_roll_keeps_running_and_undo_resets(fresh_app
 
 def test_corrupt_journal_is_reported_on_home(fresh_app: Any, tmp_path: Path) -> None:
     app = fresh_app
+    from companion.app.demo import demo_session
+
     path = tmp_path / "journal.sqlite3"
-    path.write_bytes(b"this is not a database" * 100)
+    demo_session(path, moves=None).journal.close()  # type: ignore[union-attr]
+    data = bytearray(path.read_bytes())
+    data[2 * 4096:2 * 4096 + 200] = b"\xff" * 200  # a damaged page, as a bad card leaves it
+    path.write_bytes(bytes(data))
     app.open_journal(Journal(path))
     app.go("settings")
     app.go("home")
     pump(2)
-    assert any("could not be read" in text for text in label_texts(app))
+    assert any("was damaged" in text and "new journal" in text for text in label_texts(app))
     assert not app.resume_text
 
 
@@ -206,3 +211,30 @@ def test_rules_screen_lists_and_searches_the_rules(fresh_app: Any) -> None:
     app.rules_model.query = "lonely"
     pump(2)
     assert [text.split()[0] for text in label_texts(app) if text.startswith("DIG-")] == ["DIG-4"]
+
+
+def test_a_damaged_latest_game_is_named_on_home_and_resume_offers_the_one_before(fresh_app: Any,
+                                                                                  tmp_path: Path) -> None:
+    import sqlite3
+
+    from companion.app.demo import demo_session
+
+    app = fresh_app
+    path = tmp_path / "journal.sqlite3"
+    older = demo_session(path, moves=5)
+    newer = demo_session(path, moves=9)
+    older.journal.close()  # type: ignore[union-attr]
+    newer.journal.close()  # type: ignore[union-attr]
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE entries SET action = substr(action, 1, 10) WHERE game_id = ? AND n = 3", (newer.game_id,))
+    conn.commit()
+    conn.close()
+    app.open_journal(Journal(path))
+    app.go("settings")
+    app.go("home")
+    pump(2)
+    assert f"game {newer.game_id} in the journal" in app.journal_notice and "damaged" in app.journal_notice
+    assert "(5 moves)" in app.resume_text
+    app.resume()
+    pump(2)
+    assert app.root.current == "table" and len(app.table.session.actions) == 5

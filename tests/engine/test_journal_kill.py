@@ -46,9 +46,9 @@ def test_sigkill_mid_game_resumes_with_every_acknowledged_action(tmp_path: Path,
 
     resumed = Session.resume(Journal(journal_path), game_id)
     journalled = [entry.action for entry in resumed.actions]
-    # Every acknowledged action is there, in order; at most one more that was written but not yet announced.
+    # Every acknowledged action is there, in order.  The child does not wait for us to read its ACK lines,
+    # so it may have journalled a few more before the kill landed.
     assert journalled[:len(acknowledged)] == acknowledged
-    assert len(journalled) - len(acknowledged) in (0, 1)
     # The resumed game goes on.
     if not resumed.is_over():
         assert resumed.submit(resumed.game.legal_actions(resumed.state)[0], "touch").accepted

@@ -109,13 +109,6 @@ def test_games_and_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert code == 2 and "no game 999" in err
 
 
-def test_corrupt_journal_cli_still_starts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    journal_path = tmp_path / "j.sqlite3"
-    journal_path.write_bytes(b"garbage" * 50)
-    code, out, err = _run(capsys, "games", "--journal", str(journal_path))
-    assert code == 0 and "No saved games." in out and "could not be read" in err
-
-
 def test_validation_messages_lose_pydantics_value_error_prefix() -> None:
     from pydantic import BaseModel, ValidationError, field_validator
 

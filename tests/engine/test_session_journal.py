@@ -110,26 +110,20 @@ def test_games_listing_counts_actions_in_force(journal: Journal) -> None:
     assert summary.actions == 1 and summary.players == ("P0", "P1") and not summary.finished
 
 
-def test_unreadable_journal_is_moved_aside_intact(tmp_path: Path) -> None:
-    path = tmp_path / "journal.sqlite3"
-    garbage = b"this is not a database" * 100
-    path.write_bytes(garbage)
-    journal = Journal(path)
-    assert journal.notice is not None and "could not be read" in journal.notice
-    kept = [p for p in tmp_path.iterdir() if "unreadable" in p.name]
-    assert len(kept) == 1 and kept[0].read_bytes() == garbage
-    assert journal.games() == []  # the new journal works
-    Session.new(_setup(), journal)
-    assert len(journal.games()) == 1
+def test_journal_from_a_newer_program_is_refused_untouched(tmp_path: Path) -> None:
+    import pytest
 
+    from companion.engine.journal import APPLICATION_ID, JournalOpenError
 
-def test_journal_from_a_newer_program_is_moved_aside(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite3"
     conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
     conn.execute("PRAGMA user_version=99")
     conn.close()
-    journal = Journal(path)
-    assert journal.notice is not None and "newer" in journal.notice
+    before = path.read_bytes()
+    with pytest.raises(JournalOpenError, match="newer Goldtable"):
+        Journal(path)
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["journal.sqlite3"]
 
 
 def test_journal_write_failure_leaves_state_unchanged(journal: Journal) -> None:

@@ -1,0 +1,359 @@
+"""Opening a journal: faults told apart, nothing good ever replaced, nothing that is not ours touched."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.engine.journal import (
+    APPLICATION_ID,
+    Journal,
+    JournalError,
+    JournalInUse,
+    JournalLock,
+    JournalOpenError,
+    _unique_aside,
+    identify,
+)
+from companion.engine.session import Session
+from tests.engine.journal_faults import (
+    digest,
+    fill,
+    journal_with_games,
+    python,
+    read_only_view,
+    setup,
+    small_disk,
+)
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _sqlite_of_another_program(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE people (name TEXT)")
+    conn.commit()
+    conn.close()
+
+
+def _foreign_application(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA application_id=1234")
+    conn.execute("CREATE TABLE games (id INTEGER)")
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("make", [
+    lambda p: p.write_text(json.dumps({"format": "goldtable-record/1"})),
+    lambda p: p.write_bytes(os.urandom(5000)),
+    lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\x00" * 20),  # cut off inside the header
+    _sqlite_of_another_program,
+    _foreign_application,
+])
+def test_a_file_that_is_not_a_journal_is_refused_untouched(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           make) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "some.json"
+    make(path)
+    before = digest(path)
+    for argv in (["games", "--journal", str(path)], ["export", "1", "--journal", str(path)],
+                 ["journal", "check", "--journal", str(path)]):
+        code, out, err = _run(capsys, *argv)
+        assert code == 2 and out == "" and err.count("\n") == 1, (argv, err)
+        assert "is not a Goldtable journal" in err and str(path) in err
+    with pytest.raises(JournalOpenError, match="not a Goldtable journal"):
+        Journal(path)  # the app's way in: refused too, never moved aside
+    code, out, err = _run(capsys, "app", "--journal", str(path))  # before any window or lock file
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "is not a Goldtable journal" in err
+    assert digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["some.json"]
+
+
+def _corrupt(path: Path) -> bytes:
+    """Damage the entries table's pages of a closed journal, the way a bad card does; returns the bytes."""
+    data = bytearray(path.read_bytes())
+    page = 4096
+    assert len(data) >= 4 * page
+    data[2 * page:2 * page + 200] = os.urandom(200)
+    path.write_bytes(bytes(data))
+    return bytes(data)
+
+
+def test_a_damaged_journal_is_moved_aside_to_a_new_name_and_the_user_told(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    journal_with_games(path, games=30, rolls=7)
+    damaged = _corrupt(path)
+    journal = Journal(path)
+    (kept,) = [p for p in tmp_path.iterdir() if ".damaged-" in p.name and p.suffix == ".sqlite3"]
+    assert kept.read_bytes() == damaged
+    assert journal.notice is not None and str(kept) in journal.notice and "new journal" in journal.notice
+    assert journal.notices[0] == journal.notice
+    assert journal.games() == [] and not journal.read_only
+    Session.new(setup(), journal)
+    assert len(journal.games()) == 1
+
+
+def test_moved_aside_names_are_never_reused(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    names = {_unique_aside(path) for _ in range(5)}
+    assert len(names) == 5 and all(name.exists() and str(os.getpid()) in name.name for name in names)
+
+
+def test_two_processes_opening_the_same_damaged_journal_lose_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    journal_with_games(path, games=30, rolls=7)
+    damaged = _corrupt(path)
+    children = [python("import sys; from companion.engine.journal import Journal\n"
+                       "j = Journal(sys.argv[1]); print(j.notice or 'clean'); j.close()", str(path))
+                for _ in range(2)]
+    outputs = [child.communicate(timeout=60) for child in children]
+    assert all(child.returncode == 0 for child in children), outputs
+    kept = [p for p in tmp_path.iterdir() if ".damaged-" in p.name and p.suffix == ".sqlite3"]
+    assert [p.read_bytes() for p in kept] == [damaged]  # moved once, intact, by one of the two
+    assert sorted(out.strip() == "clean" for out, _ in outputs) == [False, True]
+    assert Journal(path, read_only=True).games() == []
+
+
+def test_a_busy_journal_is_waited_for_then_refused_in_one_sentence(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    journal_with_games(path, games=1)
+    before = digest(path)
+    holder = python("import sqlite3, sys, time\n"
+                    "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                    "c.execute('PRAGMA locking_mode=EXCLUSIVE'); c.execute('BEGIN EXCLUSIVE')\n"
+                    "c.execute('UPDATE games SET finished = finished')\n"
+                    "print('HELD', flush=True); time.sleep(30)", str(path))
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "HELD"
+        for read_only in (False, True):
+            with pytest.raises(JournalOpenError, match=r"is busy: another program kept it locked for more than "
+                                                       r"0.3 s; try again"):
+                Journal(path, read_only=read_only, busy_timeout=0.3)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert digest(path) == before and not [p for p in tmp_path.iterdir() if ".damaged-" in p.name]
+    assert len(Journal(path, read_only=True).games()) == 1
+
+
+def test_leftover_garbage_wal_is_ignored_and_nothing_lost(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "journal.sqlite3"
+    ids = journal_with_games(path, games=2)
+    Path(f"{path}-wal").write_bytes(os.urandom(9000))
+    code, out, _ = _run(capsys, "games", "--journal", str(path), "--json")
+    assert code == 0 and [g["id"] for g in json.loads(out)] == ids[::-1]
+    journal = Journal(path)
+    assert journal.notice is None and [g.actions for g in journal.games()] == [3, 3]
+    session = Session.resume(journal, ids[0])
+    assert session.submit({"type": "roll", "values": ["1"]}, "touch").accepted
+    journal.close()
+    assert Journal(path, read_only=True).actions(ids[0])[-1].action == {"type": "roll", "values": ["1"]}
+
+
+def test_full_disk_at_start_opens_read_only_and_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with small_disk(tmp_path / "card") as card:
+        path = card / "journal.sqlite3"
+        ids = journal_with_games(path, games=2)
+        filler = fill(card)
+        before = digest(path)
+        journal = Journal(path, exclusive=True)
+        assert journal.read_only and "is full" in (journal.read_only_reason or "")
+        assert any("cannot be saved" in notice and "full" in notice for notice in journal.notices)
+        assert [g.id for g in journal.games()] == ids[::-1]
+        assert Session.resume(journal, ids[0]).state.totals == (5, 6)  # viewable
+        with pytest.raises(JournalError, match=r"cannot save to the game journal .* is full"):
+            Session.new(setup(), journal)
+        journal.close()
+        code, out, _ = _run(capsys, "export", str(ids[0]), "--journal", str(path))
+        assert code == 0 and len(json.loads(out)["actions"]) == 3
+        assert digest(path) == before
+        filler.unlink()  # space again: the same journal, nothing replaced
+        journal = Journal(path)
+        assert not journal.read_only and journal.notice is None and len(journal.games()) == 2
+        journal.close()
+
+
+def test_disk_filling_up_during_play_loses_nothing_and_journals_nothing_twice(tmp_path: Path) -> None:
+    with small_disk(tmp_path / "card") as card:
+        path = card / "journal.sqlite3"
+        journal = Journal(path)
+        session = Session.new(setup(target=100), journal)
+        assert session.submit({"type": "roll", "values": ["2"]}, "touch").accepted
+        journal.checkpoint()
+        filler = fill(card)
+        before = session.state
+        with pytest.raises(JournalError, match=r"could not save .* is full"):
+            session.submit({"type": "roll", "values": ["5"]}, "serial")
+        assert session.state == before and len(session.actions) == 1
+        filler.unlink()
+        assert session.submit({"type": "roll", "values": ["5"]}, "serial").accepted  # the retry
+        journal.close()
+        actions = Journal(path, read_only=True).actions(session.game_id)  # type: ignore[arg-type]
+        assert [a.action["values"] for a in actions] == [["2"], ["5"]]
+
+
+def test_read_only_card_lists_exports_and_resumes_but_never_writes(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    ids = journal_with_games(folder / "journal.sqlite3", games=2)
+    before = digest(folder / "journal.sqlite3")
+    with read_only_view(folder, tmp_path / "card") as card:
+        path = card / "journal.sqlite3"
+        code, out, err = _run(capsys, "games", "--journal", str(path))
+        assert code == 0 and err == "" and out.count("in progress") == 2
+        code, out, _ = _run(capsys, "export", str(ids[1]), "--journal", str(path))
+        assert code == 0 and json.loads(out)["players"][0]["name"] == "Ada"
+        journal = Journal(path, exclusive=True)
+        assert journal.read_only and "read-only" in (journal.read_only_reason or "")
+        assert Session.resume(journal, ids[1]).state.totals == (5, 6)
+        with pytest.raises(JournalError, match="read-only"):
+            Session.new(setup(), journal)
+        journal.close()
+        missing = Journal(card / "new.sqlite3")  # nothing there, nothing can be made: say so
+        assert missing.read_only and missing.games() == []
+    assert digest(folder / "journal.sqlite3") == before
+    assert sorted(p.name for p in folder.iterdir()) == ["journal.sqlite3"]
+
+
+def test_a_second_app_is_told_which_process_holds_the_journal(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "journal.sqlite3"
+    ids = journal_with_games(path, games=1)
+    holder = python("import sys, time; from companion.engine.journal import Journal\n"
+                    "j = Journal(sys.argv[1], exclusive=True); print('HELD', flush=True); time.sleep(30)", str(path))
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "HELD"
+        message = f"the journal {path} is in use by process {holder.pid} (goldtable app)"
+        with pytest.raises(JournalInUse) as caught:
+            Journal(path, exclusive=True)
+        assert str(caught.value) == message
+        code, out, err = _run(capsys, "app", "--journal", str(path))
+        assert (code, out, err) == (2, "", f"goldtable: {message}\n")
+        code, out, _ = _run(capsys, "games", "--journal", str(path), "--json")  # readers need no lock
+        assert code == 0 and json.loads(out)[0]["id"] == ids[0]
+    finally:
+        holder.kill()
+        holder.wait()
+    with JournalLock(path):  # the kernel let go of the killed holder's lock
+        journal = Journal(path, exclusive=True)  # same process: fine
+        journal.close()
+
+
+def test_reading_commands_create_and_change_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "typo" / "jornal.sqlite3"
+    for argv in (["games", "--journal", str(missing)], ["export", "1", "--journal", str(missing)],
+                 ["journal", "backup", "--journal", str(missing), "-o", str(tmp_path / "b.sqlite3")]):
+        code, out, err = _run(capsys, *argv)
+        assert (code, out) == (2, "") and err == f"goldtable: no journal at {missing}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    path = tmp_path / "journal.sqlite3"
+    ids = journal_with_games(path, games=2)
+    before = digest(path)
+    assert _run(capsys, "games", "--journal", str(path))[0] == 0
+    assert _run(capsys, "export", str(ids[0]), "--journal", str(path))[0] == 0
+    assert _run(capsys, "journal", "check", "--journal", str(path))[0] == 0
+    reader = Journal(path, read_only=True)
+    with pytest.raises(JournalError, match="opened for reading only"):
+        reader.new_game(setup())
+    reader.close()
+    assert digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["journal.sqlite3"]  # no side files either
+    code, out, err = _run(capsys, "export", "1" * 30, "--journal", str(path))
+    assert (code, out) == (2, "") and err == f"goldtable: no game {'1' * 30} in the journal {path}\n"
+
+
+def test_an_old_journal_is_accepted_and_gets_our_application_id(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.executescript("CREATE TABLE games (id INTEGER PRIMARY KEY, game TEXT NOT NULL, setup TEXT NOT NULL, "
+                       "created TEXT NOT NULL, finished TEXT); CREATE TABLE entries (game_id INTEGER NOT NULL, "
+                       "n INTEGER NOT NULL, kind TEXT NOT NULL, at TEXT NOT NULL, source TEXT NOT NULL, "
+                       "action TEXT, PRIMARY KEY (game_id, n)); PRAGMA user_version=1;")
+    conn.execute("INSERT INTO games VALUES (4, 'counting_test', ?, '2026-01-01T10:00:00+00:00', NULL)",
+                 (setup().model_dump_json(),))
+    conn.execute("INSERT INTO entries VALUES (4, 0, 'action', '2026-01-01T10:00:05+00:00', 'gpio', "
+                 "'{\"type\": \"roll\", \"values\": [\"6\"]}')")
+    conn.commit()
+    conn.close()
+    reader = Journal(path, read_only=True)
+    assert [(g.actions, g.damaged) for g in reader.games()] == [(1, None)]
+    assert reader.record(4).actions[0].source == "gpio"
+    assert identify(path) == "journal"
+    journal = Journal(path)
+    assert journal.notice is None and Session.resume(journal, 4).state.totals == (6, 0)
+    assert journal._conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    journal.close()
+
+
+def test_an_unusable_journal_gives_the_app_a_read_only_stand_in_that_says_why(tmp_path: Path) -> None:
+    path = tmp_path / "some.json"
+    path.write_text("{}")
+    with pytest.raises(JournalOpenError) as caught:
+        Journal(path, exclusive=True)
+    other = python("import sys; from companion.engine.journal import JournalLock\n"
+                   "JournalLock(sys.argv[1]).acquire(); print('taken')", str(path))
+    assert other.communicate(timeout=60)[0] == "taken\n"  # the failed open let go of the lock
+    stand_in = Journal.unavailable(path, str(caught.value))
+    assert stand_in.read_only and stand_in.games() == [] and stand_in.latest_unfinished_summary() is None
+    assert stand_in.notices == [f"Games cannot be saved or resumed: {caught.value}."]
+    with pytest.raises(JournalError, match="is not a Goldtable journal"):
+        Session.new(setup(), stand_in)
+    stand_in.close()
+    assert path.read_text() == "{}"
+
+
+def test_games_on_a_new_install_says_no_saved_games_and_creates_nothing(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GOLDTABLE_DATA", str(tmp_path / "data"))
+    assert _run(capsys, "games") == (0, "No saved games.\n", "")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_damaged_journal_on_a_read_only_card_is_reported_not_moved(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    journal_with_games(folder / "journal.sqlite3", games=30, rolls=7)
+    damaged = _corrupt(folder / "journal.sqlite3")
+    with read_only_view(folder, tmp_path / "card") as card:
+        journal = Journal(card / "journal.sqlite3")
+        assert journal.read_only and journal.integrity != "ok"
+        assert any("is damaged" in notice and "salvage" in notice for notice in journal.notices)
+        journal.close()
+        code, out, _ = _run(capsys, "journal", "check", "--journal", str(card / "journal.sqlite3"))
+        assert code == 1 and out.startswith("SQLite integrity check: ")
+    assert (folder / "journal.sqlite3").read_bytes() == damaged
+    assert sorted(p.name for p in folder.iterdir()) == ["journal.sqlite3"]
+
+
+def test_rows_left_in_the_wal_by_a_crash_are_read_from_a_read_only_card(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.engine.journal_faults import ROOT
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    path = folder / "journal.sqlite3"
+    child = subprocess.run([sys.executable, "-m", "tests.engine.journal_writer", str(path), "3", "ACK", "12"],
+                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                           timeout=120)
+    assert child.returncode == -9 and Path(f"{path}-wal").stat().st_size > 0  # killed: rows only in the WAL
+    Path(f"{path}-shm").unlink()  # as after a power cut on some cards; a read-only folder cannot remake it
+    wal = Path(f"{path}-wal").read_bytes()
+    with read_only_view(folder, tmp_path / "card") as card:
+        journal = Journal(card / "journal.sqlite3", read_only=True)
+        (summary,) = journal.games()
+        assert summary.actions == 12 and summary.damaged is None
+    assert Path(f"{path}-wal").read_bytes() == wal and not Path(f"{path}-shm").exists()
