@@ -25,3 +25,5 @@ HOLD_MS = 800
 #: Dice count as settled when the tray switch has been quiet this long.
 SETTLE_MS = 400
 BLINK_MS = 250
+#: The beep when the host refuses a frame (`$NAK`): the table should look at the screen.
+REFUSED_BEEP_MS = 400

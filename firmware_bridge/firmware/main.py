@@ -111,10 +111,13 @@ class Table:
         return faces
 
     def apply(self, command: tuple, now: int) -> None:
-        """Carry out ("LED", name, mode) or ("BEEP", ms); unknown LED names are ignored."""
-        if command[0] == "BEEP":
+        """Carry out ("LED", name, mode) or ("BEEP", ms); unknown LED names are ignored.  A refused
+        frame (("NAK", seq, reason): the game did not take it) beeps, so the table looks at the screen."""
+        if command[0] == "ACK":
+            return
+        if command[0] in ("BEEP", "NAK"):
             self.buzzer.value(1)
-            self.beep_until = now + command[1]
+            self.beep_until = now + (command[1] if command[0] == "BEEP" else board.REFUSED_BEEP_MS)
             return
         led = self.leds.get(command[1])
         if led is None:

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import importlib
+import itertools
 import sys
 import types
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from firmware_bridge.firmware import gtp
-from firmware_bridge.protocol import HOST_KINDS, Frame, FrameParser, encode_ack, encode_frame
+from firmware_bridge.protocol import HOST_KINDS, Frame, FrameParser, encode_ack, encode_frame, encode_nak
 
 FIRMWARE_DIR = Path(gtp.__file__).parent
 
@@ -64,6 +65,24 @@ def test_device_keeps_resending_until_acknowledged() -> None:
     assert after == ["HELLO", "HB"]  # first contact with the host, then nothing left but heartbeats
 
 
+def test_a_nak_ends_the_resending_and_drops_the_frame() -> None:
+    device = gtp.Device("d", "1", first_seq=20, hello_ms=10**9)
+    device.poll(0)
+    device.roll(["B", "Y", "R", "G"])
+    device.button("stop", "DOWN")
+    roll = parse(device.poll(1))[0]
+    assert device.receive(encode_nak(19, "refused"), 2) == []  # a stale answer: still waiting
+    assert parse(device.poll(1 + gtp.RESEND_MS)) == [roll]
+    assert device.receive(encode_nak(20, "roll.dice_count"), 400) == [("NAK", 20, "roll.dice_count")]
+    assert device.outstanding is None and (device.refused, device.acked) == (1, 0)
+    assert parse(device.poll(401))[0].kind == "HELLO"  # first contact; then the next event, not the roll
+    button = parse(device.poll(402))[0]
+    assert (button.kind, button.seq) == ("BTN", 21)
+    assert device.receive(ack(21), 403) == [("ACK", 21)] and device.acked == 1
+    assert device.poll(402 + gtp.RESEND_MS) == b""  # answered: not resent
+    assert parse(device.poll(402 + gtp.HEARTBEAT_MS))[0].kind == "HB" and device.resends == 1
+
+
 def test_heartbeat_when_idle_and_periodic_hello_only_when_nothing_is_outstanding() -> None:
     device = gtp.Device("d", "1", heartbeat_ms=1000, hello_ms=5000)
     kinds = []
@@ -80,7 +99,7 @@ def test_heartbeat_when_idle_and_periodic_hello_only_when_nothing_is_outstanding
     beats = [now for now, kind in kinds if kind == "HB"]
     assert beats[:3] == [1000, 2010, 3010]
     sent_at = [now for now, _ in kinds]
-    assert max(b - a for a, b in zip(sent_at, sent_at[1:])) == 1000  # the line is never quiet longer
+    assert max(b - a for a, b in itertools.pairwise(sent_at)) == 1000  # the line is never quiet longer
 
 
 def test_device_says_hello_again_when_the_host_returns_after_silence() -> None:
@@ -135,9 +154,10 @@ def test_host_reader_returns_commands_and_skips_bad_lines() -> None:
     good_led = encode_frame("LED", "seat4", "BLINK")
     stream = b"noise" + good_led[:5] + b"" + good_led[5:] + b"$LED,seat1,ON*00\r\n" + \
         encode_frame("BEEP", 250)[:-2] + encode_frame("ACK", 7) + encode_frame("LED", "seat1", "DIM") + \
-        b"$ack,1*" + b"%02x" % gtp.checksum(b"ack,1") + b"\r\n"
-    assert reader.feed(stream) == [("LED", "seat4", "BLINK"), ("ACK", 7)]
-    assert reader.rejected == 3  # bad checksum, DIM, lower-case hex (the merged BEEP is lost as noise)
+        b"$ack,1*" + b"%02x" % gtp.checksum(b"ack,1") + b"\r\n" + encode_nak(8, "undo.nothing") + \
+        encode_frame("NAK", 9, "x" * 33) + encode_frame("NAK", 9, "a b") + encode_frame("NAK", 9)
+    assert reader.feed(stream) == [("LED", "seat4", "BLINK"), ("ACK", 7), ("NAK", 8, "undo.nothing")]
+    assert reader.rejected == 6  # bad checksum, DIM, lower-case hex, three bad NAKs (the merged BEEP is noise)
 
 
 @given(st.lists(st.sampled_from(list(gtp.FACES)), min_size=1, max_size=30), st.integers(0, 65535),
@@ -161,7 +181,8 @@ def test_host_encoders_are_what_the_device_reader_accepts() -> None:
 
     reader = gtp.HostReader()
     stream = encode_command(LedCommand(name="seat6", mode="off")) + encode_command(BeepCommand(ms=10000))
-    assert reader.feed(stream + ack(65535)) == [("LED", "seat6", "OFF"), ("BEEP", 10000), ("ACK", 65535)]
+    assert reader.feed(stream + ack(65535) + encode_nak(0, "a" * 32)) == [
+        ("LED", "seat6", "OFF"), ("BEEP", 10000), ("ACK", 65535), ("NAK", 0, "a" * 32)]
     assert FrameParser(HOST_KINDS).feed(stream)[0].kind == "LED"
 
 
@@ -171,7 +192,7 @@ class StubPin:
     """Just enough of `machine.Pin`: inputs idle high (pull-up), tests pull them low."""
 
     IN, OUT, PULL_UP = 0, 1, 2
-    pins: dict[int, StubPin] = {}
+    pins: ClassVar[dict[int, StubPin]] = {}
 
     def __init__(self, number: int, mode: int = -1, pull: int = -1, *, value: int | None = None) -> None:
         self.number, self.mode = number, mode
@@ -323,3 +344,21 @@ def test_firmware_says_hello_and_keeps_a_heartbeat(main_module) -> None:
     kinds = [f.kind for f in pico.frames]
     assert kinds[0] == "HELLO" and kinds.count("HB") >= 2
     assert pico.frames[0].fields == ("pico-test", main_module.VERSION, "GTP1")
+
+
+def test_firmware_beeps_when_the_host_refuses_a_frame(main_module) -> None:
+    board = importlib.import_module("board")
+    sent: list[bytes] = []
+    firmware = main_module.Firmware(StubPin, sent.append, "pico-test", first_seq=5)
+    firmware.step(b"", 0)  # HELLO
+    pin(6).level = 0  # the hourglass is turned
+    firmware.step(b"", 1)
+    assert parse(sent[-1])[0].kind == "TIMER"
+    for now in range(2, 2 + 3 * gtp.RESEND_MS):  # no answer: resent, and silent
+        firmware.step(b"", now)
+    assert pin(board.BUZZER).level == 0 and firmware.device.resends >= 2
+    now = 2 + 3 * gtp.RESEND_MS
+    firmware.step(encode_nak(5, "no_game"), now)
+    assert pin(board.BUZZER).level == 1 and firmware.device.outstanding is None
+    firmware.step(b"", now + board.REFUSED_BEEP_MS)
+    assert pin(board.BUZZER).level == 0
