@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from firmware_bridge.events import ButtonEvent, LedCommand, RollEvent, TimerEvent
+from firmware_bridge.events import BridgeEvent, ButtonEvent, LedCommand, RollEvent, TimerEvent
 from firmware_bridge.hub import Bridge
-from firmware_bridge.protocol import HOST_KINDS, FrameParser, encode_ack, encode_frame
+from firmware_bridge.protocol import HOST_KINDS, Frame, FrameParser, encode_ack, encode_frame
 from firmware_bridge.serial_source import SerialSource, find_port, parse_usb_id
 from firmware_bridge.simulator import Noise, Simulator
 from tests.bridge.bridge_helpers import Collector, wait_for
@@ -369,3 +369,31 @@ def test_handlers_without_a_file_descriptor_are_read_too() -> None:
                         == ["unknown frame type 'LED'"])
     finally:
         bridge.stop()
+
+
+def test_the_simulator_drops_a_refused_roll_and_goes_on(simulator: Simulator) -> None:
+    bridge, _, collector = attach(simulator.url, auto_settle=False)
+
+    def referee(event: BridgeEvent) -> None:  # four dice are refused, five are recorded
+        if isinstance(event, RollEvent):
+            bridge.settle(event, len(event.values) == 5, None if len(event.values) == 5 else "roll.dice_count")
+        elif event.seq is not None:
+            bridge.settle(event, True)
+
+    bridge.subscribe(referee)
+    try:
+        simulator.roll("B", "Y", "R", "G")
+        simulator.roll("B", "Y", "R", "G", "W")
+        assert wait_for(lambda: len(simulator.answers) == 2)
+        assert [(kind, parse_frame(line).fields, reason) for kind, line, reason in simulator.answers] == [
+            ("NAK", ("B", "Y", "R", "G"), "roll.dice_count"), ("ACK", ("B", "Y", "R", "G", "W"), None)]
+        assert len(collector.of("roll")) == 2  # the refused roll was not resent
+        assert simulator.device.refused == 1 and simulator.device.outstanding is None
+    finally:
+        bridge.stop()
+
+
+def parse_frame(line: bytes) -> Frame:
+    frame = FrameParser().feed(line)[0]
+    assert isinstance(frame, Frame)
+    return frame
