@@ -254,3 +254,15 @@ def test_valid_frames_embedded_in_garbage_are_all_recovered(pairs: list[tuple[by
     # Every embedded frame comes out, in order; garbage may (very rarely) add a valid frame of its own.
     iterator = iter(recovered)
     assert all(any(got == want for got in iterator) for want in expected)
+
+
+def test_every_frame_quoted_in_the_protocol_doc_has_its_real_checksum() -> None:
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    quoted = re.findall(r"\$([A-Z][^$*\s`]*)\*([0-9A-Fa-f]{2})", text)
+    wrong = [f"${body}*{digits}" for body, digits in quoted
+             if f"{checksum(body.encode('ascii')):02X}" != digits]
+    assert len(quoted) > 30
+    assert wrong == ["$ROLL,1,3*00"]  # the one shown on purpose as a checksum mismatch (§8)
