@@ -1,6 +1,6 @@
 """ACK means recorded: a headless reader playing sensor rolls into a journalled session is killed
-(SIGKILL) at random moments while the device keeps sending.  Every roll the device saw ACKed must be
-in the journal exactly once; none twice; none it saw refused."""
+(SIGKILL) at random moments while the device keeps sending (GOLDTABLE_KILLS sets how often).  Every
+roll the device saw ACKed must be in the journal exactly once; none twice; none it saw refused."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-
-import pytest
 
 from companion.engine.journal import Journal
 from firmware_bridge.protocol import Frame, FrameParser
@@ -130,9 +128,5 @@ def kill_run(tmp_path: Path, kills: int, seed: int) -> None:
 
 
 def test_no_acked_roll_is_lost_or_played_twice_over_a_hundred_kills(tmp_path: Path) -> None:
-    kill_run(tmp_path, kills=110, seed=1)
-
-
-@pytest.mark.slow
-def test_no_acked_roll_is_lost_or_played_twice_over_a_thousand_kills(tmp_path: Path) -> None:
-    kill_run(tmp_path, kills=1000, seed=2)
+    """110 kills take about 20 s; GOLDTABLE_KILLS=1000 runs the long version (about 150 s)."""
+    kill_run(tmp_path, kills=int(os.environ.get("GOLDTABLE_KILLS", "110")), seed=1)
