@@ -1,25 +1,34 @@
-"""Latency to the event callback: from a frame's last byte on a socket:// link, and from a GPIO edge.
+"""Latency to the event callback (serial frame, GPIO edge) and to the device's ACK (serial).
 
-    .venv/bin/python benchmarks/bench_bridge_latency.py [--samples N]
+    .venv/bin/python benchmarks/bench_bridge_latency.py [--samples N] [--dir DIR]
 
 Serial: a TCP peer plays the device; the clock starts as the whole frame is handed to `sendall` (so its
-last byte leaves at once) and stops inside the Bridge subscriber (reader thread: chunked read, parse, ACK, event, dispatch).
+last byte leaves at once) and stops inside the Bridge subscriber (reader thread: chunked read, parse,
+event, dispatch).
 GPIO: gpiozero's MockFactory; the clock starts just before `drive_low()` and stops in the subscriber.
 Mock pins call back on the driving thread, so this measures gpiozero's edge path plus our debounce,
 event and dispatch, not the kernel's GPIO interrupt latency on a Pi.  Goal: p99 <= 5 ms.
+ACK: the peer sends a five-dice ROLL and waits for its `$ACK`; the clock runs from handing the frame to
+`sendall` to the ACK parsed by the peer.  Three paths in the same run: the old one (the reader writes
+the ACK as soon as the frame parses: the "ACK at parse" baseline), settled at once by the subscriber
+(the extra hop through settle and the writer thread), and the real contract: a journalled
+`Session.submit` (SQLite, fsync, in DIR) before settling.  Goal for the last: p99 <= 20 ms.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import statistics
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 from firmware_bridge.events import BridgeEvent
 from firmware_bridge.hub import Bridge
-from firmware_bridge.protocol import encode_frame
+from firmware_bridge.protocol import HOST_KINDS, Frame, FrameParser, encode_ack, encode_frame, frame_to_event
 
 
 def percentiles(samples: list[float]) -> str:
@@ -82,6 +91,70 @@ def bench_serial(samples: int) -> list[float]:
     return latencies
 
 
+def bench_ack(samples: int, path: str, directory: Path | None = None) -> list[float]:
+    """`path`: "parse" (the old ACK at parse), "settled" (settled at once), "journalled" (submit first)."""
+    from companion.engine.core import Player, Setup
+    from companion.engine.journal import Journal
+    from companion.engine.session import Session
+    from firmware_bridge.serial_source import SerialSource
+
+    class AckAtParse(SerialSource):
+        """The reader path before ACK meant recorded: ACK written first, then the event delivered."""
+
+        def _on_frame(self, frame: Frame) -> bool:
+            if frame.seq is not None and not self._write(encode_ack(frame.seq)):
+                return False
+            event = frame_to_event(frame, self.name)
+            if event is not None:
+                self._deliver(event)
+            return True
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    url = f"socket://127.0.0.1:{listener.getsockname()[1]}"
+    bridge = Bridge()
+    source = bridge.add_source(AckAtParse(url) if path == "parse" else SerialSource(url))
+    with tempfile.TemporaryDirectory(prefix="goldtable-bench-", dir=directory) as folder:
+        journal = Journal(Path(folder) / "journal.sqlite3") if path == "journalled" else None
+        session = Session.new(Setup(game="digger", players=(Player(name="A"), Player(name="B"))), journal)
+
+        def on_event(event: BridgeEvent) -> None:
+            if path == "journalled" and event.event == "roll":
+                outcome = session.submit({"type": "roll", "values": list(event.values)},  # type: ignore[union-attr]
+                                         "serial", ref=event.ref)
+                bridge.settle(event, outcome.accepted, None if outcome.refusal is None else outcome.refusal.code)
+            elif path == "settled":
+                bridge.settle(event, True)
+
+        bridge.subscribe(on_event)
+        bridge.start()
+        conn, _ = listener.accept()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        while not source.connected:
+            time.sleep(0.001)
+        parser = FrameParser(HOST_KINDS)
+        latencies = []
+        for index in range(samples + 50):
+            seq = index % 65536
+            start = time.perf_counter()
+            conn.sendall(encode_frame("ROLL", seq, "B", "Y", "R", "G", "W"))
+            acked = False
+            while not acked:
+                data = conn.recv(4096)
+                if not data:
+                    raise RuntimeError("the host closed the connection")
+                acked = any(frame.kind == "ACK" and frame.seq == seq for frame in parser.feed(data)
+                            if isinstance(frame, Frame))
+            if index >= 50:  # warm-up
+                latencies.append(time.perf_counter() - start)
+            time.sleep(0.001)
+        bridge.stop()
+        conn.close()
+        listener.close()
+        if journal is not None:
+            journal.close()
+    return latencies
+
+
 def bench_gpio(samples: int) -> list[float]:
     from gpiozero.pins.mock import MockFactory
 
@@ -115,12 +188,18 @@ def bench_gpio(samples: int) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=2000)
+    parser.add_argument("--dir", type=Path, help="folder for the journal of the ACK benchmark (default: the "
+                                                 "system's temporary folder); use the Pi's SD card there")
     args = parser.parse_args()
-    print(f"{args.samples} samples each")
+    print(f"{args.samples} samples each; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print("| path | p50 ms | p99 ms | max ms |")
     print("| --- | --- | --- | --- |")
     print(f"| serial frame last byte -> callback (socket://) | {percentiles(bench_serial(args.samples))} |")
     print(f"| GPIO edge -> callback (MockFactory) | {percentiles(bench_gpio(args.samples))} |")
+    for path, label in (("parse", "ROLL last byte -> ACK, ACK at parse (old baseline)"),
+                        ("settled", "ROLL last byte -> ACK, settled at once by the subscriber"),
+                        ("journalled", "ROLL last byte -> ACK, journalled Session.submit then settle")):
+        print(f"| {label} | {percentiles(bench_ack(args.samples, path, args.dir))} |")
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ def build_bridge(serial_url: str | None, use_gpio: bool, config: str | None,
     """The bridge the monitor (and the app) runs: a serial source and/or the GPIO source."""
     from firmware_bridge.serial_source import PICO_USB_IDS, SerialSource, parse_usb_id
 
-    bridge = Bridge()
+    bridge = Bridge(auto_settle=True)  # nothing is recorded here: answer every event once printed
     if serial_url is not None:
         check_serial_url(serial_url)
         try:

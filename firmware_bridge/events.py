@@ -34,6 +34,12 @@ class _SourceEvent(_Frozen):
     source: str
     seq: int | None = Field(default=None, ge=0, le=65535)
 
+    @property
+    def ref(self) -> str | None:
+        """`<source>:<seq>`, the name of the frame that carried this event (the journal keeps it with the
+        action, so a frame resent after a restart is known as recorded); None without a seq."""
+        return None if self.seq is None else f"{self.source}:{self.seq}"
+
     def to_json_line(self) -> str:
         """One compact JSON object without a newline; fields that are None are left out."""
         data = self.model_dump(mode="json", exclude_none=True)

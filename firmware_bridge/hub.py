@@ -2,6 +2,11 @@
 
 Callbacks run on the source's own thread (a serial reader, a gpiozero edge thread, the GPIO ticker);
 the app marshals to its UI thread itself (Kivy `Clock.schedule_once`).  Nothing here blocks a caller.
+
+A device that waits for an answer (GTP/1) gets it only when the app settles the event with
+`Bridge.settle` after the session has journalled it (or refused it): "acknowledged" means "recorded".
+`Bridge(auto_settle=True)` answers every event as recorded once the subscribers have returned, for
+listeners that record nothing themselves (`goldtable bridge monitor`).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from firmware_bridge.events import BridgeEvent, OutputCommand
+from firmware_bridge.protocol import nak_reason
 
 log = logging.getLogger(__name__)
 
@@ -49,14 +55,20 @@ class Source(ABC):
     def stop(self) -> None:
         """Stop delivering events and release the hardware; safe to call twice."""
 
-    def send(self, command: OutputCommand) -> None:
+    def send(self, command: OutputCommand) -> None:  # noqa: B027 — optional: most sources have no outputs
         """Carry out an output command; sources without outputs ignore it."""
+
+    def settle(self, event: BridgeEvent, recorded: bool, reason: str | None = None) -> None:  # noqa: B027
+        """The app's answer to one of this source's events: recorded, or refused with a reason code.
+        Must return at once from any thread; sources whose hardware expects no answer ignore it."""
 
 
 class Bridge:
     """Collects events from all sources, fans them out to subscribers, keeps the most recent ones."""
 
-    def __init__(self, history: int = 200) -> None:
+    def __init__(self, history: int = 200, *, auto_settle: bool = False) -> None:
+        """`auto_settle`: answer every event as recorded after the subscribers ran (a monitor, a test)."""
+        self.auto_settle = auto_settle
         self._sources: list[Source] = []
         self._callbacks: tuple[Callback, ...] = ()
         self._recent: deque[BridgeEvent] = deque(maxlen=history)
@@ -73,14 +85,20 @@ class Bridge:
         return self._running
 
     def add_source(self, source: Source) -> Source:
-        """Add a source; if the bridge is already running the source starts at once."""
+        """Add a source; if the bridge is already running the source starts at once (and is not kept
+        when its start fails: the error is raised)."""
         with self._lock:
             if any(existing.name == source.name for existing in self._sources):
                 raise ValueError(f"a source named {source.name!r} is already attached")
             self._sources.append(source)
             running = self._running
         if running:
-            source.start(self._deliver)
+            try:
+                source.start(self._deliver)
+            except BaseException:
+                with self._lock:
+                    self._sources.remove(source)
+                raise
         return source
 
     def subscribe(self, callback: Callback) -> Callable[[], None]:
@@ -136,6 +154,20 @@ class Bridge:
             source.send(command)
         return len(targets)
 
+    def settle(self, event: BridgeEvent, recorded: bool, reason: str | None = None) -> None:
+        """Answer `event` on the source it came from: `recorded` once the session journalled it, else
+        refused with `reason` (a short code such as a refusal code, `no_game`).  Thread-safe, never
+        blocks; events without a seq, or from a source no longer attached, need no answer.  A reason
+        that cannot go on the wire is a ValueError here, in the caller."""
+        if not recorded:
+            nak_reason(reason)
+        if event.seq is None:
+            return
+        with self._lock:
+            source = next((known for known in self._sources if known.name == event.source), None)
+        if source is not None:
+            source.settle(event, recorded, reason)
+
     def recent(self, limit: int | None = None) -> list[BridgeEvent]:
         """The most recent events, oldest first (at most `limit`, or the whole ring buffer)."""
         with self._lock:
@@ -156,3 +188,5 @@ class Bridge:
                 callback(event)
             except Exception:  # a subscriber's bug must not kill a reader thread
                 log.exception("bridge subscriber %r failed on %s", callback, event.event)
+        if self.auto_settle:
+            self.settle(event, True)

@@ -1,8 +1,9 @@
 """GTP/1, the Goldtable wire protocol (docs/protocol.md): framing, checksums, parsing, seq/ACK rules.
 
 Framing and meaning are kept apart: `FrameParser` turns a byte stream into `Frame`s and `Rejection`s
-(it never raises on input and resynchronises at the next `$`), `DeviceLink` applies the seq/ACK rules
-for one device, and `frame_to_event` gives a frame its meaning as a `BridgeEvent`.
+(it never raises on input and resynchronises at the next `$`), `DeviceLink` applies the seq/answer
+rules for one device (an event frame is answered only once the app has settled it: ACK = recorded,
+NAK = refused), and `frame_to_event` gives a frame its meaning as a `BridgeEvent`.
 
 The parser is on the hot path of every serial byte, so frames are plain named tuples and the checksum
 is folded over a big integer instead of looping byte by byte (see benchmarks/bench_bridge_parser.py).
@@ -35,10 +36,15 @@ SEQ_LIMIT = 65536
 MAX_BEEP_MS = 10000
 
 DEVICE_KINDS = frozenset({"HELLO", "ROLL", "ROLLING", "BTN", "TIMER", "HB"})
-HOST_KINDS = frozenset({"ACK", "LED", "BEEP"})
+#: Device frames that carry something for the table: answered only when the app settles them.
+EVENT_KINDS = frozenset({"ROLL", "ROLLING", "BTN", "TIMER"})
+HOST_KINDS = frozenset({"ACK", "NAK", "LED", "BEEP"})
+#: The reason code of a NAK when the app gives none.
+DEFAULT_REFUSAL = "refused"
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,16}\Z")
 _VERSION = re.compile(r"[A-Za-z0-9._+-]{1,16}\Z")
+_REASON = re.compile(r"[A-Za-z0-9._-]{1,32}\Z")
 _HEX_VALUE = {b"%02X" % value: value for value in range(256)}
 _BUTTON_ACTIONS = {"DOWN": "down", "UP": "up", "HELD": "held"}
 _TIMER_STATES = {"FLIP": "flip", "FLAT": "flat"}
@@ -93,7 +99,23 @@ def encode_frame(kind: str, *fields: str | int) -> bytes:
 
 
 def encode_ack(seq: int) -> bytes:
+    """`$ACK,<seq>`: the frame is recorded (or needed no record)."""
     return encode_frame("ACK", seq)
+
+
+def nak_reason(reason: str | None) -> str:
+    """The reason code a NAK carries: `reason` when it fits the wire, `refused` for None; else ValueError
+    (checked when the app settles, so a bad code fails in the caller, not silently on a reader thread)."""
+    if reason is None:
+        return DEFAULT_REFUSAL
+    if not _REASON.match(reason):
+        raise ValueError(f"a refusal reason is 1-32 characters from A-Z a-z 0-9 . _ -, not {reason!r}")
+    return reason
+
+
+def encode_nak(seq: int, reason: str | None = None) -> bytes:
+    """`$NAK,<seq>,<reason>`: the frame was refused and is not recorded; the device drops it."""
+    return encode_frame("NAK", seq, nak_reason(reason))
 
 
 def encode_command(command: OutputCommand) -> bytes:
@@ -186,6 +208,17 @@ def _parse_heartbeat(parts: list[str], raw: bytes) -> Frame | str:
     return Frame("HB", seq, (parts[2],), raw)
 
 
+def _parse_nak(parts: list[str], raw: bytes) -> Frame | str:
+    if len(parts) != 3:
+        return "NAK needs 2 fields"
+    seq = _seq(parts[1])
+    if seq is None:
+        return "NAK: bad seq"
+    if not _REASON.match(parts[2]):
+        return "NAK: bad reason"
+    return Frame("NAK", seq, (parts[2],), raw)
+
+
 def _parse_led(parts: list[str], raw: bytes) -> Frame | str:
     if len(parts) != 3:
         return "LED needs 2 fields"
@@ -213,6 +246,7 @@ _PARSERS: dict[str, Callable[[list[str], bytes], Frame | str]] = {
     "TIMER": _parse_timer,
     "HB": _parse_heartbeat,
     "ACK": _only_seq("ACK"),
+    "NAK": _parse_nak,
     "LED": _parse_led,
     "BEEP": _parse_beep,
 }
@@ -267,7 +301,8 @@ class FrameParser:
         parsers = self._parsers.get
         append = out.append
         frames = 0
-        for line in lines:
+        for raw in lines:
+            line = raw
             start = line.rfind(b"$")
             if start != 0:
                 if start < 0:
@@ -317,35 +352,52 @@ class FrameParser:
                 reject(result, line, out)  # type: ignore[arg-type]
             else:
                 frames += 1
-                append(result)
+                append(result)  # type: ignore[arg-type]
         self.frames += frames
 
 
 class DeviceLink:
-    """The host's seq/ACK rules for one device.
+    """The host's seq/answer rules for one device (docs/protocol.md §5).
 
-    Every accepted frame with a seq is ACKed.  A frame repeating the seq last accepted (a resend after
-    a lost ACK) is ACKed again but not delivered.  HELLO means the device (re)started its numbering, so
-    the remembered seq is forgotten.  The state survives reconnects of the port on purpose: a device
-    that resends its last frame after a cable glitch must not deliver it twice.
+    An event frame (`EVENT_KINDS`) is delivered once and then waits for the app to settle it; only then
+    is it answered, `$ACK` when recorded, `$NAK` when refused.  A resend of the frame last delivered is
+    not delivered again: it gets the answer already given, or nothing while the app still decides.  Other
+    frames with a seq (HB) need no decision and are ACKed at once.  HELLO means the device (re)started
+    its numbering, so the remembered frame is forgotten.  The state survives reconnects of the port on
+    purpose: a device that resends after a cable glitch must not have its frame delivered twice.
     """
 
     def __init__(self) -> None:
         self.last_seq: int | None = None
+        self._answer: bytes | None = None
         self.duplicates = 0
 
+    @property
+    def pending(self) -> int | None:
+        """The seq of the event frame delivered and not yet settled, or None."""
+        return self.last_seq if self.last_seq is not None and self._answer is None else None
+
     def accept(self, frame: Frame) -> tuple[bytes | None, bool]:
-        """(ACK frame to send or None, whether to deliver the frame)."""
+        """(answer to send now or None, whether to deliver the frame)."""
         if frame.seq is None:
             if frame.kind == "HELLO":
-                self.last_seq = None
+                self.last_seq, self._answer = None, None
             return None, True
-        ack = encode_ack(frame.seq)
         if frame.seq == self.last_seq:
             self.duplicates += 1
-            return ack, False
+            return self._answer, False
         self.last_seq = frame.seq
-        return ack, True
+        self._answer = None if frame.kind in EVENT_KINDS else encode_ack(frame.seq)
+        return self._answer, True
+
+    def settle(self, seq: int, recorded: bool, reason: str | None = None) -> bytes | None:
+        """The answer for the pending frame `seq` (kept for its resends), or None when `seq` is not the
+        frame waiting (already answered, or the device has moved on: it no longer listens for it)."""
+        answer = encode_ack(seq) if recorded else encode_nak(seq, reason)
+        if seq != self.pending:
+            return None
+        self._answer = answer
+        return answer
 
 
 def frame_to_event(frame: Frame, source: str) -> BridgeEvent | None:

@@ -1,8 +1,10 @@
 """Serial source: a GTP/1 device on USB serial (or any pyserial URL), read on its own thread.
 
 The reader thread owns the port: it opens it (or finds it by USB VID:PID), reads whatever has arrived
-in one chunk, feeds the framing layer (`FrameParser`), applies the seq/ACK rules (`DeviceLink`) and
-hands events to the hub.  I/O errors (port gone, socket closed) end the connection and start the
+in one chunk, feeds the framing layer (`FrameParser`), applies the seq/answer rules (`DeviceLink`) and
+hands events to the hub.  An event frame is answered only when the app settles it (`settle`, any
+thread): the answer goes out through the writer thread, like LED and beeper commands, so the caller
+never waits on the port.  I/O errors (port gone, socket closed) end the connection and start the
 reconnect loop; parse errors only produce `rejected` events and never touch the connection.
 """
 
@@ -22,6 +24,7 @@ from serial.tools import list_ports
 from firmware_bridge.events import BridgeEvent, OutputCommand, StatusEvent
 from firmware_bridge.hub import Emit, Source
 from firmware_bridge.protocol import (
+    EVENT_KINDS,
     DeviceLink,
     Frame,
     FrameParser,
@@ -78,6 +81,8 @@ class SerialSource(Source):
         self._clock = clock
         self._parser = FrameParser()
         self._link = DeviceLink()
+        self._link_lock = threading.Lock()
+        self._pending_event: BridgeEvent | None = None
         self._emit: Emit | None = None
         self._port: serial.SerialBase | None = None
         self._port_name: str | None = None
@@ -85,7 +90,7 @@ class SerialSource(Source):
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._writer: threading.Thread | None = None
-        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._outbox: queue.SimpleQueue[tuple[bytes, bool] | None] = queue.SimpleQueue()
         self._reported: str | None = None
         self._hello_seen: tuple[str, str] | None = None
         self.device: str | None = None
@@ -93,6 +98,8 @@ class SerialSource(Source):
         self.connects = 0
         self.link_losses = 0
         self.commands_dropped = 0
+        self.acked = 0
+        self.refused = 0
 
     @property
     def connected(self) -> bool:
@@ -110,6 +117,9 @@ class SerialSource(Source):
             "frames": self._parser.frames,
             "rejected": self._parser.rejected,
             "duplicates": self._link.duplicates,
+            "pending": self._link.pending,
+            "acked": self.acked,
+            "refused": self.refused,
             "connects": self.connects,
             "link_losses": self.link_losses,
             "commands_dropped": self.commands_dropped,
@@ -139,14 +149,34 @@ class SerialSource(Source):
     def send(self, command: OutputCommand) -> None:
         """Queue a command and return at once: a device that stops reading must not stall the caller
         (the app's UI thread).  Commands that find the port closed are dropped and counted."""
-        self._outbox.put(encode_command(command))
+        self._outbox.put((encode_command(command), False))
+
+    def settle(self, event: BridgeEvent, recorded: bool, reason: str | None = None) -> None:
+        """Answer the frame behind `event` (`$ACK` when recorded, else `$NAK,<seq>,<reason>`) and return
+        at once.  Only the event frame waiting for its answer can be settled, once; anything else (an
+        event settled twice, one the device gave up by restarting) is ignored.  An answer that finds the
+        port closed is lost but kept: the device resends the frame and gets it again."""
+        if event.seq is None:
+            return
+        with self._link_lock:
+            if event != self._pending_event:
+                return
+            answer = self._link.settle(event.seq, recorded, reason)
+            self._pending_event = None
+        if answer is not None:
+            if recorded:
+                self.acked += 1
+            else:
+                self.refused += 1
+            self._outbox.put((answer, True))
 
     def _write_commands(self) -> None:
         while True:
-            line = self._outbox.get()
-            if line is None:
+            item = self._outbox.get()
+            if item is None:
                 return
-            if not self._write(line):
+            line, is_answer = item
+            if not self._write(line) and not is_answer:
                 self.commands_dropped += 1
 
     # --- reader thread ---------------------------------------------------------------------------
@@ -240,20 +270,25 @@ class SerialSource(Source):
         return "stopped"
 
     def _on_frame(self, frame: Frame) -> bool:
-        """ACK first (the device is waiting), then deliver.  False when the ACK could not be written."""
-        ack, deliver = self._link.accept(frame)
-        if ack is not None and not self._write(ack):
+        """Answer what needs no decision (HB; a resend whose answer is known), deliver what is new; an
+        event frame then waits for `settle`.  False when an answer could not be written."""
+        event: BridgeEvent | None = None
+        with self._link_lock:
+            answer, deliver = self._link.accept(frame)
+            if deliver:  # a new frame: whatever was pending before, the device has moved on from it
+                event = frame_to_event(frame, self.name) if frame.kind in EVENT_KINDS else None
+                self._pending_event = event
+        if answer is not None and not self._write(answer):
             return False
-        if deliver:
-            if frame.kind == "HELLO":
-                introduced = (frame.fields[0], frame.fields[1])
-                if self._hello_seen == introduced:
-                    return True  # the same device saying hello again on this connection
-                self._hello_seen = introduced
-                self.device, self.firmware = introduced
+        if deliver and frame.kind == "HELLO":
+            introduced = (frame.fields[0], frame.fields[1])
+            if self._hello_seen == introduced:
+                return True  # the same device saying hello again on this connection
+            self._hello_seen = introduced
+            self.device, self.firmware = introduced
             event = frame_to_event(frame, self.name)
-            if event is not None:
-                self._deliver(event)
+        if event is not None:
+            self._deliver(event)
         return True
 
     def _write(self, data: bytes) -> bool:

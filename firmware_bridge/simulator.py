@@ -150,6 +150,8 @@ class Simulator:
         self.port: int | None = None
         self.pty_path: str | None = None
         self.commands: list[tuple] = []
+        #: Every frame the host answered, in order: ("ACK", line, None) or ("NAK", line, reason).
+        self.answers: list[tuple[str, bytes, str | None]] = []
         self.noise_counts: dict[str, int] = dict.fromkeys(NOISE_KINDS, 0)
         self._actions: queue.Queue[Callable[[], None]] = queue.Queue()
         self._stop = threading.Event()
@@ -354,9 +356,16 @@ class Simulator:
             self._drop_client()
             return
         if data:
+            waiting = self.device.outstanding
             for command in self.device.receive(data, self._now_ms()):
-                self.commands.append(command)
-                self.log("host says " + " ".join(str(part) for part in command))
+                if command[0] in ("ACK", "NAK") and waiting is not None:
+                    reason = command[2] if command[0] == "NAK" else None
+                    self.answers.append((command[0], waiting[1], reason))
+                    if reason is not None:
+                        self.log(f"host refused {waiting[1].decode().strip()} ({reason}): dropped")
+                else:
+                    self.commands.append(command)
+                    self.log("host says " + " ".join(str(part) for part in command))
 
     def _send_line(self, line: bytes) -> None:
         """Queue one frame for writing, after maybe damaging it."""

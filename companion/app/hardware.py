@@ -1,8 +1,15 @@
 """The app's side of the hardware bridge: sources from the settings, events onto the UI thread.
 
 Bridge callbacks arrive on reader threads; they only schedule work with `Clock.schedule_once`, which
-is thread-safe.  Starting sources and sending LED/beeper commands run on a worker thread, so a slow
-serial port never freezes the screen.  On a PC without GPIO the keyboard stands in for the buttons.
+is thread-safe.  Starting sources, sending LED/beeper commands and answering the sensor (`settle`) run
+on a worker thread, so a slow serial port never freezes the screen.  A source that fails to start is
+listed in `problems` and the others run on; touch always works.  On a PC without GPIO the keyboard
+stands in for the buttons.
+
+A GTP/1 sensor is answered only when the app settles the event: `$ACK` after the session journalled
+it (ACK means "recorded"), `$NAK` when it was refused.  An event the app's `on_event` handler does not
+settle while it runs is ACKed as soon as the handler has returned: whatever the handler did with
+it (a journalled move included) is done by then, and the device must never be left waiting.
 """
 
 from __future__ import annotations
@@ -19,8 +26,9 @@ from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty
 
-from firmware_bridge.events import BeepCommand, LedCommand
+from firmware_bridge.events import BeepCommand, BridgeEvent, LedCommand
 from firmware_bridge.hub import Bridge, Source
+from firmware_bridge.protocol import nak_reason
 
 log = logging.getLogger(__name__)
 
@@ -73,11 +81,12 @@ class HardwareLink(EventDispatcher):
         super().__init__(**kwargs)
         self.problems = list(problems or [])
         self.bridge = Bridge()
-        for source in sources or []:
-            self.bridge.add_source(source)
-        self.simulated = not any(source.name.startswith("gpio") for source in self.bridge.sources)
+        self._to_start = list(sources or [])  # started one by one on the worker: one failing keeps none back
+        self.simulated = not any(source.name.startswith("gpio") for source in self._to_start)
+        self._dispatching: BridgeEvent | None = None
+        self._answered = False
         self._unsubscribe: Callable[[], None] | None = None
-        self._work: queue.Queue[Callable[[], None] | None] = queue.Queue()
+        self._work: queue.Queue[Callable[[], object] | None] = queue.Queue()
         self._worker = threading.Thread(target=self._run_worker, name="goldtable-hardware", daemon=True)
         self._worker.start()
         self._status_event = Clock.schedule_interval(lambda _dt: self.refresh_status(), 1.0)
@@ -90,12 +99,23 @@ class HardwareLink(EventDispatcher):
         self._work.put(self._start_bridge)
 
     def _start_bridge(self) -> None:
-        try:
-            self.bridge.start()
-        except Exception as error:  # a missing port or pin must not stop the app: touch still works
-            log.warning("hardware bridge did not start: %s", error)
-            Clock.schedule_once(lambda _dt: setattr(self, "problems", [*self.problems, f"start failed: {error}"]))
-        Clock.schedule_once(lambda _dt: self.refresh_status())
+        """Worker thread: start each source; one that fails is listed in `problems`, the rest run."""
+        self.bridge.start()
+        failed: list[str] = []
+        to_start, self._to_start = self._to_start, []
+        for source in to_start:
+            try:
+                self.bridge.add_source(source)
+            except Exception as error:  # noqa: BLE001 — a missing port or pin must not stop the app
+                log.warning("hardware source %s did not start: %s", source.name, error)
+                failed.append(f"{source.name}: {error}")
+        Clock.schedule_once(partial(self._started, failed))
+
+    def _started(self, failed: list[str], _dt: float = 0.0) -> None:
+        if failed:
+            self.problems = [*self.problems, *failed]
+            self.simulated = not any(source.name.startswith("gpio") for source in self.bridge.sources)
+        self.refresh_status()
 
     def stop(self) -> None:
         """Stop the sources and the worker (called when the app closes)."""
@@ -127,11 +147,31 @@ class HardwareLink(EventDispatcher):
         """Runs on a source thread: hand the event to the UI thread and return at once."""
         Clock.schedule_once(partial(self._deliver, event), -1)
 
-    def _deliver(self, event: Any, _dt: float = 0.0) -> None:
+    def _deliver(self, event: BridgeEvent, _dt: float = 0.0) -> None:
+        """UI thread: show the event, hand it to the app, and ACK it if the app gave no answer."""
         self._note(event_line(event))
         if event.event == "status":
             self.refresh_status()
-        self.dispatch("on_event", event)
+        self._dispatching, self._answered = event, False
+        try:
+            self.dispatch("on_event", event)
+        finally:
+            self._dispatching = None
+        if not self._answered:
+            self.settle(event, True)
+
+    # -- answering the sensor ------------------------------------------------------------------------
+    def settle(self, event: BridgeEvent, recorded: bool, reason: str | None = None) -> None:
+        """Answer the device that sent `event`: `recorded` once the session journalled it (`$ACK`), else
+        refused with a short reason code (`$NAK`, e.g. the refusal's code or `no_game`).  Call it after
+        `Session.submit` returned; it hands the answer to the worker thread and returns at once.  A
+        reason that cannot go on the wire raises ValueError here."""
+        if not recorded:
+            nak_reason(reason)
+        if event is self._dispatching:
+            self._answered = True
+        if event.seq is not None:
+            self._work.put(partial(self.bridge.settle, event, recorded, reason))
 
     def on_event(self, event: Any) -> None:
         """Default handler; the app binds its own."""

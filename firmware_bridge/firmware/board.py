@@ -11,11 +11,24 @@ TIMER_TILT = 6
 TIMER_FLAT = 7
 #: Vibration switch under the dice tray: chatter means dice are moving (`$ROLLING`).
 TRAY_MOTION = 8
+#: How the tray reads the dice: "pins" (DICE_SLOTS, up to three slots on GP pins) or "expander" (the
+#: 5-die colour tray for Digger: EXPANDER_SLOTS on an MCP23017 I2C expander; set FACES_BY_CODE to
+#: COLOUR_FACES too).
+DICE_READER = "pins"
 #: One slot per die: three GP pins giving the face code as bits 0, 1, 2 (a low pin is a 1 bit).
 DICE_SLOTS = [(9, 10, 11), (12, 13, 14), (26, 27, 28)]
+#: The expander: I2C block, SDA and SCL GP pins, bus speed, address (A0-A2 to GND: 0x20).
+EXPANDER_I2C = (0, 0, 1)
+EXPANDER_FREQ = 400000
+EXPANDER_ADDRESS = 0x20
+#: One slot per die, three expander inputs each (0-7 = GPA0-7, 8-15 = GPB0-7), bits 0, 1, 2.
+EXPANDER_SLOTS = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (9, 10, 11), (12, 13, 14)]
 #: Face token for each 3-bit code 0..7.  Codes 0 and 7 mean the reader saw nothing sensible: `?`.
 #: For the Goldgräber die, whose sixth face is the locomotive, use "?12345L?".
-FACES_BY_CODE = "?123456?"
+PIP_FACES = "?123456?"
+#: Digger's colour dice: blue, yellow, red, green, white, black.
+COLOUR_FACES = "?BYRGWK?"
+FACES_BY_CODE = PIP_FACES
 #: Seat LEDs (through 330 ohm to GND) and the buzzer (through an NPN transistor).
 LEDS = {"seat1": 16, "seat2": 17, "seat3": 18, "seat4": 19, "seat5": 20, "seat6": 21}
 BUZZER = 22
@@ -25,3 +38,5 @@ HOLD_MS = 800
 #: Dice count as settled when the tray switch has been quiet this long.
 SETTLE_MS = 400
 BLINK_MS = 250
+#: The beep when the host refuses a frame (`$NAK`): the table should look at the screen.
+REFUSED_BEEP_MS = 400

@@ -5,6 +5,7 @@ tests import it as `firmware_bridge.firmware.gtp`).  Therefore: no imports, no f
 dataclasses, annotations only on functions and only with built-in names; time is passed in as
 milliseconds by the caller so nothing here reads a clock.
 """
+# ruff: noqa: UP031 — %-formatting on purpose: the oldest MicroPython builds have no f-strings
 
 PROTOCOL = "GTP1"
 MAX_LINE = 82
@@ -12,6 +13,7 @@ SEQ_LIMIT = 65536
 FACES = "123456LBYRGWK0?"
 NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 VERSION_CHARS = NAME_CHARS + ".+"
+REASON_CHARS = NAME_CHARS + "."
 HEX_DIGITS = "0123456789ABCDEF"
 #: Resend an unacknowledged frame after this long.
 RESEND_MS = 300
@@ -45,18 +47,16 @@ def encode(body: str) -> bytes:
     return line
 
 
-def valid_name(name: str, allowed: str = NAME_CHARS) -> bool:
-    """1-16 characters, all from `allowed` (names and ids; versions also allow `.` and `+`)."""
-    if not 1 <= len(name) <= 16:
+def valid_name(name: str, allowed: str = NAME_CHARS, longest: int = 16) -> bool:
+    """1-`longest` characters, all from `allowed` (names and ids; versions also allow `.` and `+`)."""
+    if not 1 <= len(name) <= longest:
         return False
-    for ch in name:
-        if ch not in allowed:
-            return False
-    return True
+    return all(ch in allowed for ch in name)
 
 
 class HostReader:
-    """Turns bytes from the host into commands: ("ACK", seq), ("LED", name, mode), ("BEEP", ms).
+    """Turns bytes from the host into commands: ("ACK", seq), ("NAK", seq, reason), ("LED", name, mode),
+    ("BEEP", ms).
 
     Bad lines are counted in `rejected` and skipped; the reader resynchronises at the last `$`.
     """
@@ -120,6 +120,9 @@ class HostReader:
         if kind == "ACK" and len(parts) == 2 and parts[1].isdigit() and len(parts[1]) <= 5:
             seq = int(parts[1])
             return ("ACK", seq) if seq < SEQ_LIMIT else None
+        if kind == "NAK" and len(parts) == 3 and parts[1].isdigit() and len(parts[1]) <= 5:
+            seq = int(parts[1])
+            return ("NAK", seq, parts[2]) if seq < SEQ_LIMIT and valid_name(parts[2], REASON_CHARS, 32) else None
         if kind == "LED" and len(parts) == 3 and valid_name(parts[1]) and parts[2] in ("ON", "OFF", "BLINK"):
             return ("LED", parts[1], parts[2])
         if kind == "BEEP" and len(parts) == 2 and parts[1].isdigit() and len(parts[1]) <= 5:
@@ -129,12 +132,13 @@ class HostReader:
 
 
 class Device:
-    """One GTP/1 device: queue events, number them, resend until ACKed, keep the link alive.
+    """One GTP/1 device: queue events, number them, resend until answered, keep the link alive.
 
     Stop-and-wait: one frame with a seq is outstanding at a time, so the host can only ever see a
-    repeat of the frame it accepted last.  The hardware layer calls `roll()`/`button()`/... when
-    something happens, `receive()` with bytes from the host (it returns LED/BEEP commands to carry
-    out), and `poll(now_ms)` often; `poll` returns the bytes to write (maybe empty).
+    repeat of the frame it accepted last.  The host answers an event frame only once the app has
+    recorded it (ACK) or refused it (NAK); either ends the resending, and a refused frame is dropped.
+    The hardware layer calls `roll()`/`button()`/... when something happens, `receive()` with bytes
+    from the host, and `poll(now_ms)` often; `poll` returns the bytes to write (maybe empty).
     """
 
     def __init__(self, device_id: str, firmware: str, first_seq: int = 0, resend_ms: int = RESEND_MS,
@@ -152,7 +156,7 @@ class Device:
         self.queue_limit = queue_limit
         self.hello_at = None
         self.queue = []
-        self.outstanding = None  # (seq, line) awaiting its ACK
+        self.outstanding = None  # (seq, line) awaiting its ACK or NAK
         self.sent_at = 0
         self.last_sent = None
         self.hello_due = True
@@ -161,6 +165,7 @@ class Device:
         self.reader = HostReader()
         self.resends = 0
         self.acked = 0
+        self.refused = 0
         self.dropped = 0
 
     # --- what happened at the table ---------------------------------------------------------------
@@ -196,7 +201,9 @@ class Device:
     # --- the link ---------------------------------------------------------------------------------
 
     def receive(self, data: bytes, now: int) -> list:
-        """Bytes from the host; returns the LED/BEEP commands in them (ACKs are handled here)."""
+        """Bytes from the host; returns the LED/BEEP commands in them, and the answer to the frame that
+        was waiting (("ACK", seq) or ("NAK", seq, reason), so the board can signal a refusal).  Answers
+        for any other seq are stale and ignored."""
         commands = []
         for command in self.reader.feed(data):
             if not self.host_present:
@@ -205,10 +212,14 @@ class Device:
                 self.host_present = True
                 self.hello_due = True
             self.last_host = now
-            if command[0] == "ACK":
+            if command[0] in ("ACK", "NAK"):
                 if self.outstanding is not None and self.outstanding[0] == command[1]:
                     self.outstanding = None
-                    self.acked += 1
+                    if command[0] == "ACK":
+                        self.acked += 1
+                    else:
+                        self.refused += 1
+                    commands.append(command)
             else:
                 commands.append(command)
         return commands
@@ -216,7 +227,7 @@ class Device:
     def poll(self, now: int) -> bytes:
         """What to send now: a resend, HELLO, the next queued event or a heartbeat (or nothing).
 
-        HELLO goes out only while no frame awaits its ACK: the host forgets the last seq on HELLO, and
+        HELLO goes out only while no frame awaits its answer: the host forgets the last seq on HELLO, and
         it must not forget it while a resend of that very frame may still arrive.
         """
         if self.host_present and now - self.last_host >= self.host_silence_ms:

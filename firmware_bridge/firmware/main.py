@@ -1,7 +1,8 @@
 """Pico firmware: scan buttons, hourglass and dice tray, speak GTP/1 over USB serial.
 
-MicroPython runs this file at boot.  Everything except `run()` takes its pins from a factory and its
-time as milliseconds, so the tests drive it on CPython with a stub `machine` module.
+MicroPython runs this file at boot.  Everything except `run()` takes its pins (and I2C bus) from
+factories and its time as milliseconds, so the tests drive it with a fake `machine` module, on CPython
+and on a real MicroPython interpreter (tests/bridge/test_firmware_interpreters.py).
 """
 
 import sys
@@ -41,10 +42,82 @@ class Input:
         return 1 if raw else -1
 
 
+class PinSlots:
+    """Dice slots wired straight to GP pins: three pins per slot, a low pin is a 1 bit."""
+
+    def __init__(self, pin_factory, slots: list) -> None:
+        pin = pin_factory
+        self.slots = []
+        for slot in slots:
+            self.slots.append([pin(number, pin.IN, pin.PULL_UP) for number in slot])
+
+    def codes(self) -> list:
+        codes = []
+        for slot in self.slots:
+            code = 0
+            for bit in range(len(slot)):
+                if slot[bit].value() == 0:
+                    code |= 1 << bit
+            codes.append(code)
+        return codes
+
+
+class ExpanderSlots:
+    """Up to five slots on the 16 inputs of an MCP23017 I2C expander (the 5-die colour tray for Digger).
+
+    Expander pin n is GPA n for n < 8, else GPB n-8; a low input is a 1 bit, like `PinSlots`.  The
+    expander is set up (all inputs, pull-ups on) on first use and again after any bus error, so a tray
+    plugged in late or glitched is picked up; while it does not answer every die reads as code 0 (`?`).
+    """
+
+    IODIRA = 0x00
+    GPPUA = 0x0C
+    GPIOA = 0x12
+
+    def __init__(self, i2c, address: int, slots: list) -> None:
+        self.i2c = i2c
+        self.address = address
+        self.slots = slots
+        self.ready = False
+        self.errors = 0
+
+    def codes(self) -> list:
+        try:
+            if not self.ready:
+                self.i2c.writeto_mem(self.address, self.IODIRA, b"\xff\xff")
+                self.i2c.writeto_mem(self.address, self.GPPUA, b"\xff\xff")
+                self.ready = True
+            data = self.i2c.readfrom_mem(self.address, self.GPIOA, 2)
+        except OSError:
+            self.ready = False
+            self.errors += 1
+            return [0] * len(self.slots)
+        low = ~(data[0] | (data[1] << 8))
+        codes = []
+        for slot in self.slots:
+            code = 0
+            for bit in range(len(slot)):
+                if (low >> slot[bit]) & 1:
+                    code |= 1 << bit
+            codes.append(code)
+        return codes
+
+
+def dice_reader(pin_factory, i2c_factory):
+    """The tray `board.DICE_READER` names: "pins" or "expander"."""
+    if board.DICE_READER == "expander":
+        block, sda, scl = board.EXPANDER_I2C
+        i2c = i2c_factory(block, sda=pin_factory(sda), scl=pin_factory(scl), freq=board.EXPANDER_FREQ)
+        return ExpanderSlots(i2c, board.EXPANDER_ADDRESS, board.EXPANDER_SLOTS)
+    if board.DICE_READER == "pins":
+        return PinSlots(pin_factory, board.DICE_SLOTS)
+    raise ValueError("board.DICE_READER must be 'pins' or 'expander'")
+
+
 class Table:
     """Everything wired to the Pico, turned into device events and driven by host commands."""
 
-    def __init__(self, device, pin_factory) -> None:
+    def __init__(self, device, pin_factory, i2c_factory=None) -> None:
         self.device = device
         pin = pin_factory
 
@@ -60,9 +133,7 @@ class Table:
         self.tray_level = self.tray.value()
         self.rolling = False
         self.last_motion = 0
-        self.slots = []
-        for slot in board.DICE_SLOTS:
-            self.slots.append([pin(number, pin.IN, pin.PULL_UP) for number in slot])
+        self.dice = dice_reader(pin, i2c_factory)
         self.leds = {}
         for name in board.LEDS:
             self.leds[name] = pin(board.LEDS[name], pin.OUT, value=0)
@@ -101,20 +172,16 @@ class Table:
             self.device.roll(self.read_dice())
 
     def read_dice(self) -> list:
-        faces = []
-        for slot in self.slots:
-            code = 0
-            for bit in range(len(slot)):
-                if slot[bit].value() == 0:
-                    code |= 1 << bit
-            faces.append(board.FACES_BY_CODE[code])
-        return faces
+        return [board.FACES_BY_CODE[code] for code in self.dice.codes()]
 
     def apply(self, command: tuple, now: int) -> None:
-        """Carry out ("LED", name, mode) or ("BEEP", ms); unknown LED names are ignored."""
-        if command[0] == "BEEP":
+        """Carry out ("LED", name, mode) or ("BEEP", ms); unknown LED names are ignored.  A refused
+        frame (("NAK", seq, reason): the game did not take it) beeps, so the table looks at the screen."""
+        if command[0] == "ACK":
+            return
+        if command[0] in ("BEEP", "NAK"):
             self.buzzer.value(1)
-            self.beep_until = now + command[1]
+            self.beep_until = now + (command[1] if command[0] == "BEEP" else board.REFUSED_BEEP_MS)
             return
         led = self.leds.get(command[1])
         if led is None:
@@ -138,9 +205,9 @@ class Table:
 class Firmware:
     """One step of the main loop: host bytes in, inputs scanned, at most one frame out."""
 
-    def __init__(self, pin_factory, write, device_id: str, first_seq: int = 0) -> None:
+    def __init__(self, pin_factory, write, device_id: str, first_seq: int = 0, i2c_factory=None) -> None:
         self.device = gtp.Device(device_id, VERSION, first_seq)
-        self.table = Table(self.device, pin_factory)
+        self.table = Table(self.device, pin_factory, i2c_factory)
         self.write = write
 
     def step(self, data: bytes, now: int) -> None:
@@ -163,7 +230,7 @@ def run() -> None:
     poller = select.poll()
     poller.register(sys.stdin, select.POLLIN)
     device_id = "pico-" + binascii.hexlify(machine.unique_id()).decode()[-8:]
-    firmware = Firmware(machine.Pin, sys.stdout.buffer.write, device_id, random.getrandbits(16))
+    firmware = Firmware(machine.Pin, sys.stdout.buffer.write, device_id, random.getrandbits(16), machine.I2C)
     last = time.ticks_ms()
     elapsed = 0
     while True:

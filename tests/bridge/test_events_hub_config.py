@@ -79,6 +79,7 @@ class FakeSource(Source):
         self.has_outputs = has_outputs
         self.emit: Emit | None = None
         self.sent: list[OutputCommand] = []
+        self.answers: list[tuple[BridgeEvent, bool, str | None]] = []
         self.starts = 0
         self.stops = 0
 
@@ -99,6 +100,15 @@ class FakeSource(Source):
 
     def send(self, command: OutputCommand) -> None:
         self.sent.append(command)
+
+    def settle(self, event: BridgeEvent, recorded: bool, reason: str | None = None) -> None:
+        self.answers.append((event, recorded, reason))
+
+
+class SilentSource(FakeSource):
+    """A source without answers: it keeps the base class's settle."""
+
+    settle = Source.settle  # type: ignore[assignment]
 
 
 def test_bridge_fans_events_out_and_keeps_recent_ones() -> None:
@@ -176,6 +186,43 @@ def test_events_from_many_threads_all_arrive() -> None:
         thread.join()
     bridge.stop()
     assert count == 800 and len(bridge.recent()) == 800
+
+
+def test_an_event_names_the_frame_that_carried_it() -> None:
+    assert RollEvent(source="tray", seq=0, values=("3",)).ref == "tray:0"
+    assert ButtonEvent(source="gpio", name="stop", action="down").ref is None
+    assert "ref" not in RollEvent(source="tray", seq=3, values=("3",)).to_json_line()
+
+
+def test_settle_goes_to_the_source_the_event_came_from() -> None:
+    bridge = Bridge()
+    a, b, quiet = FakeSource("a"), FakeSource("b"), SilentSource("quiet")
+    for source in (a, b, quiet):
+        bridge.add_source(source)
+    roll = RollEvent(source="b", seq=4, values=("1",))
+    bridge.settle(roll, True)
+    bridge.settle(RollingEvent(source="a", seq=5), False, "throw.not_now")
+    bridge.settle(ButtonEvent(source="a", name="undo", action="down"), False)  # no seq: nothing to answer
+    bridge.settle(RollingEvent(source="gone", seq=1), True)  # no such source: ignored
+    bridge.settle(RollingEvent(source="quiet", seq=1), True)  # a source without answers ignores it
+    assert b.answers == [(roll, True, None)]
+    assert a.answers == [(RollingEvent(source="a", seq=5), False, "throw.not_now")]
+    with pytest.raises(ValueError):
+        bridge.settle(roll, False, "two words")
+
+
+def test_auto_settle_answers_every_event_with_a_seq_after_the_subscribers_ran() -> None:
+    bridge = Bridge(auto_settle=True)
+    source = bridge.add_source(FakeSource("a"))
+    order: list[str] = []
+    bridge.subscribe(lambda event: order.append(f"saw {event.seq}"))
+    with bridge:
+        assert isinstance(source, FakeSource) and source.emit is not None
+        source.settle = lambda event, recorded, reason=None: order.append(f"settled {event.seq} {recorded}")  # type: ignore
+        source.emit(RollingEvent(source="a", seq=1))
+        source.emit(ButtonEvent(source="a", name="undo", action="down"))
+    assert order == ["saw 1", "settled 1 True", "saw None"]
+    assert not Bridge().auto_settle
 
 
 # --- pin map -----------------------------------------------------------------------------------

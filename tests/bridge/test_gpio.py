@@ -158,10 +158,11 @@ def test_stop_releases_the_pins_and_nothing_is_delivered_after(factory, clock) -
 
 def test_a_busy_pin_fails_start_and_frees_what_it_had_claimed(factory, clock) -> None:
     from gpiozero import LED
+    from gpiozero.exc import GPIOPinInUse
 
     blocker = LED(23, pin_factory=factory)  # seat6's pin
     source = GpioSource(load_pin_map(), factory, clock, tick_interval=None)
-    with pytest.raises(Exception):
+    with pytest.raises(GPIOPinInUse):
         source.start(lambda event: None)
     blocker.close()
     source.start(lambda event: None)

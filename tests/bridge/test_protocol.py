@@ -19,6 +19,7 @@ from firmware_bridge.protocol import (
     encode_ack,
     encode_command,
     encode_frame,
+    encode_nak,
     frame_to_event,
     rejection_to_event,
 )
@@ -158,19 +159,44 @@ def _frame(kind: str, seq: int | None, *fields: str) -> Frame:
     return frames_of(FrameParser().feed(line))[0]
 
 
-def test_each_accepted_frame_with_a_seq_is_acked_and_a_resend_is_delivered_once() -> None:
+def test_an_event_frame_is_answered_only_when_settled_and_a_resend_is_delivered_once() -> None:
     link = DeviceLink()
-    assert link.accept(_frame("ROLL", 41, "3")) == (encode_ack(41), True)
-    assert link.accept(_frame("ROLL", 41, "3")) == (encode_ack(41), False)  # ACK was lost, device resent
-    assert link.accept(_frame("HB", 42, "100")) == (encode_ack(42), True)
-    assert link.accept(_frame("ROLL", 41, "3")) == (encode_ack(41), True)  # only the *last* seq is a repeat
-    assert link.duplicates == 1
+    assert link.accept(_frame("ROLL", 41, "3")) == (None, True)  # delivered, waiting for the app
+    assert link.pending == 41
+    assert link.accept(_frame("ROLL", 41, "3")) == (None, False)  # resent while the app decides
+    assert link.settle(41, True) == encode_ack(41) and link.pending is None
+    assert link.settle(41, False) is None  # settled once
+    assert link.accept(_frame("ROLL", 41, "3")) == (encode_ack(41), False)  # our ACK was lost: same answer
+    assert link.accept(_frame("HB", 42, "100")) == (encode_ack(42), True)  # no decision needed: ACK at once
+    assert link.settle(41, True) is None  # the device has moved on
+    assert link.accept(_frame("ROLL", 41, "3")) == (None, True)  # only the *last* seq is a repeat
+    assert link.duplicates == 2
+
+
+def test_a_refused_frame_gets_a_nak_with_its_reason_also_when_resent() -> None:
+    link = DeviceLink()
+    link.accept(_frame("BTN", 7, "undo", "DOWN"))
+    nak = link.settle(7, False, "undo.nothing")
+    assert nak == encode_nak(7, "undo.nothing") == b"$NAK,7,undo.nothing*30\r\n"
+    assert link.accept(_frame("BTN", 7, "undo", "DOWN")) == (nak, False)
+    link.accept(_frame("TIMER", 8, "FLIP"))
+    assert link.settle(8, False) == encode_frame("NAK", 8, "refused")
+
+
+@pytest.mark.parametrize("reason", ["", "has space", "a" * 33, "comma,", "umlaut-ä"])
+def test_a_reason_that_cannot_go_on_the_wire_is_refused_up_front(reason: str) -> None:
+    link = DeviceLink()
+    link.accept(_frame("ROLL", 1, "3"))
+    with pytest.raises(ValueError):
+        link.settle(1, False, reason)
+    assert link.pending == 1  # nothing was answered
 
 
 def test_seq_wraps_from_65535_to_0() -> None:
     link = DeviceLink()
     assert link.accept(_frame("ROLLING", 65535))[1]
-    assert link.accept(_frame("ROLLING", 0)) == (encode_ack(0), True)
+    link.settle(65535, True)
+    assert link.accept(_frame("ROLLING", 0)) == (None, True)
     assert link.accept(_frame("ROLLING", 0))[1] is False
 
 
@@ -178,7 +204,15 @@ def test_hello_forgets_the_last_seq_because_the_device_restarted_its_numbering()
     link = DeviceLink()
     link.accept(_frame("ROLL", 0, "1"))
     assert link.accept(_frame("HELLO", None, "tray", "1.0", "GTP1")) == (None, True)
-    assert link.accept(_frame("ROLL", 0, "1")) == (encode_ack(0), True)
+    assert link.pending is None and link.settle(0, True) is None  # the device dropped it by restarting
+    assert link.accept(_frame("ROLL", 0, "1")) == (None, True)
+
+
+def test_nak_frames_parse_and_check_their_reason() -> None:
+    items = FrameParser(HOST_KINDS).feed(encode_nak(5, "no_game") + encode_frame("NAK", 5, "a b") +
+                                          encode_frame("NAK", 5))
+    assert [(f.kind, f.seq, f.fields) for f in frames_of(items)] == [("NAK", 5, ("no_game",))]
+    assert reasons_of(items) == ["NAK: bad reason", "NAK needs 2 fields"]
 
 
 # --- properties --------------------------------------------------------------------------------
@@ -220,3 +254,15 @@ def test_valid_frames_embedded_in_garbage_are_all_recovered(pairs: list[tuple[by
     # Every embedded frame comes out, in order; garbage may (very rarely) add a valid frame of its own.
     iterator = iter(recovered)
     assert all(any(got == want for got in iterator) for want in expected)
+
+
+def test_every_frame_quoted_in_the_protocol_doc_has_its_real_checksum() -> None:
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    quoted = re.findall(r"\$([A-Z][^$*\s`]*)\*([0-9A-Fa-f]{2})", text)
+    wrong = [f"${body}*{digits}" for body, digits in quoted
+             if f"{checksum(body.encode('ascii')):02X}" != digits]
+    assert len(quoted) > 30
+    assert wrong == ["$ROLL,1,3*00"]  # the one shown on purpose as a checksum mismatch (§8)

@@ -3,6 +3,7 @@ TCP peer for the exact seq/ACK, watchdog and discovery rules."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 from collections.abc import Iterator
@@ -10,9 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from firmware_bridge.events import ButtonEvent, LedCommand, RollEvent, TimerEvent
+from firmware_bridge.events import BridgeEvent, ButtonEvent, LedCommand, RollEvent, TimerEvent
 from firmware_bridge.hub import Bridge
-from firmware_bridge.protocol import HOST_KINDS, FrameParser, encode_ack, encode_frame
+from firmware_bridge.protocol import HOST_KINDS, Frame, FrameParser, encode_ack, encode_frame
 from firmware_bridge.serial_source import SerialSource, find_port, parse_usb_id
 from firmware_bridge.simulator import Noise, Simulator
 from tests.bridge.bridge_helpers import Collector, wait_for
@@ -25,8 +26,9 @@ def simulator() -> Iterator[Simulator]:
     sim.stop()
 
 
-def attach(url: str | None, **options: object) -> tuple[Bridge, SerialSource, Collector]:
-    bridge = Bridge()
+def attach(url: str | None, auto_settle: bool = True, **options: object) -> tuple[Bridge, SerialSource, Collector]:
+    """A bridge with one serial source; by default every event is answered as recorded once collected."""
+    bridge = Bridge(auto_settle=auto_settle)
     source = SerialSource(url, **options)  # type: ignore[arg-type]
     bridge.add_source(source)
     collector = Collector()
@@ -151,11 +153,14 @@ class Peer:
 
     def acks(self) -> list[int | None]:
         assert self.conn is not None
-        try:
+        with contextlib.suppress(TimeoutError):
             self.received += self.parser.feed(self.conn.recv(4096))
-        except TimeoutError:
-            pass
         return [frame.seq for frame in self.received if frame.kind == "ACK"]
+
+    def answers(self) -> list[tuple[str, int | None, tuple[str, ...]]]:
+        """Every ACK and NAK so far, with its fields."""
+        self.acks()
+        return [(frame.kind, frame.seq, frame.fields) for frame in self.received]
 
     def close(self) -> None:
         if self.conn is not None:
@@ -170,21 +175,95 @@ def peer() -> Iterator[Peer]:
     peer.close()
 
 
-def test_a_resent_frame_is_acked_again_but_delivered_once(peer: Peer) -> None:
-    bridge, source, collector = attach(peer.url)
+def test_an_event_is_acked_only_when_settled_and_a_resend_is_delivered_once(peer: Peer) -> None:
+    bridge, source, collector = attach(peer.url, auto_settle=False)
     try:
         peer.accept(source)
         roll = encode_frame("ROLL", 65535, "4")
         peer.send(roll)
-        peer.send(roll)  # our ACK was "lost": the device resends
+        assert wait_for(lambda: len(collector.of("roll")) == 1)
+        peer.send(roll + roll)  # the device resends while the app is still deciding
+        peer.send(encode_frame("HB", 1, 10))  # (not a real device: it only proves the line is read)
+        assert wait_for(lambda: peer.acks() == [1])  # the heartbeat needs no decision; the roll waits
+        event = collector.of("roll")[0]
+        assert event.ref == "serial:65535" and source.describe()["pending"] is None  # HB moved on
+        peer.send(roll)  # so this is new again: delivered, waits
+        assert wait_for(lambda: len(collector.of("roll")) == 2)
+        assert source.describe()["pending"] == 65535
+        bridge.settle(collector.of("roll")[1], True)
+        assert wait_for(lambda: peer.acks() == [1, 65535])
+        peer.send(roll)  # our ACK was "lost": the same answer again, not delivered again
+        assert wait_for(lambda: peer.acks() == [1, 65535, 65535])
+        bridge.settle(collector.of("roll")[1], True)  # settling twice answers nothing more
         peer.send(encode_frame("ROLL", 0, "5"))  # seq wrapped
-        assert wait_for(lambda: peer.acks() == [65535, 65535, 0])
-        peer.send(encode_frame("HELLO", "dev", "2.0", "GTP1") + encode_frame("ROLL", 0, "6"))  # restarted
-        assert wait_for(lambda: peer.acks() == [65535, 65535, 0, 0])
         assert wait_for(lambda: len(collector.of("roll")) == 3)
+        bridge.settle(collector.of("roll")[2], False, "roll.dice_count")
+        assert wait_for(lambda: peer.answers()[-1] == ("NAK", 0, ("roll.dice_count",)))
         assert [(e.seq, e.values) for e in collector.of("roll")] == [  # type: ignore[attr-defined]
-            (65535, ("4",)), (0, ("5",)), (0, ("6",))]
-        assert source.describe()["duplicates"] == 1
+            (65535, ("4",)), (65535, ("4",)), (0, ("5",))]
+        info = source.describe()
+        assert (info["duplicates"], info["acked"], info["refused"], info["pending"]) == (3, 1, 1, None)
+        with pytest.raises(ValueError):
+            bridge.settle(collector.of("roll")[2], False, "not a code")
+    finally:
+        bridge.stop()
+
+
+def test_a_restarted_device_drops_its_pending_frame_and_a_late_answer_is_not_sent(peer: Peer) -> None:
+    bridge, source, collector = attach(peer.url, auto_settle=False)
+    try:
+        peer.accept(source)
+        peer.send(encode_frame("ROLL", 0, "1"))
+        assert wait_for(lambda: len(collector.of("roll")) == 1)
+        peer.send(encode_frame("HELLO", "dev", "2.0", "GTP1") + encode_frame("ROLL", 0, "6"))  # restarted
+        assert wait_for(lambda: len(collector.of("roll")) == 2)
+        old, new = collector.of("roll")
+        bridge.settle(old, True)  # the app answers the frame the device gave up: nothing goes out
+        bridge.settle(new, True)
+        assert wait_for(lambda: peer.acks() == [0])
+        time.sleep(0.05)
+        assert peer.acks() == [0] and source.describe()["acked"] == 1
+    finally:
+        bridge.stop()
+
+
+def test_a_frame_pending_over_a_reconnect_is_answered_on_the_new_connection(peer: Peer) -> None:
+    bridge, source, collector = attach(peer.url, auto_settle=False, backoff=(0.01, 0.02))
+    try:
+        peer.accept(source)
+        roll = encode_frame("ROLL", 9, "2", "2")
+        peer.send(roll)
+        assert wait_for(lambda: len(collector.of("roll")) == 1)
+        assert peer.conn is not None
+        peer.conn.close()  # cable out while the app decides
+        assert wait_for(lambda: "disconnected" in collector.statuses())
+        peer.accept(source)
+        peer.send(roll)  # the device resends to the host that is back: not delivered twice
+        assert wait_for(lambda: source.describe()["duplicates"] == 1)
+        assert peer.acks() == []
+        bridge.settle(collector.of("roll")[0], True)
+        assert wait_for(lambda: peer.acks() == [9])
+        assert len(collector.of("roll")) == 1
+    finally:
+        bridge.stop()
+
+
+def test_an_answer_settled_while_the_port_is_closed_is_given_on_the_resend(peer: Peer) -> None:
+    bridge, source, collector = attach(peer.url, auto_settle=False, backoff=(0.2, 0.2))
+    try:
+        peer.accept(source)
+        roll = encode_frame("ROLL", 3, "6")
+        peer.send(roll)
+        assert wait_for(lambda: len(collector.of("roll")) == 1)
+        assert peer.conn is not None
+        peer.conn.close()
+        assert wait_for(lambda: not source.connected)
+        bridge.settle(collector.of("roll")[0], True)  # the answer finds no port
+        peer.accept(source)
+        assert source.describe()["commands_dropped"] == 0  # an answer is not a lost command: it is kept
+        peer.send(roll)
+        assert wait_for(lambda: peer.acks() == [3])
+        assert len(collector.of("roll")) == 1
     finally:
         bridge.stop()
 
@@ -290,3 +369,31 @@ def test_handlers_without_a_file_descriptor_are_read_too() -> None:
                         == ["unknown frame type 'LED'"])
     finally:
         bridge.stop()
+
+
+def test_the_simulator_drops_a_refused_roll_and_goes_on(simulator: Simulator) -> None:
+    bridge, _, collector = attach(simulator.url, auto_settle=False)
+
+    def referee(event: BridgeEvent) -> None:  # four dice are refused, five are recorded
+        if isinstance(event, RollEvent):
+            bridge.settle(event, len(event.values) == 5, None if len(event.values) == 5 else "roll.dice_count")
+        elif event.seq is not None:
+            bridge.settle(event, True)
+
+    bridge.subscribe(referee)
+    try:
+        simulator.roll("B", "Y", "R", "G")
+        simulator.roll("B", "Y", "R", "G", "W")
+        assert wait_for(lambda: len(simulator.answers) == 2)
+        assert [(kind, parse_frame(line).fields, reason) for kind, line, reason in simulator.answers] == [
+            ("NAK", ("B", "Y", "R", "G"), "roll.dice_count"), ("ACK", ("B", "Y", "R", "G", "W"), None)]
+        assert len(collector.of("roll")) == 2  # the refused roll was not resent
+        assert simulator.device.refused == 1 and simulator.device.outstanding is None
+    finally:
+        bridge.stop()
+
+
+def parse_frame(line: bytes) -> Frame:
+    frame = FrameParser().feed(line)[0]
+    assert isinstance(frame, Frame)
+    return frame
