@@ -83,8 +83,6 @@ class HardwareLink(EventDispatcher):
         self.bridge = Bridge()
         self._to_start = list(sources or [])  # started one by one on the worker: one failing keeps none back
         self.simulated = not any(source.name.startswith("gpio") for source in self._to_start)
-        self._dispatching: BridgeEvent | None = None
-        self._answered = False
         self._unsubscribe: Callable[[], None] | None = None
         self._work: queue.Queue[Callable[[], object] | None] = queue.Queue()
         self._worker = threading.Thread(target=self._run_worker, name="goldtable-hardware", daemon=True)
@@ -148,17 +146,13 @@ class HardwareLink(EventDispatcher):
         Clock.schedule_once(partial(self._deliver, event), -1)
 
     def _deliver(self, event: BridgeEvent, _dt: float = 0.0) -> None:
-        """UI thread: show the event, hand it to the app, and ACK it if the app gave no answer."""
+        """UI thread: show the event and hand it to the app, whose table controller answers the device
+        (`settle`) once the session has journalled the input, or refused it.  Nothing is acknowledged
+        here: an ACK means "recorded", and an uncertain roll stays unanswered while the table decides."""
         self._note(event_line(event))
         if event.event == "status":
             self.refresh_status()
-        self._dispatching, self._answered = event, False
-        try:
-            self.dispatch("on_event", event)
-        finally:
-            self._dispatching = None
-        if not self._answered:
-            self.settle(event, True)
+        self.dispatch("on_event", event)
 
     # -- answering the sensor ------------------------------------------------------------------------
     def settle(self, event: BridgeEvent, recorded: bool, reason: str | None = None) -> None:
@@ -168,8 +162,6 @@ class HardwareLink(EventDispatcher):
         reason that cannot go on the wire raises ValueError here."""
         if not recorded:
             nak_reason(reason)
-        if event is self._dispatching:
-            self._answered = True
         if event.seq is not None:
             self._work.put(partial(self.bridge.settle, event, recorded, reason))
 

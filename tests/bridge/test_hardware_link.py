@@ -97,7 +97,8 @@ def test_a_source_that_fails_to_start_is_listed_and_the_others_run(link_with: An
     assert tick_until(lambda: len(seen) == 1)
 
 
-def test_an_event_the_handler_does_not_answer_is_acked_after_it_returned(link_with: Any) -> None:
+def test_an_event_the_handler_does_not_answer_stays_unanswered(link_with: Any) -> None:
+    """ACK means recorded: the link never answers for the app (an uncertain roll waits for the table)."""
     source = Answering("sensor")
     link = link_with(source)
     order: list[str] = []
@@ -106,8 +107,10 @@ def test_an_event_the_handler_does_not_answer_is_acked_after_it_returned(link_wi
     assert tick_until(lambda: source.emit is not None)
     roll = RollEvent(source="sensor", seq=8, values=("Y", "R"))
     threading.Thread(target=source.emit, args=(roll,)).start()  # as a reader thread would
+    assert tick_until(lambda: order == ["handled"])
+    assert not tick_until(lambda: bool(source.answers), timeout=0.5)
+    link.settle(roll, True)
     assert tick_until(lambda: source.answers == [(roll, True, None)])
-    assert order == ["handled"]
 
 
 def test_the_handler_answers_itself_once_and_never_waits_for_the_port(link_with: Any) -> None:

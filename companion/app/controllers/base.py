@@ -37,24 +37,15 @@ _CONTROLLERS: dict[str, type[TableController]] = {}
 
 
 def settle(hardware: Any, event: Any, recorded: bool, reason: str | None = None) -> None:
-    """Answer the device that sent `event`: recorded (ACK) or refused with a reason (NAK).
-
-    The one adapter to the bridge's `HardwareLink.settle` (issue 10): until it exists on this branch
-    frames are still acknowledged by the reader, and this does nothing.  The merge with the bridge
-    work replaces the lookup by a plain `hardware.settle(...)` call.
-    """
-    answer = getattr(hardware, "settle", None)
-    if answer is not None and event is not None:
-        answer(event, recorded=recorded, reason=reason)
+    """Answer the device that sent `event`: recorded (ACK) or refused with a reason (NAK).  Touch and keys
+    (no event) and tables without hardware (tests, screenshots) have nobody to answer."""
+    if hardware is not None and event is not None:
+        hardware.settle(event, recorded=recorded, reason=reason)
 
 
 def frame_ref(event: Any) -> str | None:
-    """The reference of the hardware frame behind an input (`<source>:<seq>`), None for touch and keys.
-
-    Read with getattr because `event.ref` comes with the same bridge work as `settle` (issue 10); after
-    the merge this is `None if event is None else event.ref`.
-    """
-    return getattr(event, "ref", None)
+    """The reference of the hardware frame behind an input (`<source>:<seq>`), None for touch and keys."""
+    return None if event is None else event.ref
 
 
 def record_source(event_source: str) -> Source:
