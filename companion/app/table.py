@@ -12,6 +12,7 @@ from typing import Any
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 
+from companion.app import putback
 from companion.app.i18n import _, game_text
 from companion.app.rules_doc import find_rule
 from companion.app.settings import SEAT_COLOURS
@@ -145,6 +146,8 @@ class TableModel(EventDispatcher):
         if not outcome.accepted:
             assert outcome.refusal is not None
             self.show_refusal(outcome.refusal)
+            self.refusal_text = "\n".join(filter(None, [self.refusal_text, putback.after_refusal(
+                self.session, self.session.check(action)[0])]))
             return False
         self.clear_messages()
         self.entered = []
@@ -165,6 +168,7 @@ class TableModel(EventDispatcher):
     def undo(self) -> bool:
         if self.session is None:
             return False
+        undone = self.session.state
         try:
             outcome = self.session.undo()
         except JournalError as error:
@@ -179,6 +183,7 @@ class TableModel(EventDispatcher):
             self.log = self.log[:-1]
         self.entered = []
         self.refresh()
+        self.show_notice(putback.after_undo(self.session, undone))
         return True
 
     # -- dice from touch or hardware -----------------------------------------------------------------
