@@ -311,11 +311,11 @@ class GoldtableApp(App):
         self.resume_text = _("Resume {game}: {players} ({moves} moves)").format(
             game=title, players=", ".join(summary.players), moves=summary.actions)
 
-    def resume(self) -> None:
-        """Home -> Table with the latest unfinished game, exactly as journalled."""
+    def resume(self, game_id: int | None = None) -> None:
+        """Home (or History) -> Table with the latest (or the given) unfinished game, exactly as journalled."""
         from companion.engine.session import Session
 
-        game_id = self.journal.latest_unfinished()
+        game_id = game_id if game_id is not None else self.journal.latest_unfinished()
         if game_id is None:
             return
         try:

@@ -186,3 +186,6 @@ class RulesScreen(Screen):
         cards.clear_widgets()
         for result in App.get_running_app().rules_model.results:
             cards.add_widget(make("RuleCard", **result))
+
+
+from companion.app.history import HistoryScreen, StatsScreen  # noqa: E402, F401 — they live with their models
