@@ -14,9 +14,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from kivy.app import App
 from kivy.clock import Clock
 from kivy.event import EventDispatcher
-from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
+from kivy.lang import Builder
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.screenmanager import Screen
 
 from companion.app.i18n import _
 from companion.app.settings import data_dir
@@ -25,6 +29,8 @@ from companion.engine.timebank import Alert, TimeBank, clock_text
 from companion.engine.timebank import Clock as MonotonicClock
 
 TICK_SECONDS = 0.2
+BANK_STEPS: tuple[int, ...] = (0, 5, 10, 15, 20, 30, 45, 60, 90, 120)  # minutes per player, 0 = none
+TURN_STEPS: tuple[int, ...] = (0, 15, 30, 45, 60, 90, 120, 180, 300)  # seconds per turn, 0 = no limit
 #: Games that time their turns with a sand timer of their own (Digger's hourglass) keep it.
 OWN_TIMER = frozenset({"digger"})
 
@@ -90,7 +96,7 @@ class ClockModel(EventDispatcher):
         self.speaker = speaker or Speaker()
         self._clock = clock
         self._bank: TimeBank | None = None
-        self._names: tuple[str, ...] = ()
+        self.names: tuple[str, ...] = ()  # of the game being timed
         self._tick: Any = None
 
     # -- a game starts or ends -----------------------------------------------------------------------
@@ -98,7 +104,7 @@ class ClockModel(EventDispatcher):
         """A new or resumed game: a fresh clock when this game uses the chess clock."""
         self.stop()
         self.speaker.enabled = settings.speech
-        self._names = names
+        self.names = names
         self.seat = -1
         self.totals = []
         if game_id in OWN_TIMER or not settings.clock:
@@ -116,10 +122,31 @@ class ClockModel(EventDispatcher):
             self._tick = None
         if self._bank is not None:
             self.totals = [{"name": name, "used": clock_text(used, left=False)}
-                           for name, used in zip(self._names, self._bank.totals())]
+                           for name, used in zip(self.names, self._bank.totals())]
             self._bank.pause()
         self._bank = None
         self.active = False
+
+    def follow(self, table: Any) -> ClockModel:
+        """Keep in step with the Table view-model: a new session starts the clock, the player the engine
+        names gets the running clock, the end of the game stops it and announces the winner."""
+        self._table = table
+        table.bind(session=self._on_session, player=lambda _t, seat: self.player(seat), over=self._on_over)
+        return self
+
+    def _on_session(self, table: Any, session: Any) -> None:
+        if session is None:
+            self.stop()
+            return
+        self.start(session.setup.game, tuple(p.name for p in session.setup.players), ClockSettings.load())
+        self.player(table.player)
+
+    def _on_over(self, table: Any, over: bool) -> None:
+        if not over or table.session is None:
+            return
+        self.stop()
+        session = table.session
+        self.speaker.winners([session.setup.players[seat].name for seat in session.game.winners(session.state)])
 
     # -- what happens at the table -------------------------------------------------------------------
     def player(self, seat: int) -> None:
@@ -129,8 +156,8 @@ class ClockModel(EventDispatcher):
         self.seat = seat
         if self._bank is not None:
             self._bank.start_turn(seat)
-        if seat < len(self._names):
-            self.speaker.turn(self._names[seat])
+        if seat < len(self.names):
+            self.speaker.turn(self.names[seat])
         self.update()
 
     def hourglass(self, flat: bool) -> None:
@@ -166,7 +193,7 @@ class ClockModel(EventDispatcher):
 
     def on_alert(self, alert: Alert) -> None:
         """Speak the alert (when speech is on); the app also beeps."""
-        name = self._names[alert.seat]
+        name = self.names[alert.seat]
         if alert.kind.endswith("_low"):
             self.speaker.time_low(name)
         else:
@@ -175,3 +202,78 @@ class ClockModel(EventDispatcher):
     def summary(self) -> str:
         """Time per player, one line, for the End screen ("" when no clock ran)."""
         return "  ".join(_("{name}: {time}").format(name=entry["name"], time=entry["used"]) for entry in self.totals)
+
+
+def step(steps: tuple[int, ...], value: int, delta: int) -> int:
+    """The next value up or down a ladder of choices (a value off the ladder snaps to the nearest)."""
+    index = min(range(len(steps)), key=lambda i: abs(steps[i] - value))
+    return steps[max(0, min(len(steps) - 1, index + delta))]
+
+
+class ClockBar(BoxLayout):
+    """One line for the table screen: the running player's bank and turn time, red in overtime, and a
+    pause button.  The table layout places it among its counters (`ClockBar: model: app.clocks`)."""
+
+    model = ObjectProperty(None, allownone=True)
+
+    def line(self, seat: int, bank: str, turn: str) -> str:
+        """`Anna   24:10   0:45`: whose clock runs, the bank left (if any), the turn's time."""
+        if self.model is None or not 0 <= seat < len(self.model.names):
+            return ""
+        return "   ".join(part for part in (self.model.names[seat], bank, turn) if part)
+
+
+class ClocksScreen(Screen):
+    """Timer & voice: the chess clock's bank and turn limit, and spoken announcements."""
+
+    clock_on = BooleanProperty(False)
+    bank_minutes = NumericProperty(0)
+    turn_seconds = NumericProperty(0)
+    speech_on = BooleanProperty(False)
+    speech_available = BooleanProperty(False)
+
+    def on_pre_enter(self, *_args: Any) -> None:
+        settings = ClockSettings.load()
+        self.clock_on, self.speech_on = settings.clock, settings.speech
+        self.bank_minutes, self.turn_seconds = settings.bank_minutes, settings.turn_seconds
+        self.speech_available = Speaker().available()
+
+    def change(self, **values: Any) -> None:
+        """Apply and save at once (a game started later uses the new values)."""
+        for name, value in values.items():
+            setattr(self, name, value)
+        settings = ClockSettings(clock=self.clock_on, bank_minutes=int(self.bank_minutes),
+                                 turn_seconds=int(self.turn_seconds), speech=self.speech_on)
+        settings.save()
+        clocks = getattr(App.get_running_app(), "clocks", None)
+        if clocks is not None:
+            clocks.speaker.enabled = settings.speech
+
+    def bank_text(self, minutes: int, _language: str) -> str:
+        return _("none") if not minutes else _("{minutes} min").format(minutes=minutes)
+
+    def turn_limit_text(self, seconds: int, _language: str) -> str:
+        return _("none") if not seconds else _("{seconds} s").format(seconds=seconds)
+
+
+Builder.load_string("""
+<ClockBar>:
+    size_hint_y: None
+    height: 48 if root.model and root.model.active else 0
+    opacity: 1 if root.model and root.model.active else 0
+    spacing: 6
+    Label:
+        font_size: "22sp"
+        bold: True
+        markup: True
+        color: (1, 0.45, 0.4, 1) if root.model and root.model.overtime else (1, 1, 1, 1)
+        text: root.line(root.model.seat, root.model.bank_text, root.model.turn_text) if root.model else ""
+        text_size: self.size
+        halign: "left"
+        valign: "middle"
+    GButton:
+        size_hint_x: None
+        width: 150
+        text: (tr("Go on", app.lang) if root.model and root.model.paused else tr("Pause", app.lang))
+        on_release: root.model.toggle_pause() if root.model else None
+""")

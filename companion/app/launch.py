@@ -13,7 +13,8 @@ from typing import Any
 from companion.headless import prepare_kivy
 
 SCREENSHOT_SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "table", "timer", "end",
-                                       "hardware", "settings", "rules", "refusal", "notice", "history", "stats")
+                                       "hardware", "settings", "rules", "refusal", "notice", "history", "stats",
+                                       "clocks")
 
 
 def _configure(fullscreen: bool, max_fps: int = 60) -> None:
@@ -93,7 +94,7 @@ def demo_app(size: tuple[int, int], language: str, game: str = "digger", data_di
 
 def show_screen(app: Any, screen: str) -> None:
     """Bring the demo app to `screen` with fitting state (the interrupted game resumed for table screens)."""
-    if screen in ("home", "settings", "hardware", "history", "stats"):
+    if screen in ("home", "settings", "hardware", "history", "stats", "clocks"):
         app.go(screen)
     elif screen in ("players", "options", "setup"):
         app.new_game()

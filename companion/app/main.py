@@ -108,6 +108,9 @@ class GoldtableApp(App):
         self.options_model = OptionsModel()
         self.end_model = EndModel()
         self.rules_model = RulesModel()
+        from companion.app.clocks import ClockModel
+
+        self.clocks = ClockModel(clock=self._clock).follow(self.table)  # chess clock and voice
         self.table.bind(on_game_over=lambda *_: self.show_end(), revision=self._update_leds)
         self.timer.bind(on_warning=self._timer_warning)
 
@@ -329,6 +332,8 @@ class GoldtableApp(App):
     def _open_table(self, session: Session) -> None:
         from companion.app.tables import table_for
 
+        for old_panel in self.screen("table").ids.panel.children:  # another game's panel must not see this one
+            getattr(old_panel, "detach", lambda: None)()
         self.table.attach(session)
         self.timer.reset()
         self.screen("table").show_panel(table_for(session.setup.game))
@@ -373,6 +378,8 @@ class GoldtableApp(App):
             self.press_button(event.name, record_source(event.source))
         elif kind == "timer" and event.state == "flip":
             self.press_button("hourglass", record_source(event.source))
+        elif kind == "timer" and event.state == "flat":
+            self.clocks.hourglass(flat=True)
         elif kind == "status" and event.state in ("disconnected", "link_lost"):
             if self.table.session is not None and not self.table.over:
                 self.table.show_notice(_("The sensor {source} is not answering ({state}). Carry on with touch "
@@ -388,7 +395,9 @@ class GoldtableApp(App):
         handler = getattr(module, "on_button", None)
         if handler is not None and handler(self.table, name, source):
             return
-        if name == "undo":
+        if name in ("hourglass", "next") and self.clocks.active:  # the chess clock runs (again)
+            self.clocks.hourglass(flat=False)
+        elif name == "undo":
             self.table.undo()
         elif name == "confirm" and self.table.notice_choices:
             self.table.answer_notice(self.table.notice_choices[0])

@@ -145,7 +145,10 @@ def apply_changes(table: Table, changes: list[Change]) -> Table:
 def put_back(game_id: str, now: Value, wanted: Value) -> list[Instruction]:
     """What the table must do to get from `now` back to `wanted`, one instruction per change."""
     putback = putback_for(game_id)
-    found = changes_between(putback.table(now), putback.table(wanted), putback.turns_into)
+    return _say(putback, changes_between(putback.table(now), putback.table(wanted), putback.turns_into), now, wanted)
+
+
+def _say(putback: PutBack, found: list[Change], now: Value, wanted: Value) -> list[Instruction]:
     groups: dict[tuple[str, str, str, str], list[Change]] = {}
     for change in found:
         becomes = putback.family(change.becomes) if change.becomes else ""
@@ -157,12 +160,16 @@ def put_back(game_id: str, now: Value, wanted: Value) -> list[Instruction]:
 def put_back_refused(game: Game, state: Value, action: ActionModel) -> list[Instruction]:  # type: ignore[type-arg]
     """After a refused move that the table may already have made: apply the move without the rule
     check to see where the pieces went, and say how to put them back.  A move the rules cannot even
-    picture (a field that does not exist) gives no instructions."""
+    picture (a field that does not exist, a stone taken from an empty box) gives no instructions."""
     try:
         made, _events = game._apply(state, action)
     except (LookupError, ValueError, TypeError, AttributeError, AssertionError):  # no table to describe
         return []
-    return put_back(game.id, made, state)
+    putback = putback_for(game.id)
+    found = changes_between(putback.table(made), putback.table(state), putback.turns_into)
+    if any(not change.source or not change.target for change in found):  # pieces from nowhere: not made
+        return []
+    return _say(putback, found, made, state)
 
 
 __all__ = ["Change", "Instruction", "Phrase", "PutBack", "Table", "apply_changes", "changes_between", "put_back",

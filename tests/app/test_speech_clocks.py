@@ -6,12 +6,19 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from companion.app.clocks import ClockModel, ClockSettings
+from companion.app.clocks import BANK_STEPS, TURN_STEPS, ClockModel, ClockSettings, step
 from companion.app.i18n import set_language
+from companion.app.launch import pump
 from companion.app.speech import Speaker
+from companion.engine.core import Player, Setup
+from companion.engine.session import Session
+from firmware_bridge.events import TimerEvent
+from tests.app.conftest import ManualClock
+from tests.app.ui import tap
 
 
 @pytest.fixture
@@ -116,3 +123,39 @@ def test_clock_settings_survive_a_restart_and_bad_values_fall_back(tmp_path: Pat
     path.write_text('{"clock": "yes", "bank_minutes": -5, "turn_seconds": 90}', encoding="utf-8")
     assert ClockSettings.load(path) == ClockSettings(turn_seconds=90)
     assert ClockSettings.load(tmp_path / "missing.json") == ClockSettings()
+
+
+def test_timer_screen_saves_and_the_hourglass_and_next_button_drive_the_clock(fresh_app: Any,
+                                                                              clock: ManualClock) -> None:
+    app = fresh_app
+    tap(app, "Timer & voice", frames=2)
+    assert app.root.current == "clocks"
+    screen = app.root.current_screen
+    tap(app, "Off")  # the first switch: the chess clock
+    assert screen.clock_on and ClockSettings.load().clock
+    screen.change(bank_minutes=step(BANK_STEPS, screen.bank_minutes, 2), turn_seconds=30)
+    assert ClockSettings.load() == ClockSettings(clock=True, bank_minutes=10, turn_seconds=30)
+    try:
+        setup = Setup(game="goldgraeber", players=tuple(Player(name=n) for n in ("Anna", "Ben", "Cleo")))
+        session = Session.new(setup, app.journal)
+        app.resume(session.game_id)
+        pump(2)
+        assert app.root.current == "table" and app.clocks.active and app.clocks.seat == app.table.player
+        clock.advance(5)
+        pump(3)
+        assert app.clocks.turn_text in ("0:25", "0:24") and app.clocks.bank_text in ("9:55", "9:54")
+        app.on_bridge_event(TimerEvent(source="gpio", state="flat"))
+        assert app.clocks.paused
+        clock.advance(120)
+        app.press_button("next", "gpio")
+        assert not app.clocks.paused and app.clocks.turn_text in ("0:25", "0:24")
+        app.table.submit({"type": "roll", "values": ["L"]})  # the train moves: the next player's clock runs
+        assert app.clocks.seat == app.table.player == 1
+    finally:
+        ClockSettings().save()
+        app.go("home")
+
+
+def test_clock_steps_follow_the_ladder() -> None:
+    assert step(BANK_STEPS, 0, 1) == 5 and step(BANK_STEPS, 0, -1) == 0
+    assert step(TURN_STEPS, 300, 1) == 300 and step(TURN_STEPS, 100, -1) == 60  # 100 snaps to 90 first

@@ -263,3 +263,15 @@ def test_a_refused_move_the_table_made_is_put_back() -> None:
     words = texts(put_back_refused(game, before, refused))
     assert len(words) == 1 and words[0].startswith(f"Move {before.names[before.actor]}'s figure back")  # type: ignore[attr-defined]
     assert put_back_refused(game, before, game.parse_action({"type": "move", "to": "nowhere"})) == []
+
+
+def test_a_refused_move_the_table_cannot_have_made_has_nothing_to_put_back() -> None:
+    game = get_game("digger")
+    state = game.initial_state(Setup(game="digger", players=(Player(name="Anna"), Player(name="Ben"))))
+    rolled, _ = game.apply(state, game.parse_action({"type": "roll", "values": ["W", "K", "B", "W", "Y"]}))
+    empty_box = game.parse_action({"type": "rob", "colour": "Y", "victim": 1})  # Ben's box is empty
+    assert game.validate(rolled, empty_box) is not None
+    assert put_back_refused(game, rolled, empty_box) == []
+    twice = game.parse_action({"type": "take", "colour": "W"})  # white shows twice, but the stone can be taken
+    assert texts(put_back_refused(game, rolled, twice)) == [
+        "Put the white stone from Anna's hand back into the middle."]

@@ -188,4 +188,5 @@ class RulesScreen(Screen):
             cards.add_widget(make("RuleCard", **result))
 
 
-from companion.app.history import HistoryScreen, StatsScreen  # noqa: E402, F401 — they live with their models
+from companion.app.clocks import ClocksScreen  # noqa: E402, F401 — these screens live with their models
+from companion.app.history import HistoryScreen, StatsScreen  # noqa: E402, F401
