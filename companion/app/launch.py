@@ -14,7 +14,7 @@ from companion.headless import prepare_kivy
 
 SCREENSHOT_SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "table", "timer", "end",
                                        "hardware", "settings", "rules", "refusal", "notice", "history", "stats",
-                                       "clocks")
+                                       "clocks", "undo")
 
 
 def _configure(fullscreen: bool, max_fps: int = 60) -> None:
@@ -102,8 +102,11 @@ def show_screen(app: Any, screen: str) -> None:
             app.players_done()
         if screen == "setup":
             app.options_done()
-    elif screen in ("table", "timer", "refusal", "notice", "rules"):
+    elif screen in ("table", "timer", "refusal", "notice", "rules", "undo"):
         app.resume()
+        for _step in range(6 if screen == "undo" else 0):  # back to a move that moved something
+            if not app.table.undo() or "•" in app.table.notice_text:
+                break
         if screen == "timer":
             app.timer.start(30)
             app.go("timer")
