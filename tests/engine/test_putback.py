@@ -275,3 +275,19 @@ def test_a_refused_move_the_table_cannot_have_made_has_nothing_to_put_back() -> 
     twice = game.parse_action({"type": "take", "colour": "W"})  # white shows twice, but the stone can be taken
     assert texts(put_back_refused(game, rolled, twice)) == [
         "Put the white stone from Anna's hand back into the middle."]
+
+
+@pytest.mark.parametrize("game_id", sorted(STEPS))
+def test_undoing_a_whole_example_game_through_the_session_walks_the_table_back(game_id: str) -> None:
+    record = GameRecord.model_validate(json.loads((ROOT / "docs" / "examples" / f"{game_id}.json").read_text()))
+    session = Session.from_record(record)
+    putback = putback_for(game_id)
+    start = putback.table(session.states[0])
+    table = putback.table(session.state)
+    while session.actions:
+        undone = session.state
+        assert session.undo().accepted
+        changes = changes_between(putback.table(undone), putback.table(session.state), putback.turns_into)
+        table = apply_changes(table, changes)  # only the instructions move pieces, never a fresh reading
+        assert table == +putback.table(session.state)
+    assert table == +start
