@@ -42,8 +42,9 @@ def test_rows_statuses_and_stats_follow_the_replayed_games(journal: Journal) -> 
     scores = finished.scores()
     winners = finished.game.winners(finished.state)
     stats = {entry.name: entry for entry in player_stats(model.results)}
+    players = finished.setup.players
     assert {name: (entry.plays, entry.wins, entry.average) for name, entry in stats.items()} == {
-        player.name: (1, int(seat in winners), float(scores[seat])) for seat, player in enumerate(finished.setup.players)}
+        player.name: (1, int(seat in winners), float(scores[seat])) for seat, player in enumerate(players)}
     model.select(journal.games()[-1].id)
     assert not model.can_resume and model.chart[-1] == scores and len(model.chart) == len(finished.actions) + 1
     assert [line["winner"] for line in model.detail_lines].count(True) == len(winners)
