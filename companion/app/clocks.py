@@ -127,12 +127,22 @@ class ClockModel(EventDispatcher):
         self._bank = None
         self.active = False
 
-    def follow(self, table: Any) -> ClockModel:
+    def follow(self, table: Any, sand_timer: Any = None) -> ClockModel:
         """Keep in step with the Table view-model: a new session starts the clock, the player the engine
-        names gets the running clock, the end of the game stops it and announces the winner."""
-        self._table = table
+        names gets the running clock, the end of the game stops it and announces the winner.  The sand
+        timer's warnings (Digger) are announced too."""
         table.bind(session=self._on_session, player=lambda _t, seat: self.player(seat), over=self._on_over)
+        if sand_timer is not None:
+            sand_timer.bind(on_warning=lambda _timer, mark: self._sand_warning(table, mark))
         return self
+
+    def _sand_warning(self, table: Any, mark: float) -> None:
+        name = table.player_name(table.player)
+        if name:
+            if mark > 0:
+                self.speaker.time_low(name)
+            else:
+                self.speaker.time_over(name)
 
     def _on_session(self, table: Any, session: Any) -> None:
         if session is None:

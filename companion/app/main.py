@@ -110,7 +110,7 @@ class GoldtableApp(App):
         self.rules_model = RulesModel()
         from companion.app.clocks import ClockModel
 
-        self.clocks = ClockModel(clock=self._clock).follow(self.table)  # chess clock and voice
+        self.clocks = ClockModel(clock=self._clock).follow(self.table, self.timer)  # chess clock and voice
         self.table.bind(on_game_over=lambda *_: self.show_end(), revision=self._update_leds)
         self.timer.bind(on_warning=self._timer_warning)
 

@@ -142,12 +142,13 @@ def test_timer_screen_saves_and_the_hourglass_and_next_button_drive_the_clock(fr
         pump(2)
         assert app.root.current == "table" and app.clocks.active and app.clocks.seat == app.table.player
         clock.advance(5)
-        pump(3)
+        app.clocks.update()  # what the 0.2 s tick does
         assert app.clocks.turn_text in ("0:25", "0:24") and app.clocks.bank_text in ("9:55", "9:54")
         app.on_bridge_event(TimerEvent(source="gpio", state="flat"))
         assert app.clocks.paused
         clock.advance(120)
         app.press_button("next", "gpio")
+        app.clocks.update()
         assert not app.clocks.paused and app.clocks.turn_text in ("0:25", "0:24")
         app.table.submit({"type": "roll", "values": ["L"]})  # the train moves: the next player's clock runs
         assert app.clocks.seat == app.table.player == 1
@@ -159,3 +160,30 @@ def test_timer_screen_saves_and_the_hourglass_and_next_button_drive_the_clock(fr
 def test_clock_steps_follow_the_ladder() -> None:
     assert step(BANK_STEPS, 0, 1) == 5 and step(BANK_STEPS, 0, -1) == 0
     assert step(TURN_STEPS, 300, 1) == 300 and step(TURN_STEPS, 100, -1) == 60  # 100 snaps to 90 first
+
+
+def test_the_winner_and_the_sand_timer_are_announced(fake_espeak: Path) -> None:
+    from companion.app.demo import demo_session
+    from companion.app.table import TableModel
+    from companion.app.timer import TimerModel
+
+    ClockSettings(speech=True).save()
+    try:
+        table, timer = TableModel(), TimerModel(clock=FakeClock())
+        model = ClockModel(clock=FakeClock()).follow(table, timer)
+        session = demo_session(None, moves=None)
+        table.attach(session)
+        winners = [session.setup.players[seat].name for seat in session.game.winners(session.state)]
+        lines = wait_for_lines(fake_espeak, 1)
+        assert all(name in lines[-1] for name in winners) and not model.active
+        table.attach(demo_session(None, moves=3))  # Digger: the sand timer's warning names the digger
+        timer.dispatch("on_warning", 5.0)
+        # "Anna, your turn." may or may not be written before the warning cuts it short: the newest news wins
+        wanted = f"{table.player_name(table.player)}, your time is running out."
+        deadline = time.monotonic() + 5
+        while wanted not in fake_espeak.read_text(encoding="utf-8").splitlines()[-1]:
+            assert time.monotonic() < deadline, fake_espeak.read_text(encoding="utf-8")
+            time.sleep(0.02)
+        model.speaker.stop()
+    finally:
+        ClockSettings().save()
