@@ -202,9 +202,16 @@ class ClockModel(EventDispatcher):
             self.dispatch("on_alert", alert)
 
     def on_alert(self, alert: Alert) -> None:
-        """Speak the alert (when speech is on); the app also beeps."""
+        """Beep as the sand timer does (speaker when sound is on, the bridge's buzzer) and speak the alert
+        (when speech is on)."""
+        low = alert.kind.endswith("_low")
+        app = App.get_running_app()
+        if getattr(app, "sounds", None) is not None and app.settings.sound:
+            app.sounds.play("warning" if low else "expired")
+        if getattr(app, "hardware", None) is not None:
+            app.hardware.beep(150 if low else 800)
         name = self.names[alert.seat]
-        if alert.kind.endswith("_low"):
+        if low:
             self.speaker.time_low(name)
         else:
             self.speaker.time_over(name)

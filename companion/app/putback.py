@@ -22,10 +22,13 @@ def lines(domain: str, instructions: list[Instruction]) -> str:
     return "\n".join(f"• {instruction.text(translate)}" for instruction in instructions)
 
 
-def after_undo(session: Session, undone: Value) -> str:
-    """What to put back after the session has undone the move that led to `undone`."""
-    found = lines(session.game.id, put_back(session.game.id, undone, session.state))
-    return _("Put back on the table:") + "\n" + found if found else _("Nothing on the table needs to move.")
+def after_undo(session: Session, undone: Value) -> tuple[str, list[str]]:
+    """What to put back after the session has undone the move that led to `undone`, and the board ids
+    those instructions are about (for the board to highlight)."""
+    instructions = put_back(session.game.id, undone, session.state)
+    found = lines(session.game.id, instructions)
+    text = _("Put back on the table:") + "\n" + found if found else _("Nothing on the table needs to move.")
+    return text, [place for instruction in instructions for place in instruction.places]
 
 
 def after_refusal(session: Session, action: ActionModel | None) -> str:

@@ -42,6 +42,7 @@ class TableModel(EventDispatcher):
     refusal_rule_text = StringProperty("")
     notice_text = StringProperty("")
     notice_choices = ListProperty([])
+    put_back_places = ListProperty([])  # board ids the last undo's put-back instructions are about
     scores = ListProperty([])
     log = ListProperty([])
     can_undo = BooleanProperty(False)
@@ -183,7 +184,8 @@ class TableModel(EventDispatcher):
             self.log = self.log[:-1]
         self.entered = []
         self.refresh()
-        self.show_notice(putback.after_undo(self.session, undone))
+        text, self.put_back_places = putback.after_undo(self.session, undone)
+        self.show_notice(text)
         return True
 
     # -- dice from touch or hardware -----------------------------------------------------------------
@@ -266,6 +268,7 @@ class TableModel(EventDispatcher):
         self.notice_choices = choices or ["dismiss"]
 
     def clear_messages(self) -> None:
+        self.put_back_places = []
         self.refusal_text = self.refusal_rule = self.refusal_rule_text = ""
         self.notice_text = ""
         self.notice_choices = []

@@ -128,3 +128,22 @@ def test_undo_on_the_table_says_what_to_put_back(fresh_app: Any) -> None:
     app.table.answer_notice("dismiss")
     assert not app.table.submit({"type": "take", "colour": "R"})  # red shows twice: refused
     assert f"Put the red stone from {digger}'s hand back into the middle." in app.table.refusal_text
+
+
+def test_undo_names_the_board_places_to_highlight() -> None:
+    from companion.app.table import TableModel
+
+    session = demo_session(None, moves=0, game="goldgraeber")
+    table = TableModel()
+    table.attach(session)
+    while session.state.phase != "move":  # type: ignore[attr-defined]
+        assert table.submit({"type": "roll", "values": ["4"]})
+    seat = session.state.actor  # type: ignore[attr-defined]
+    start = session.state.figures[seat]  # type: ignore[attr-defined]
+    target = sorted(session.game.destinations(session.state))[0]  # type: ignore[attr-defined]
+    assert table.submit({"type": "move", "to": target})
+    assert table.undo()
+    assert table.put_back_places == [target, start]
+    assert "figure back from" in table.notice_text
+    table.answer_notice("dismiss")
+    assert table.put_back_places == []
