@@ -15,7 +15,8 @@ from companion.engine.errors import UserError
 from companion.headless import NO_DISPLAY_HELP, export_png, find_display, kivy_home, prepare_kivy
 
 SCREENSHOT_SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "table", "timer", "end",
-                                       "hardware", "settings", "rules", "refusal", "notice")
+                                       "hardware", "settings", "rules", "refusal", "notice", "history", "stats",
+                                       "clocks", "undo")
 
 
 def _configure(fullscreen: bool, max_fps: int = 60) -> None:
@@ -110,7 +111,7 @@ def demo_app(size: tuple[int, int], language: str, game: str, data_dir: Path) ->
 
 def show_screen(app: Any, screen: str) -> None:
     """Bring the demo app to `screen` with fitting state (the interrupted game resumed for table screens)."""
-    if screen in ("home", "settings", "hardware"):
+    if screen in ("home", "settings", "hardware", "history", "stats", "clocks"):
         app.go(screen)
     elif screen in ("players", "options", "setup"):
         app.new_game()
@@ -118,8 +119,11 @@ def show_screen(app: Any, screen: str) -> None:
             app.players_done()
         if screen == "setup":
             app.options_done()
-    elif screen in ("table", "timer", "refusal", "notice", "rules"):
+    elif screen in ("table", "timer", "refusal", "notice", "rules", "undo"):
         app.resume()
+        for _step in range(6 if screen == "undo" else 0):  # back to a move that moved something
+            if not app.table.undo() or "•" in app.table.notice_text:
+                break
         if screen == "timer":
             app.timer.start(30)
             app.go("timer")

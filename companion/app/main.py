@@ -154,6 +154,9 @@ class GoldtableApp(App):
         self.options_model = OptionsModel()
         self.end_model = EndModel()
         self.rules_model = RulesModel()
+        from companion.app.clocks import ClockModel
+
+        self.clocks = ClockModel(clock=self._clock).follow(self.table, self.timer)  # chess clock and voice
         self.table.bind(on_game_over=lambda *_: self.show_end())
         self.controller = self._new_controller("")
 
@@ -379,11 +382,11 @@ class GoldtableApp(App):
         self.resume_text = _("Resume {game}: {players} ({moves} moves)").format(
             game=title, players=", ".join(summary.players), moves=summary.actions)
 
-    def resume(self) -> None:
-        """Home -> Table with the latest unfinished game, exactly as journalled."""
+    def resume(self, game_id: int | None = None) -> None:
+        """Home (or History) -> Table with the latest (or the given) unfinished game, exactly as journalled."""
         from companion.engine.session import Session
 
-        game_id = self.journal.latest_unfinished()
+        game_id = game_id if game_id is not None else self.journal.latest_unfinished()
         if game_id is None:
             return
         try:
@@ -399,7 +402,7 @@ class GoldtableApp(App):
 
         return controller_class(game_id)(self.table, timer=self.timer, hardware=self.hardware,
                                          announce=self.announce, show_table=lambda: self.go("table"),
-                                         play_sound=self.play_sound)
+                                         play_sound=self.play_sound, clocks=self.clocks)
 
     def play_sound(self, name: str) -> None:
         """A warning through the speaker, when the sound setting is on."""

@@ -14,6 +14,7 @@ from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.utils import colormap, get_color_from_hex, get_hex_from_color
 
+from companion.app import putback
 from companion.app.i18n import _, game_text
 from companion.app.rules_doc import find_rule
 from companion.app.settings import SEAT_COLOURS
@@ -55,6 +56,7 @@ class TableModel(EventDispatcher):
     refusal_rule_text = StringProperty("")
     notice_text = StringProperty("")
     notice_choices = ListProperty([])
+    put_back_places = ListProperty([])  # board ids the last undo's put-back instructions are about
     scores = ListProperty([])
     log = ListProperty([])
     can_undo = BooleanProperty(False)
@@ -150,13 +152,22 @@ class TableModel(EventDispatcher):
         self._log_events(actor, events)
         self.refresh()
 
-    def undone(self) -> None:
-        """Show that the last action was taken back."""
+    def undone(self, undone: Any) -> None:
+        """Show that the last action was taken back, and what the table must put back for it (`undone` is
+        the state before the undo)."""
         self.clear_messages()
         if self.log:
             self.log = self.log[:-1]
         self.entered = []
         self.refresh()
+        text, self.put_back_places = putback.after_undo(self.session, undone)
+        self.show_notice(text)
+
+    def refused_put_back(self, action: ActionModel | None) -> None:
+        """After a refusal: what to put back if the table already made the refused move."""
+        if self.session is not None:
+            self.refusal_text = "\n".join(filter(None, [self.refusal_text,
+                                                         putback.after_refusal(self.session, action)]))
 
     # -- messages ------------------------------------------------------------------------------------
     def show_refusal(self, refusal: Refusal) -> None:
@@ -173,6 +184,7 @@ class TableModel(EventDispatcher):
         self.notice_choices = choices or ["dismiss"]
 
     def clear_messages(self) -> None:
+        self.put_back_places = []
         self.refusal_text = self.refusal_rule = self.refusal_rule_text = ""
         self.notice_text = ""
         self.notice_choices = []

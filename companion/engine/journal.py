@@ -669,6 +669,14 @@ class Journal:
         if finished or self._appends % self._checkpoint_every == 0:
             self.checkpoint()
 
+    def abandon(self, game_id: int) -> None:
+        """Lay an unfinished game aside: it no longer offers itself for Resume, and every row stays (the
+        History screen tells it from a played-out game because its rules do not say it is over)."""
+        self._game_row(game_id)  # KeyError for a game that is not there
+        self._transaction([("UPDATE games SET finished = ? WHERE id = ? AND finished IS NULL",
+                            (now_utc().isoformat(), game_id))])
+        self.checkpoint()
+
     # -- reading -----------------------------------------------------------------------------------
     def _game_row(self, game_id: int) -> tuple[str, str, str | None]:
         row = None

@@ -81,7 +81,7 @@ def test_language_switch_at_the_table(fresh_app: Any) -> None:
     pump(2)
     assert app.table.turn_text.endswith(" ist dran")
     assert len(app.table.log) == len(english_log) and app.table.log != english_log
-    assert "Zurück" in label_texts(app)
+    assert "Zug zurück" in label_texts(app)  # Undo, no longer the same word as Back
     app.set_language("en")
     pump(1)
     assert app.table.log == english_log

@@ -73,8 +73,9 @@ class TableController:
     def __init__(self, table: TableModel, timer: TimerModel | None = None, hardware: Any = None,
                  announce: Callable[[str], None] | None = None, show_table: Callable[[], None] | None = None,
                  call_soon: Callable[[Callable[[], None]], None] | None = None,
-                 play_sound: Callable[[str], None] | None = None) -> None:
+                 play_sound: Callable[[str], None] | None = None, clocks: Any = None) -> None:
         self.table = table
+        self.clocks = clocks  # the chess clock of games without a sand timer (companion.app.clocks)
         self.timer = timer
         self.hardware = hardware
         self._announce = announce or (lambda _text: None)
@@ -211,6 +212,9 @@ class TableController:
         elif name == "flat" and self.timer is not None and self.timer.running:
             self.timer.pause()
             settle(self.hardware, event, recorded=True)
+        elif name in ("flat", "hourglass", "next") and self.clocks is not None and self.clocks.active:
+            self.clocks.hourglass(flat=name == "flat")  # laid flat: a break; stood up or next: play on
+            settle(self.hardware, event, recorded=True)
         elif name.startswith("value_") and name[6:].isdigit() and self.value_face(int(name[6:])) is not None:
             self.enter_die(self.value_face(int(name[6:])) or "", source, event)
         else:
@@ -289,6 +293,7 @@ class TableController:
         if not outcome.accepted:
             assert outcome.refusal is not None
             self.table.show_refusal(outcome.refusal)
+            self.table.refused_put_back(session.check(action)[0])
             settle(self.hardware, event, recorded=False, reason=outcome.refusal.code)
             self.on_refused()
             return False
@@ -309,7 +314,7 @@ class TableController:
             if event is not None:
                 self._refuse_no_game(event)
             return False
-        was_over = session.is_over()
+        was_over, before = session.is_over(), session.state
         try:
             outcome = session.undo()
         except JournalError as error:
@@ -322,7 +327,7 @@ class TableController:
             settle(self.hardware, event, recorded=False, reason=outcome.refusal.code)
             return False
         settle(self.hardware, event, recorded=True)
-        self.table.undone()
+        self.table.undone(before)
         self.on_undone()
         self.changed()
         if was_over:

@@ -218,3 +218,7 @@ class RulesScreen(Screen):
         cards.clear_widgets()
         for result in App.get_running_app().rules_model.results:
             cards.add_widget(make("RuleCard", **result))
+
+
+from companion.app.clocks import ClocksScreen  # noqa: E402, F401 — these screens live with their models
+from companion.app.history import HistoryScreen, StatsScreen  # noqa: E402, F401

@@ -1,0 +1,350 @@
+"""History and statistics: every journalled game, per-player numbers across games, export to a USB stick.
+
+View-models in the Electrum style (Kivy properties built from the journal) plus the two thin screen
+classes.  Games are read through the Journal's public API only (games(), setup(), record()); scores
+come from replaying a game's record with its rules, so they are exactly what the End screen showed.
+A game left unfinished can be abandoned: it is marked finished in the journal (no longer offered for
+resuming) while its rules say it is not over, which is how it is told apart from a played-out game.
+"""
+
+from __future__ import annotations
+
+import csv
+import getpass
+import io
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kivy.app import App
+from kivy.event import EventDispatcher
+from kivy.factory import Factory
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen
+from kivy.utils import colormap, get_hex_from_color
+
+from companion.app.i18n import _
+from companion.app.settings import SEAT_COLOURS, data_dir
+
+if TYPE_CHECKING:  # the engine is imported on first use, so Home's first frame does not wait for it
+    from companion.engine.core import Setup
+    from companion.engine.journal import GameSummary, Journal
+
+USB_ENV = "GOLDTABLE_USB"  # a folder to use as "the USB stick" (tests, or a stick mounted elsewhere)
+
+
+def seat_colour(setup: Setup, seat: int) -> str:
+    """A seat's colour as #rrggbb; colour names such as "red" (as records may carry) are looked up."""
+    colour = setup.players[seat].colour or SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+    if not colour.startswith("#"):
+        named = colormap.get(colour.lower())
+        colour = get_hex_from_color(named)[:7] if named else SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+    return colour
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One journalled game as History shows it."""
+
+    summary: GameSummary
+    title: str
+    status: str  # "open", "finished", "abandoned" or "unreadable"
+    names: tuple[str, ...]
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    colours: tuple[str, ...]
+    chart: tuple[tuple[int, ...], ...]
+
+
+def read_game(journal: Journal, summary: GameSummary) -> GameResult:
+    """Replay one game from the journal (a game the rules can no longer replay is 'unreadable')."""
+    from companion.engine.errors import UserError
+    from companion.engine.registry import all_games, get_game
+    from companion.engine.session import Session
+
+    title = get_game(summary.game).title if summary.game in all_games() else summary.game
+    try:
+        session = Session.from_record(journal.record(summary.id))
+    except (KeyError, ValueError, UserError):  # unknown game, or setup or actions today's rules refuse
+        return GameResult(summary=summary, title=title, status="unreadable", names=summary.players, scores=(),
+                          winners=(), colours=(), chart=())
+    over = session.is_over()
+    status = "finished" if over else "abandoned" if summary.finished else "open"
+    setup = session.setup
+    return GameResult(
+        summary=summary, title=title, status=status, names=tuple(p.name for p in setup.players),
+        scores=tuple(session.scores()), winners=tuple(session.game.winners(session.state)) if over else (),
+        colours=tuple(seat_colour(setup, seat) for seat in range(len(setup.players))),
+        chart=tuple(tuple(session.game.scores(state)) for state in session.states))
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    """One player's results in one game over every finished game."""
+
+    name: str
+    game: str
+    plays: int
+    wins: int
+    total: int
+
+    @property
+    def average(self) -> float:
+        return self.total / self.plays if self.plays else 0.0
+
+
+def player_stats(results: list[GameResult]) -> list[PlayerStats]:
+    """Plays, wins and average score per player and game, counting played-out games only."""
+    table: dict[tuple[str, str], list[int]] = {}
+    for result in results:
+        if result.status != "finished":
+            continue
+        for seat, name in enumerate(result.names):
+            entry = table.setdefault((name, result.title), [0, 0, 0])
+            entry[0] += 1
+            entry[1] += seat in result.winners
+            entry[2] += result.scores[seat]
+    return [PlayerStats(name=name, game=game, plays=plays, wins=wins, total=total)
+            for (name, game), (plays, wins, total) in sorted(table.items(), key=lambda item: (item[0][0].lower(),
+                                                                                             item[0][1]))]
+
+
+def games_csv(results: list[GameResult]) -> str:
+    """All games, one row per seat: the CSV a spreadsheet opens."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["game_id", "game", "started", "status", "seat", "player", "score", "winner"])
+    for result in sorted(results, key=lambda r: r.summary.id):
+        for seat, name in enumerate(result.names):
+            score = result.scores[seat] if seat < len(result.scores) else ""
+            writer.writerow([result.summary.id, result.summary.game, result.summary.created.isoformat(),
+                             result.status, seat, name, score, "yes" if seat in result.winners else ""])
+    return out.getvalue()
+
+
+def usb_folders() -> list[Path]:
+    """Mounted USB sticks: /media/$USER/* and /run/media/$USER/* (and /media/* where the system mounts
+    there), or the folder named by $GOLDTABLE_USB."""
+    override = os.environ.get(USB_ENV)
+    if override:
+        return [Path(override)] if Path(override).is_dir() else []
+    user = os.environ.get("USER") or getpass.getuser()
+    found: list[Path] = []
+    for root in (Path("/media") / user, Path("/run/media") / user, Path("/media")):
+        try:
+            children = sorted(root.iterdir())
+        except OSError:
+            continue
+        found += [child for child in children if child.is_dir() and os.path.ismount(child) and child not in found]
+    return found
+
+
+def export_folder() -> tuple[Path, bool]:
+    """Where exports go: the first USB stick (True), else the `exports` folder beside the journal."""
+    sticks = usb_folders()
+    if sticks:
+        return sticks[0] / "goldtable", True
+    return data_dir() / "exports", False
+
+
+class HistoryModel(EventDispatcher):
+    """Every game in the journal, the one selected, and the per-player statistics."""
+
+    rows = ListProperty([])
+    selected = NumericProperty(-1)
+    detail_title = StringProperty("")
+    detail_lines = ListProperty([])  # [{"name", "score", "colour", "winner"}], best first
+    chart = ListProperty([])
+    colours = ListProperty([])
+    can_resume = BooleanProperty(False)
+    can_export = BooleanProperty(False)
+    stats = ListProperty([])  # [{"name", "game", "plays", "wins", "average"}]
+    message = StringProperty("")
+    usb_text = StringProperty("")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.journal: Journal | None = None
+        self.results: list[GameResult] = []
+        self._cache: dict[int, tuple[tuple[int, bool], GameResult]] = {}
+
+    def load(self, journal: Journal) -> None:
+        """Read every game (replaying only games that changed since the last look)."""
+        self.journal = journal
+        results = []
+        for summary in journal.games():
+            key = (summary.actions, summary.finished)
+            cached = self._cache.get(summary.id)
+            if cached is None or cached[0] != key:
+                cached = (key, read_game(journal, summary))
+                self._cache[summary.id] = cached
+            results.append(cached[1])
+        self.results = results
+        self.relabel()
+        ids = [result.summary.id for result in results]
+        self.select(self.selected if self.selected in ids else (ids[0] if ids else -1))
+        self.message = ""
+
+    def relabel(self) -> None:
+        """Texts in the current language (after a language switch too)."""
+        words = {"open": _("not finished"), "finished": _("finished"), "abandoned": _("abandoned"),
+                 "unreadable": _("cannot be read")}
+        self.rows = [{"id": r.summary.id, "status": r.status,
+                      "text": _("{date} {game}: {players} ({status})").format(
+                          date=r.summary.created.astimezone().strftime("%d.%m. %H:%M"), game=r.title,
+                          players=", ".join(r.names), status=words[r.status])} for r in self.results]
+        self.stats = [{"name": s.name, "game": s.game, "plays": s.plays, "wins": s.wins,
+                       "average": f"{s.average:.1f}"} for s in player_stats(self.results)]
+        sticks = usb_folders()
+        self.usb_text = _("USB stick: {path}").format(path=str(sticks[0])) if sticks else \
+            _("No USB stick: exports go to {path}").format(path=str(data_dir() / "exports"))
+
+    def result(self, game_id: int | None = None) -> GameResult | None:
+        wanted = self.selected if game_id is None else game_id
+        return next((r for r in self.results if r.summary.id == wanted), None)
+
+    def select(self, game_id: int) -> None:
+        self.selected = game_id
+        result = self.result()
+        self.message = ""
+        if result is None:
+            self.detail_title, self.detail_lines, self.chart, self.colours = "", [], [], []
+            self.can_resume = self.can_export = False
+            return
+        self.detail_title = _("{game}, {moves} moves").format(game=result.title, moves=result.summary.actions)
+        order = sorted(range(len(result.scores)), key=lambda seat: (-result.scores[seat], seat))
+        self.detail_lines = [{"name": result.names[seat], "score": result.scores[seat],
+                              "colour": result.colours[seat], "winner": seat in result.winners} for seat in order]
+        self.chart = [list(row) for row in result.chart]
+        self.colours = list(result.colours)
+        self.can_resume = result.status == "open"
+        self.can_export = result.status != "unreadable"
+
+    # -- actions -------------------------------------------------------------------------------------
+    def abandon(self) -> None:
+        """Stop offering the selected unfinished game for resuming (it stays in the journal)."""
+        result = self.result()
+        if self.journal is None or result is None or result.status != "open":
+            return
+        from companion.engine.journal import JournalError
+
+        try:
+            self.journal.abandon(result.summary.id)
+        except JournalError as error:
+            self.message = _("Could not save: {problem}").format(problem=str(error))
+            return
+        self.load(self.journal)
+        self.message = _("The game was abandoned; it stays in the history.")
+
+    def export_record(self) -> Path | None:
+        """The selected game as a game record (JSON, for `goldtable replay`)."""
+        result = self.result()
+        if self.journal is None or result is None or not self.can_export:
+            return None
+        text = self.journal.record(result.summary.id).to_json()
+        return self._write(f"{result.summary.game}-{result.summary.id}.json", text)
+
+    def export_csv(self) -> Path | None:
+        """Every game as CSV, one row per seat."""
+        return self._write("goldtable-games.csv", games_csv(self.results))
+
+    def picture_path(self) -> Path | None:
+        """Where the result picture of the selected game goes (the screen draws it there)."""
+        result = self.result()
+        if result is None:
+            return None
+        folder, _stick = export_folder()
+        return folder / f"{result.summary.game}-{result.summary.id}-result.png"
+
+    def _write(self, name: str, text: str) -> Path | None:
+        folder, _stick = export_folder()
+        path = folder / name
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as error:
+            self.message = _("Could not save: {problem}").format(problem=error.strerror or str(error))
+            return None
+        self.message = _("Saved as {path}").format(path=str(path))
+        return path
+
+
+class HistoryScreen(Screen):
+    """Every game: a list on the left, the chosen game with its chart on the right."""
+
+    model = ObjectProperty(None)
+
+    def on_pre_enter(self, *_args: Any) -> None:
+        self.model.load(App.get_running_app().journal)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(model=shared_model(), **kwargs)
+        self.model.bind(rows=self._rebuild, selected=self._rebuild)
+
+    def _rebuild(self, *_args: Any) -> None:
+        """One toggle per game, newest first; the chosen one is down."""
+        box = self.ids.rows
+        box.clear_widgets()
+        for row in self.model.rows:
+            button = Factory.GToggle(text=row["text"], group="history", allow_no_selection=False, size_hint_y=None,
+                                     height=64, halign="left", padding=(8, 4),
+                                     state="down" if row["id"] == self.model.selected else "normal")
+            button.bind(on_release=lambda _b, game_id=row["id"]: self.model.select(game_id))
+            box.add_widget(button)
+
+    def resume_selected(self) -> None:
+        if self.model.can_resume:
+            App.get_running_app().resume(self.model.selected)
+
+    def save_picture(self) -> None:
+        """The result panel as a PNG, to share."""
+        model = self.model
+        path = model.picture_path()
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.ids.result.export_to_png(str(path))
+        except OSError as error:
+            model.message = _("Could not save: {problem}").format(problem=error.strerror or str(error))
+            return
+        model.message = _("Saved as {path}").format(path=str(path))
+
+
+class StatsScreen(Screen):
+    """Per-player statistics over every finished game."""
+
+    model = ObjectProperty(None)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(model=shared_model(), **kwargs)
+        self.model.bind(stats=self._rebuild)
+
+    def on_pre_enter(self, *_args: Any) -> None:
+        self.model.load(App.get_running_app().journal)
+        self._rebuild()
+
+    def _rebuild(self, *_args: Any) -> None:
+        """A header row, then one row per player and game."""
+        grid = self.ids.table
+        grid.clear_widgets()
+        header = [_("Player"), _("Game"), _("Plays"), _("Wins"), _("Average")]
+        rows = [[entry["name"], entry["game"], str(entry["plays"]), str(entry["wins"]), entry["average"]]
+                for entry in self.model.stats]
+        if not rows:
+            rows = [[_("No finished games yet."), "", "", "", ""]]
+        for index, cells in enumerate([header, *rows]):
+            for column, text in enumerate(cells):
+                grid.add_widget(Label(text=text, font_size="18sp", bold=index == 0, shorten=True,
+                                      color=(0.91, 0.78, 0.35, 1) if index == 0 else (1, 1, 1, 1),
+                                      size_hint_x=(0.3, 0.3, 0.13, 0.13, 0.14)[column],
+                                      text_size=(None, None), halign="left"))
+
+
+@lru_cache(maxsize=1)
+def shared_model() -> HistoryModel:
+    """One model for History and Stats, so both show the same reading of the journal."""
+    return HistoryModel()

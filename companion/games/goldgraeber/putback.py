@@ -1,0 +1,155 @@
+"""Goldgräber's table for undo: figures, the locomotive, rafts, face-down chips, open chips in front of
+each player, chips in the houses, and face-up robbers with their loot.  Fields are told by landmark:
+the rail field's number, Golden City, a player's house, a lake's shore, or how far and in which
+direction from Golden City a field lies."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, deque
+from functools import lru_cache
+
+from companion.engine.core import N_, Value
+from companion.engine.putback import Change, Instruction, Phrase, PutBack, Table, register_putback
+from companion.games.goldgraeber.board import Board, load_board
+from companion.games.goldgraeber.rules import GoldgraeberState
+
+HIDDEN = "hidden"
+DIRECTIONS = (N_("east"), N_("north-east"), N_("north"), N_("north-west"), N_("west"), N_("south-west"),
+              N_("south"), N_("south-east"))
+
+
+def _xy(board: Board, index: int) -> tuple[float, float]:
+    """Axial hex coordinates as a point with y pointing up (north is the top of the board)."""
+    q, r = board.coords[index]
+    return math.sqrt(3) * (q + r / 2), -1.5 * r
+
+
+def _direction(board: Board, index: int, centre: tuple[float, float]) -> str:
+    x, y = _xy(board, index)
+    angle = math.degrees(math.atan2(y - centre[1], x - centre[0])) % 360
+    return DIRECTIONS[round(angle / 45) % 8]
+
+
+@lru_cache(maxsize=1)
+def _town_distances() -> tuple[tuple[int, ...], tuple[float, float]]:
+    """Steps from Golden City to every field (walking the shipped board), and the middle of the town."""
+    board = load_board()
+    distance = [-1] * len(board.ids)
+    queue = deque(sorted(board.town))
+    for index in queue:
+        distance[index] = 0
+    while queue:
+        here = queue.popleft()
+        for there in board.neighbours[here]:
+            if distance[there] < 0:
+                distance[there] = distance[here] + 1
+                queue.append(there)
+    points = [_xy(board, index) for index in board.town]
+    centre = (sum(x for x, _ in points) / len(points), sum(y for _, y in points) / len(points))
+    return tuple(distance), centre
+
+
+def field_words(field: str, state: GoldgraeberState) -> Phrase:
+    """A field as players at the table would name it."""
+    board = load_board()
+    index = board.index[field]
+    kind = board.types[index]
+    if index in board.rail:
+        return Phrase(message=N_("rail field {number}"), params={"number": board.rail.index(index) + 1})
+    if kind == "house":
+        house = board.houses.index(index)
+        owner = next((name for seat, name in enumerate(state.names) if state.houses[seat] == house), None)
+        if owner is not None:
+            return Phrase(message=N_("{name}'s house"), params={"name": owner})
+        return Phrase(message=N_("the {colour} house"), params={"colour": Phrase(message=board.house_colours[house])})
+    if kind == "town":
+        return Phrase(message=N_("Golden City"))
+    distances, centre = _town_distances()
+    direction = Phrase(message=_direction(board, index, centre))
+    if kind == "shore":
+        lake = board.lake_shores[board.lake_of_shore[index]]
+        points = [_xy(board, i) for i in lake]
+        middle = (sum(x for x, _ in points) / len(points), sum(y for _, y in points) / len(points))
+        return Phrase(message=N_("the {side} shore of the lake {direction} of Golden City"),
+                      params={"side": Phrase(message=_direction(board, index, middle)), "direction": direction})
+    if distances[index] == 1:
+        message = N_("the dig field just {direction} of Golden City") if kind == "dig" else \
+            N_("the path field just {direction} of Golden City")
+    else:
+        message = N_("the dig field {steps} fields {direction} of Golden City") if kind == "dig" else \
+            N_("the path field {steps} fields {direction} of Golden City")
+    return Phrase(message=message, params={"steps": distances[index], "direction": direction})
+
+
+def chip_words(chip: str) -> Phrase:
+    if chip[0] == "G":
+        return Phrase(message=N_("the gold chip ({value})"), params={"value": int(chip[1])})
+    return Phrase(message=N_("the robber chip ({value})"), params={"value": int(chip[1])})
+
+
+@register_putback
+class GoldgraeberPutBack(PutBack):
+    game = "goldgraeber"
+
+    def table(self, state: Value) -> Table:
+        assert isinstance(state, GoldgraeberState)
+        board = load_board()
+        table: Table = Counter()
+        for seat, field in enumerate(state.figures):
+            table[(f"figure:{seat}", f"field:{field}")] += 1
+            table.update((chip, f"open:{seat}") for chip in state.open_chips[seat])
+            table.update((chip, f"home:{seat}") for chip in state.home_chips[seat])
+        table[("locomotive", f"field:{board.ids[board.rail[state.locomotive]]}")] += 1
+        table.update(("raft", f"field:{field}") for field in state.rafts)
+        table.update((HIDDEN, f"field:{field}") for field in state.face_down)
+        for stack in state.stacks:
+            table[(stack.robber, f"field:{stack.field}")] += 1
+            table.update((chip, f"loot:{stack.field}") for chip in stack.loot)
+        return +table
+
+    def turns_into(self, piece: str, wanted: str) -> bool:
+        return (piece == HIDDEN) != (wanted == HIDDEN) and piece[0] in "GRh" and wanted[0] in "GRh"
+
+    def family(self, piece: str) -> str:
+        return "chip" if piece[0] in "GR" else piece
+
+    @staticmethod
+    def _place(place: str, state: GoldgraeberState) -> Phrase:
+        kind, _, rest = place.partition(":")
+        if kind == "field":
+            return field_words(rest, state)
+        if kind == "loot":
+            return Phrase(message=N_("under the robber on {field}"), params={"field": field_words(rest, state)})
+        words = N_("{name}'s open chips") if kind == "open" else N_("{name}'s house")
+        return Phrase(message=words, params={"name": state.names[int(rest)]})
+
+    def say(self, changes: list[Change], now: Value, wanted: Value) -> Instruction:
+        assert isinstance(now, GoldgraeberState) and isinstance(wanted, GoldgraeberState)
+        first = changes[0]
+        fields = tuple(place.partition(":")[2] for place in (first.source, first.target)
+                       if place.startswith(("field:", "loot:")))
+        source, target = self._place(first.source, now), self._place(first.target, wanted)
+        params: dict[str, object] = {"source": source, "target": target}
+        if first.piece.startswith("figure:"):
+            params["name"] = now.names[int(first.piece[7:])]
+            message = N_("Move {name}'s figure back from {source} to {target}.")
+        elif first.piece == "locomotive":
+            message = N_("Move the locomotive back from {source} to {target}.")
+        elif first.piece == "raft":
+            message = N_("Move the raft back from {source} to {target}.")
+        elif first.becomes == HIDDEN:
+            params["chips"] = _listing([chip_words(c.piece) for c in changes for _ in range(c.count)])
+            message = (N_("Turn {chips} on {target} face down again.") if first.source == first.target else
+                       N_("Lay {chips} from {source} face down back onto {target}."))
+        elif first.piece == HIDDEN:  # only after a refused move: a chip turned that should have stayed down
+            message = N_("Turn the chip on {source} face down again.")
+        else:
+            params["chips"] = _listing([chip_words(c.piece) for c in changes for _ in range(c.count)])
+            message = N_("Put {chips} from {source} back to {target}.")
+        return Instruction(message=message, params=params, places=fields)
+
+
+def _listing(phrases: list[Phrase]) -> Phrase:
+    return Phrase(message=", ".join(f"{{p{i}}}" for i in range(len(phrases))),
+                  params={f"p{i}": phrase for i, phrase in enumerate(phrases)})

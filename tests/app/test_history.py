@@ -1,0 +1,149 @@
+"""History, statistics and export: every journalled game is listed, resumable or abandonable, exported as a
+record and as CSV to a (stand-in) USB stick, drawn as a picture; undo on the table says what to put back."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.app.demo import demo_session
+from companion.app.history import HistoryModel, games_csv, player_stats, read_game, seat_colour, usb_folders
+from companion.app.launch import pump
+from companion.engine.core import Player, Setup
+from companion.engine.journal import Journal
+from companion.engine.record import load_record, replay
+from companion.engine.session import Session
+from tests.app.test_play_touch import set_up_four_players
+from tests.app.ui import tap
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Journal:
+    """A finished Digger game, an interrupted one, and an interrupted Goldgräber game with colour names."""
+    path = tmp_path / "journal.sqlite3"
+    demo_session(path, moves=None).journal.close()  # type: ignore[union-attr]
+    demo_session(path, moves=9).journal.close()  # type: ignore[union-attr]
+    journal = Journal(path)
+    setup = Setup(game="goldgraeber", players=tuple(Player(name=n, colour=c) for n, c in
+                                                    (("Anna", "red"), ("Ben", "blue"), ("Cleo", "green"))))
+    Session.new(setup, journal)
+    return journal
+
+
+def test_rows_statuses_and_stats_follow_the_replayed_games(journal: Journal) -> None:
+    model = HistoryModel()
+    model.load(journal)
+    assert [row["status"] for row in model.rows] == ["open", "open", "finished"]  # newest first
+    finished = Session.resume(journal, journal.games()[-1].id)
+    scores = finished.scores()
+    winners = finished.game.winners(finished.state)
+    stats = {entry.name: entry for entry in player_stats(model.results)}
+    players = finished.setup.players
+    assert {name: (entry.plays, entry.wins, entry.average) for name, entry in stats.items()} == {
+        player.name: (1, int(seat in winners), float(scores[seat])) for seat, player in enumerate(players)}
+    model.select(journal.games()[-1].id)
+    assert not model.can_resume and model.chart[-1] == scores and len(model.chart) == len(finished.actions) + 1
+    assert [line["winner"] for line in model.detail_lines].count(True) == len(winners)
+
+
+def test_abandon_keeps_the_game_but_stops_offering_it(journal: Journal) -> None:
+    model = HistoryModel()
+    model.load(journal)
+    newest = journal.games()[0].id
+    model.select(newest)
+    assert model.can_resume
+    model.abandon()
+    assert journal.latest_unfinished() != newest
+    assert model.result(newest).status == "abandoned"  # type: ignore[union-attr]
+    assert len(player_stats(model.results)) == 4  # abandoned games do not count as played
+
+
+def test_colour_names_from_records_become_hex(journal: Journal) -> None:
+    result = read_game(journal, journal.games()[0])
+    assert result.colours == ("#ff0000", "#0000ff", "#008000")
+    assert seat_colour(Setup(game="digger", players=(Player(name="A", colour="no-such"), Player(name="B"))), 0) \
+        .startswith("#")
+
+
+def test_export_to_the_usb_stick_record_replays_and_csv_has_every_seat(journal: Journal, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    stick = tmp_path / "stick"
+    stick.mkdir()
+    monkeypatch.setenv("GOLDTABLE_USB", str(stick))
+    assert usb_folders() == [stick]
+    model = HistoryModel()
+    model.load(journal)
+    model.select(journal.games()[-1].id)
+    path = model.export_record()
+    assert path is not None and path.parent.parent == stick and str(path) in model.message
+    record = load_record(path)
+    assert list(replay(record, str(path)).state.model_dump().items()) == \
+        list(Session.resume(journal, journal.games()[-1].id).state.model_dump().items())
+    table = model.export_csv()
+    assert table is not None
+    rows = list(csv.DictReader(io.StringIO(table.read_text(encoding="utf-8"))))
+    assert len(rows) == sum(len(result.names) for result in model.results)
+    assert {row["status"] for row in rows} == {"open", "finished"}
+    assert table.read_bytes().decode("utf-8") == games_csv(model.results)
+    monkeypatch.setenv("GOLDTABLE_USB", str(tmp_path / "not-plugged-in"))
+    assert usb_folders() == []
+
+
+def test_history_from_home_resume_picture_and_stats_by_touch(fresh_app: Any, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    app = fresh_app
+    monkeypatch.setenv("GOLDTABLE_USB", str(tmp_path))
+    set_up_four_players(app)  # leaves an open game in the journal
+    app.go("home")
+    pump(2)
+    tap(app, "History", frames=2)
+    assert app.root.current == "history"
+    screen = app.root.current_screen
+    tap(app, "Picture", frames=2)
+    picture = screen.model.picture_path()
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    tap(app, "Statistics", frames=2)
+    assert app.root.current == "stats"
+    tap(app, "Back", frames=2)
+    open_id = next(row["id"] for row in screen.model.rows if row["status"] == "open")
+    screen.model.select(open_id)
+    pump(1)
+    tap(app, "Resume", frames=2)
+    assert app.root.current == "table" and app.table.session.game_id == open_id
+
+
+def test_undo_on_the_table_says_what_to_put_back(fresh_app: Any) -> None:
+    app = fresh_app
+    set_up_four_players(app)
+    session = app.table.session
+    assert app.table.submit({"type": "roll", "values": ["Y", "R", "R", "B", "B"]})
+    assert app.table.submit({"type": "take", "colour": "Y"})
+    digger = session.setup.players[session.state.digger].name
+    assert app.table.undo()  # the Undo button and the hardware undo button both end here
+    assert f"Put the yellow stone from {digger}'s hand back into the middle." in app.table.notice_text
+    app.table.answer_notice("dismiss")
+    assert not app.table.submit({"type": "take", "colour": "R"})  # red shows twice: refused
+    assert f"Put the red stone from {digger}'s hand back into the middle." in app.table.refusal_text
+
+
+def test_undo_names_the_board_places_to_highlight() -> None:
+    from companion.app.table import TableModel
+
+    session = demo_session(None, moves=0, game="goldgraeber")
+    table = TableModel()
+    table.attach(session)
+    while session.state.phase != "move":  # type: ignore[attr-defined]
+        assert table.submit({"type": "roll", "values": ["4"]})
+    seat = session.state.actor  # type: ignore[attr-defined]
+    start = session.state.figures[seat]  # type: ignore[attr-defined]
+    target = sorted(session.game.destinations(session.state))[0]  # type: ignore[attr-defined]
+    assert table.submit({"type": "move", "to": target})
+    assert table.undo()
+    assert table.put_back_places == [target, start]
+    assert "figure back from" in table.notice_text
+    table.answer_notice("dismiss")
+    assert table.put_back_places == []
