@@ -122,7 +122,7 @@ def show_screen(app: Any, screen: str) -> None:
     elif screen in ("table", "timer", "refusal", "notice", "rules", "undo"):
         app.resume()
         for _step in range(6 if screen == "undo" else 0):  # back to a move that moved something
-            if not app.table.undo() or "•" in app.table.notice_text:
+            if not app.controller.undo() or "•" in app.table.notice_text:
                 break
         if screen == "timer":
             app.timer.start(30)

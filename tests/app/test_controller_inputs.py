@@ -158,6 +158,22 @@ def test_rules_refusal_code_goes_back_to_the_device(fresh_app: Any, answers: Ans
     assert rows == 0 and app.table.refusal_rule.startswith("DIG-")
 
 
+def test_digger_colour_buttons_enter_a_roll_from_gpio(fresh_app: Any, answers: Answers) -> None:
+    """The six colour buttons of the pin map: five presses are one Digger roll, journalled once, each press
+    answered; a colour button in a game whose dice have no colours has no use and is refused."""
+    app = fresh_app
+    session = open_game(app, "digger")
+    app.go("rules")
+    for face in "YRGWK":
+        hardware(app, ButtonEvent(source="gpio", name=f"colour_{face}", action="down"))
+    assert session.actions[-1].action == {"type": "roll", "values": ["Y", "R", "G", "W", "K"]}
+    assert session.actions[-1].source == "gpio" and len(session.actions) == 1
+    assert [recorded for _event, recorded, _reason, _rows in answers.calls] == [True] * 5
+    open_game(app, "gold_connection")
+    hardware(app, ButtonEvent(source="gpio", name="colour_B", action="down"))
+    assert answers.calls[-1][1:3] == (False, "input.no_use")
+
+
 def test_input_with_no_game_is_told_on_screen_and_refused(fresh_app: Any, answers: Answers) -> None:
     app = fresh_app
     app.go("settings")

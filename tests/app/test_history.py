@@ -19,6 +19,7 @@ from companion.engine.record import load_record, replay
 from companion.engine.session import Session
 from tests.app.test_play_touch import set_up_four_players
 from tests.app.ui import tap
+from tests.table_helpers import make_controller
 
 
 @pytest.fixture
@@ -120,30 +121,28 @@ def test_undo_on_the_table_says_what_to_put_back(fresh_app: Any) -> None:
     app = fresh_app
     set_up_four_players(app)
     session = app.table.session
-    assert app.table.submit({"type": "roll", "values": ["Y", "R", "R", "B", "B"]})
-    assert app.table.submit({"type": "take", "colour": "Y"})
+    assert app.controller.submit({"type": "roll", "values": ["Y", "R", "R", "B", "B"]})
+    assert app.controller.submit({"type": "take", "colour": "Y"})
     digger = session.setup.players[session.state.digger].name
-    assert app.table.undo()  # the Undo button and the hardware undo button both end here
+    assert app.controller.undo()  # the Undo button and the hardware undo button both end here
     assert f"Put the yellow stone from {digger}'s hand back into the middle." in app.table.notice_text
-    app.table.answer_notice("dismiss")
-    assert not app.table.submit({"type": "take", "colour": "R"})  # red shows twice: refused
+    app.controller.answer_notice("dismiss")
+    assert not app.controller.submit({"type": "take", "colour": "R"})  # red shows twice: refused
     assert f"Put the red stone from {digger}'s hand back into the middle." in app.table.refusal_text
 
 
 def test_undo_names_the_board_places_to_highlight() -> None:
-    from companion.app.table import TableModel
-
     session = demo_session(None, moves=0, game="goldgraeber")
-    table = TableModel()
-    table.attach(session)
+    controller = make_controller(session)
+    table = controller.table
     while session.state.phase != "move":  # type: ignore[attr-defined]
-        assert table.submit({"type": "roll", "values": ["4"]})
+        assert controller.submit({"type": "roll", "values": ["4"]})
     seat = session.state.actor  # type: ignore[attr-defined]
     start = session.state.figures[seat]  # type: ignore[attr-defined]
     target = sorted(session.game.destinations(session.state))[0]  # type: ignore[attr-defined]
-    assert table.submit({"type": "move", "to": target})
-    assert table.undo()
+    assert controller.submit({"type": "move", "to": target})
+    assert controller.undo()
     assert table.put_back_places == [target, start]
     assert "figure back from" in table.notice_text
-    table.answer_notice("dismiss")
+    controller.answer_notice("dismiss")
     assert table.put_back_places == []

@@ -144,13 +144,13 @@ def test_timer_screen_saves_and_the_hourglass_and_next_button_drive_the_clock(fr
         clock.advance(5)
         app.clocks.update()  # what the 0.2 s tick does
         assert app.clocks.turn_text in ("0:25", "0:24") and app.clocks.bank_text in ("9:55", "9:54")
-        app.on_bridge_event(TimerEvent(source="gpio", state="flat"))
+        app.controller.on_bridge_event(TimerEvent(source="gpio", state="flat"))
         assert app.clocks.paused
         clock.advance(120)
         app.press_button("next", "gpio")
         app.clocks.update()
         assert not app.clocks.paused and app.clocks.turn_text in ("0:25", "0:24")
-        app.table.submit({"type": "roll", "values": ["L"]})  # the train moves: the next player's clock runs
+        app.controller.submit({"type": "roll", "values": ["L"]})  # the train moves: the next player's clock runs
         assert app.clocks.seat == app.table.player == 1
     finally:
         ClockSettings().save()

@@ -215,6 +215,8 @@ class TableController:
         elif name in ("flat", "hourglass", "next") and self.clocks is not None and self.clocks.active:
             self.clocks.hourglass(flat=name == "flat")  # laid flat: a break; stood up or next: play on
             settle(self.hardware, event, recorded=True)
+        elif name.startswith("colour_") and len(name) == 8 and any(name[7] in faces for faces in self.table.dice):
+            self.enter_die(name[7], source, event)  # Digger's colour buttons: one per face B Y R G W K
         elif name.startswith("value_") and name[6:].isdigit() and self.value_face(int(name[6:])) is not None:
             self.enter_die(self.value_face(int(name[6:])) or "", source, event)
         else:
