@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from functools import cache
 
 from companion.engine.core import Game
 
 _GAMES: dict[str, Game] = {}  # type: ignore[type-arg]
-_loaded = False
 
 
 def register(game_class: type[Game]) -> type[Game]:  # type: ignore[type-arg]
@@ -17,16 +17,13 @@ def register(game_class: type[Game]) -> type[Game]:  # type: ignore[type-arg]
     return game_class
 
 
+@cache
 def _load_all() -> None:
-    """Import every game package once, so each registers itself."""
-    global _loaded
-    if _loaded:
-        return
+    """Import every game package once (cached), so each registers itself."""
     import companion.games as games_package
 
     for module in pkgutil.iter_modules(games_package.__path__):
         importlib.import_module(f"{games_package.__name__}.{module.name}")
-    _loaded = True
 
 
 def get_game(game_id: str) -> Game:  # type: ignore[type-arg]

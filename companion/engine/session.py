@@ -54,7 +54,7 @@ class Session:
             options = game.options(setup.options)
         except ValidationError as error:
             raise UserError(describe_validation_error("options", error)) from None
-        setup = setup.model_copy(update={"options": options.model_dump(mode="json")})
+        setup = setup.evolve(options=options.model_dump(mode="json"))
         session = cls(game=game, setup=setup, journal=journal)
         session.states.append(game.initial_state(setup))
         if journal is not None:

@@ -21,7 +21,7 @@ def make_table(kivy_ready: Any, upto: int = 0) -> tuple[Any, Any]:
     from companion.engine.session import Session
 
     record = load_record(EXAMPLE)
-    partial = record.model_copy(update={"actions": record.actions[:upto]})
+    partial = record.evolve(actions=record.actions[:upto])
     table = TableModel()
     table.attach(Session.from_record(partial))
     return table, show_panel(kivy_ready, table, "goldgraeber", (760, 400))

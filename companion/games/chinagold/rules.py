@@ -8,6 +8,7 @@ match the board.  Internally masks (one bit per site) make the checks cheap.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -146,7 +147,7 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
     action_adapter: TypeAdapter[Any] = TypeAdapter(ChinagoldAction)
 
     # -- setup -----------------------------------------------------------------------------------------
-    def options(self, raw: dict[str, Any]) -> ChinagoldOptions:
+    def options(self, raw: Mapping[str, Any]) -> ChinagoldOptions:
         options = super().options(raw)
         if not GENERATED.match(options.board):
             get_board(options.board, options.overlay)  # a missing or broken board is a UserError now
@@ -244,7 +245,7 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
             total = sum(action.values)
             event = Event(kind="throw", message=N_("{role} throws {total}."),
                           params={"role": ROLE_NAMES[state.to_move], "total": total})
-            return state.model_copy(update={"phase": "move", "thrown": action.values, "total": total}), [event]
+            return state.evolve(phase="move", thrown=action.values, total=total), [event]
         board = self.board(state)
         sites = list(state.sites)
         events: list[Event] = []
@@ -286,7 +287,7 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
             events.append(Event(kind="over", message=N_("Every site is cleared.")))
         update = {"sites": sites, "to_move": 1 - state.to_move, "tiles": tiles, "thrown": (), "total": None,
                   "phase": "over" if over else ("throw" if tiles else "move"), "turn": state.turn + 1}
-        return state.model_copy(update=update), events
+        return state.evolve(**update), events
 
     def legal_actions(self, state: ChinagoldState) -> list[ActionModel] | None:
         """Every turn and bury allowed now (throws are chance: None while the tiles are due)."""

@@ -107,7 +107,7 @@ class Stones(Value):
         return int(getattr(self, colour))
 
     def plus(self, colour: str, amount: int = 1) -> Stones:
-        return self.model_copy(update={colour: getattr(self, colour) + amount})
+        return self.evolve(**{colour: getattr(self, colour) + amount})
 
     def total(self) -> int:
         return self.B + self.Y + self.R + self.G + self.W
@@ -385,8 +385,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
         events.append(Event(kind="rolled", message=N_("{digger} rolled {faces}."),
                             params={"digger": state.names[state.digger], "faces": " ".join(action.values),
                                     "unique": list(unique_colours(action.values)), "rob": may_rob(action.values)}))
-        return state.model_copy(update={"roll": tuple(action.values), "rolls": state.rolls + 1, "claimed": (),
-                                        "timer_running": True}), events
+        return state.evolve(roll=tuple(action.values), rolls=state.rolls + 1, claimed=(), timer_running=True), events
 
     @staticmethod
     def _take(state: DiggerState, colour: str) -> tuple[DiggerState, list[Event]]:
@@ -400,7 +399,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
             update["blue_ran_out"] = True
         event = Event(kind="took", message=N_("{digger} took a {colour} stone from the middle."),
                       params={"digger": state.names[state.digger], "colour": COLOUR_NAMES[colour]})
-        return state.model_copy(update=update), [event]
+        return state.evolve(**update), [event]
 
     @staticmethod
     def _rob(state: DiggerState, action: Rob) -> tuple[DiggerState, list[Event]]:
@@ -409,10 +408,9 @@ class Digger(Game[DiggerState, DiggerOptions]):
         event = Event(kind="robbed", message=N_("{digger} robbed a {colour} stone from {victim}."),
                       params={"digger": state.names[state.digger], "colour": COLOUR_NAMES[action.colour],
                               "victim": state.names[action.victim]})
-        return state.model_copy(update={
-            "boxes": tuple(boxes), "waiting": state.waiting.plus(action.colour),
-            "claimed": state.claimed + (action.colour,),
-            "robbed": state.robbed + (Robbery(colour=action.colour, victim=action.victim),)}), [event]
+        return state.evolve(boxes=tuple(boxes), waiting=state.waiting.plus(action.colour),
+                            claimed=state.claimed + (action.colour,),
+                            robbed=state.robbed + (Robbery(colour=action.colour, victim=action.victim),)), [event]
 
     def _end_turn(self, state: DiggerState, stowed: tuple[str, ...],
                   reason: Literal["stop", "fumble", "time_up"]) -> tuple[DiggerState, list[Event]]:
@@ -420,7 +418,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
         kept = state.waiting.only(tuple(stowed))
         lost = state.waiting.subtract(kept)
         boxes = list(state.boxes)
-        boxes[state.digger] = boxes[state.digger].add(kept.model_copy(update={"B": 0}))
+        boxes[state.digger] = boxes[state.digger].add(kept.evolve(B=0))
         middle = state.middle.add(lost)
         if reason == "fumble" and state.rules.fumble_robbed_to == "owner":
             for robbery in state.robbed:
@@ -439,13 +437,13 @@ class Digger(Game[DiggerState, DiggerOptions]):
             "robbed": (), "rolls": 0, "roll": (), "claimed": (), "timer_running": False}
         if ended:
             update["over"] = True
-            new_state = state.model_copy(update=update)
+            new_state = state.evolve(**update)
             scores = self.scores(new_state)
             events.append(Event(kind="game_over", message=N_("No blue stone is left in the middle: the game is over."),
                                 params={"scores": dict(zip(state.names, scores))}))
             return new_state, events
         update.update({"digger": (state.digger + 1) % players, "keeper": state.digger, "turn": state.turn + 1})
-        new_state = state.model_copy(update=update)
+        new_state = state.evolve(**update)
         events.append(Event(kind="next_turn", message=N_("{digger} digs next; {keeper} keeps the time."),
                             params={"digger": state.names[new_state.digger], "keeper": digger}))
         return new_state, events

@@ -7,6 +7,7 @@ Rule ids (GC-n, GC-Rn) refer to docs/rules/gold_connection.md.  The vault comes 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from fractions import Fraction
 from itertools import product
 from random import Random
@@ -14,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
+from companion.engine.core import N_, ActionModel, Event, FrozenDict, FrozenMap, Game, Prompt, Refusal, Setup, Value
 from companion.engine.registry import register
 from companion.games.gold_connection.board import COUNTER_FIELDS, Vault, load_vault
 
@@ -125,7 +126,7 @@ class Robber(Value):
     arrow: str | None = None
     heading: str | None = None
     chips: int = 0
-    rows: dict[str, tuple[int, ...]]
+    rows: FrozenMap[str, tuple[int, ...]]
 
     def bar_count(self) -> int:
         return sum(len(row) for row in self.rows.values())
@@ -140,7 +141,7 @@ class Announcement(Value):
     kind: Literal["loot", "plunder", "stop"]
     bars: tuple[str, ...] = ()
     victim: int | None = None
-    take: dict[str, int] = Field(default_factory=dict)
+    take: FrozenMap[str, int] = Field(default_factory=FrozenDict)
     target: int
 
 
@@ -153,7 +154,7 @@ class GoldConnectionState(Value):
     names: tuple[str, ...]
     rules: GoldConnectionRules
     phase: Phase
-    safes: dict[str, tuple[str, ...]]
+    safes: FrozenMap[str, tuple[str, ...]]
     robbers: tuple[Robber, ...]
     chip_supply: int = CHIP_SUPPLY
     counter: int = 0
@@ -232,7 +233,7 @@ class Plunder(ActionModel):
 
     type: Literal["plunder"] = "plunder"
     victim: int
-    take: dict[str, int]
+    take: FrozenMap[str, int]
 
 
 class Stop(ActionModel):
@@ -258,10 +259,11 @@ class Sort(ActionModel):
     """Lay the tray's bars onto rows: row id -> numbers placed there; bars not named go back to the safe."""
 
     type: Literal["sort"] = "sort"
-    rows: dict[str, tuple[int, ...]] = Field(default_factory=dict)
+    rows: FrozenMap[str, tuple[int, ...]] = Field(default_factory=FrozenDict)
 
 
-GoldConnectionAction = Annotated[EnterSafe | Roll | ChooseStart | PlaceArrow | Move | Loot | Plunder | Stop | EndTurn | UseChips | Sort, Field(discriminator="type")]
+GoldConnectionAction = Annotated[EnterSafe | Roll | ChooseStart | PlaceArrow | Move | Loot | Plunder | Stop | EndTurn
+                                 | UseChips | Sort, Field(discriminator="type")]
 
 
 def _refuse(code: str, message: str, rule: str, **params: Any) -> Refusal:
@@ -279,7 +281,7 @@ def _add_bars(pile: tuple[str, ...], bars: tuple[str, ...] | list[str]) -> tuple
     return tuple(sorted((*pile, *bars), key=bar_sort_key))
 
 
-def top_bars(rows: dict[str, tuple[int, ...]], take: dict[str, int]) -> tuple[str, ...]:
+def top_bars(rows: Mapping[str, tuple[int, ...]], take: Mapping[str, int]) -> tuple[str, ...]:
     """The bars taken from the top of rows (highest number first), as bar codes."""
     bars: list[str] = []
     for row, count in take.items():
@@ -287,7 +289,7 @@ def top_bars(rows: dict[str, tuple[int, ...]], take: dict[str, int]) -> tuple[st
     return tuple(bars)
 
 
-def auto_sort(rows: dict[str, tuple[int, ...]], tray: tuple[str, ...],
+def auto_sort(rows: Mapping[str, tuple[int, ...]], tray: tuple[str, ...],
               prefer: Literal["long", "short"] = "long") -> dict[str, tuple[int, ...]]:
     """A legal sorting of the tray: bars ascending, each onto the longest (or shortest) row it fits.
 
@@ -634,7 +636,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         safes = dict(state.safes)
         safes[action.safe] = tuple(sorted(action.bars, key=bar_sort_key))
         done = all(safes.values())
-        state = state.model_copy(update={"safes": safes, "phase": "start_roll" if done else "enter_safes"})
+        state = state.evolve(safes=safes, phase="start_roll" if done else "enter_safes")
         events = [Event(kind="setup.safe", message=N_("Safe {safe} filled."), params={"safe": action.safe})]
         return state, events
 
@@ -654,36 +656,36 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
 
     def _start_roll(self, state: GoldConnectionState, dice: tuple[int, int]) -> tuple[GoldConnectionState,
                                                                                       list[Event]]:
-        rolled = state.model_copy(update={"start_roll": dice})
+        rolled = state.evolve(start_roll=dice)
         if not self.start_numbers(rolled):
             return state, [Event(kind="start.reroll", message=N_("{first}, {second} and {sum} are all taken: "
                                                                  "roll again."),
                                  params={"first": dice[0], "second": dice[1], "sum": sum(dice)})]
-        return rolled.model_copy(update={"phase": "start_choose"}), []
+        return rolled.evolve(phase="start_choose"), []
 
     def _do_choose_start(self, state: GoldConnectionState,
                          action: ChooseStart) -> tuple[GoldConnectionState, list[Event]]:
         robbers = list(state.robbers)
-        robbers[state.current] = robbers[state.current].model_copy(update={"stone": action.safe, "arrow": action.safe})
+        robbers[state.current] = robbers[state.current].evolve(stone=action.safe, arrow=action.safe)
         events = [Event(kind="start.placed", message=N_("{player} starts on {safe}."),
                         params={"player": state.names[state.current], "safe": action.safe})]
         players = len(robbers)
         if all(robber.stone is not None for robber in robbers):
             first = max(range(players), key=lambda seat: self.vault.numbers[robbers[seat].stone or ""] or 0)
             order = tuple((first + k) % players for k in range(players))
-            return state.model_copy(update={"robbers": tuple(robbers), "phase": "arrows", "start_roll": None,
-                                            "arrow_order": order, "current": first}), events
-        return state.model_copy(update={"robbers": tuple(robbers), "phase": "start_roll", "start_roll": None,
-                                        "current": (state.current + 1) % players}), events
+            return state.evolve(robbers=tuple(robbers), phase="arrows", start_roll=None, arrow_order=order,
+                                current=first), events
+        return state.evolve(robbers=tuple(robbers), phase="start_roll", start_roll=None,
+                            current=(state.current + 1) % players), events
 
     def _do_place_arrow(self, state: GoldConnectionState,
                         action: PlaceArrow) -> tuple[GoldConnectionState, list[Event]]:
         robbers = list(state.robbers)
-        robbers[state.current] = robbers[state.current].model_copy(update={"heading": action.heading})
+        robbers[state.current] = robbers[state.current].evolve(heading=action.heading)
         order = state.arrow_order[1:]
-        state = state.model_copy(update={"robbers": tuple(robbers), "arrow_order": order})
+        state = state.evolve(robbers=tuple(robbers), arrow_order=order)
         if order:
-            return state.model_copy(update={"current": order[0]}), []
+            return state.evolve(current=order[0]), []
         first = max(range(len(robbers)), key=lambda seat: self.vault.numbers[robbers[seat].stone or ""] or 0)
         return self._begin_turn(state, first)
 
@@ -691,11 +693,9 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         """GC-6: a new turn; the counter moves one field (not in the variant without counter)."""
         robber = state.robbers[seat]
         counter = state.counter + 1 if state.rules.game_end == "counter" else state.counter
-        state = state.model_copy(update={
-            "phase": "turn", "current": seat, "counter": counter, "turn_start": robber.stone,
-            "start_heading": robber.heading, "arrow_came": None, "tray": (), "distance": 0, "moved": False,
-            "last_success": "none",
-            "looted": (), "plundered": (), "announcement": None, "roll": None})
+        state = state.evolve(phase="turn", current=seat, counter=counter, turn_start=robber.stone,
+                             start_heading=robber.heading, arrow_came=None, tray=(), distance=0, moved=False,
+                             last_success="none", looted=(), plundered=(), announcement=None, roll=None)
         params = {"player": state.names[seat], "counter": counter}
         message = (N_("{player}'s turn; the counter moves to {counter}.") if state.rules.game_end == "counter"
                    else N_("{player}'s turn."))
@@ -707,10 +707,9 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         here = action.path[-1]
         heading = action.heading if action.heading is not None else self.vault.exits(here, came or "")[0]
         robbers = list(state.robbers)
-        robbers[state.current] = robber.model_copy(update={"arrow": here, "heading": heading})
+        robbers[state.current] = robber.evolve(arrow=here, heading=heading)
         distance = state.distance + len(action.path)
-        state = state.model_copy(update={"robbers": tuple(robbers), "distance": distance, "moved": True,
-                                         "arrow_came": came})
+        state = state.evolve(robbers=tuple(robbers), distance=distance, moved=True, arrow_came=came)
         return state, [Event(kind="move", message=N_("Arrow to {safe}; distance this turn {distance}."),
                              params={"safe": here, "distance": distance})]
 
@@ -719,7 +718,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         odds = self.odds(state, announcement.target)
         params = {"target": announcement.target, "chance": odds.percent(odds.without_chips),
                   "chance_with_chips": odds.percent(odds.with_chips), "chips": odds.chips}
-        state = state.model_copy(update={"phase": "roll", "announcement": announcement})
+        state = state.evolve(phase="roll", announcement=announcement)
         return state, [Event(kind="roll.target", message=N_("Roll {target} or more: {chance}% ({chance_with_chips}% "
                                                             "with {chips} chips)."), params=params)]
 
@@ -754,7 +753,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             return state, events + more
         shortfall = state.announcement.target - total
         if state.robbers[state.current].chips >= shortfall:
-            return state.model_copy(update={"phase": "chips", "roll": dice}), events
+            return state.evolve(phase="chips", roll=dice), events
         state, more = self._failure(state)
         return state, events + more
 
@@ -763,8 +762,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             return self._failure(state)
         robbers = list(state.robbers)
         robber = robbers[state.current]
-        robbers[state.current] = robber.model_copy(update={"chips": robber.chips - action.count})
-        state = state.model_copy(update={"robbers": tuple(robbers), "chip_supply": state.chip_supply + action.count})
+        robbers[state.current] = robber.evolve(chips=robber.chips - action.count)
+        state = state.evolve(robbers=tuple(robbers), chip_supply=state.chip_supply + action.count)
         events = [Event(kind="chips.spent", message=N_("{player} spends {count} chips."),
                         params={"player": state.names[state.current], "count": action.count})]
         state, more = self._success(state)
@@ -777,24 +776,22 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         robber = state.robbers[state.current]
         base = {"phase": "turn", "announcement": None, "roll": None, "moved": False}
         if announcement.kind == "stop":
-            return self._end_turn(state.model_copy(update=base))
+            return self._end_turn(state.evolve(**base))
         if announcement.kind == "loot":
             safe = robber.arrow or ""
             safes = dict(state.safes)
             safes[safe] = _remove_bars(safes[safe], announcement.bars)
-            state = state.model_copy(update=base | {
-                "safes": safes, "tray": _add_bars(state.tray, announcement.bars), "looted": (*state.looted, safe),
-                "last_success": "loot"})
+            state = state.evolve(**base, safes=safes, tray=_add_bars(state.tray, announcement.bars),
+                                 looted=(*state.looted, safe), last_success="loot")
             return state, [Event(kind="loot.success", message=N_("Loot succeeds: {bars} into the tray."),
                                  params={"bars": " ".join(announcement.bars)})]
         assert announcement.victim is not None
         robbers = list(state.robbers)
         victim = robbers[announcement.victim]
         rows = {row: numbers[:len(numbers) - announcement.take.get(row, 0)] for row, numbers in victim.rows.items()}
-        robbers[announcement.victim] = victim.model_copy(update={"rows": rows})
-        state = state.model_copy(update=base | {
-            "robbers": tuple(robbers), "tray": _add_bars(state.tray, announcement.bars),
-            "plundered": (*state.plundered, announcement.victim), "last_success": "plunder"})
+        robbers[announcement.victim] = victim.evolve(rows=rows)
+        state = state.evolve(**base, robbers=tuple(robbers), tray=_add_bars(state.tray, announcement.bars),
+                             plundered=(*state.plundered, announcement.victim), last_success="plunder")
         return state, [Event(kind="plunder.success", message=N_("Plunder succeeds: {bars} taken from {victim}; "
                                                                 "move on."),
                              params={"bars": " ".join(announcement.bars), "victim": state.names[announcement.victim]})]
@@ -806,8 +803,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         if count <= 0:
             return state, 0
         robbers = list(state.robbers)
-        robbers[seat] = robber.model_copy(update={"chips": robber.chips + count})
-        return state.model_copy(update={"robbers": tuple(robbers), "chip_supply": state.chip_supply - count}), count
+        robbers[seat] = robber.evolve(chips=robber.chips + count)
+        return state.evolve(robbers=tuple(robbers), chip_supply=state.chip_supply - count), count
 
     def _failure(self, state: GoldConnectionState) -> tuple[GoldConnectionState, list[Event]]:
         """GC-15/GC-17: tray back into the safe under the arrow, arrow home, consolation chips."""
@@ -818,9 +815,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         safe = robber.arrow or ""
         safes = dict(state.safes)
         safes[safe] = _add_bars(safes[safe], state.tray)
-        robbers[state.current] = robber.model_copy(update={"arrow": robber.stone, "heading": state.start_heading})
-        state = state.model_copy(update={"robbers": tuple(robbers), "safes": safes, "tray": (), "announcement": None,
-                                         "roll": None})
+        robbers[state.current] = robber.evolve(arrow=robber.stone, heading=state.start_heading)
+        state = state.evolve(robbers=tuple(robbers), safes=safes, tray=(), announcement=None, roll=None)
         seat = announcement.victim if announcement.kind == "plunder" else state.current
         assert seat is not None
         state, chips = self.consolation(state, seat)
@@ -837,12 +833,12 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         """GC-12: the robber stone moves under the arrow; then the tray is sorted."""
         robbers = list(state.robbers)
         robber = robbers[state.current]
-        robbers[state.current] = robber.model_copy(update={"stone": robber.arrow})
-        state = state.model_copy(update={"robbers": tuple(robbers)})
+        robbers[state.current] = robber.evolve(stone=robber.arrow)
+        state = state.evolve(robbers=tuple(robbers))
         events = [Event(kind="turn.end", message=N_("{player}'s robber stone moves to {safe}."),
                         params={"player": state.names[state.current], "safe": robber.arrow})]
         if state.tray:
-            return state.model_copy(update={"phase": "sort"}), events
+            return state.evolve(phase="sort"), events
         state, more = self._finish_turn(state)
         return state, events + more
 
@@ -855,11 +851,11 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             rows[row] = rows[row] + tuple(sorted(numbers))
             for number in numbers:
                 left.remove(f"{row[0]}{number}")
-        robbers[state.current] = robber.model_copy(update={"rows": rows})
+        robbers[state.current] = robber.evolve(rows=rows)
         safes = dict(state.safes)
         safe = robber.stone or ""
         safes[safe] = _add_bars(safes[safe], left)
-        state = state.model_copy(update={"robbers": tuple(robbers), "safes": safes, "tray": ()})
+        state = state.evolve(robbers=tuple(robbers), safes=safes, tray=())
         events = [Event(kind="sort", message=N_("{player} sorts the tray; {back} back into {safe}."),
                         params={"player": state.names[state.current], "back": " ".join(left) or "-", "safe": safe})]
         state, more = self._finish_turn(state)
@@ -870,7 +866,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         finished = (state.counter >= COUNTER_FIELDS if state.rules.game_end == "counter"
                     else series_complete(state.robbers[state.current], state.rules.series_reading))
         if finished:
-            state = state.model_copy(update={"phase": "over", "announcement": None, "roll": None, "tray": ()})
+            state = state.evolve(phase="over", announcement=None, roll=None, tray=())
             return state, [Event(kind="game.over", message=N_("The game is over."))]
         return self._begin_turn(state, (state.current + 1) % len(state.robbers))
 

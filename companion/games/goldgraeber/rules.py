@@ -445,7 +445,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             figures[state.actor] = action.to
             events.append(Event(kind="move", message=N_("{name} moves to {field}."),
                                 params={"seat": state.actor, "name": state.names[state.actor], "field": action.to}))
-            state = self._land(state.model_copy(update={"figures": tuple(figures)}), action.to,
+            state = self._land(state.evolve(figures=tuple(figures)), action.to,
                                away=state.phase == "away", events=events)
         elif isinstance(action, Reveal):
             state = self._apply_reveal(state, action, events)
@@ -471,7 +471,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
                 events.append(Event(kind="no_move", message=N_("No field can be reached with exactly {steps}; "
                                                                "the turn passes."), params={"steps": steps}))
                 return self._end_turn(state, events)
-            return state.model_copy(update={"phase": "move", "steps": steps})
+            return state.evolve(phase="move", steps=steps)
         value = fight_value(face)
         if state.phase == "robber":
             return self._robber_roll(state, value, events)
@@ -506,12 +506,11 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             figures[seat] = next((f for f in behind if f not in figures), behind[0])
             events.append(Event(kind="train_hit", message=N_("{name} is set back to {field}."),
                                 params={"seat": seat, "name": state.names[seat], "field": figures[seat]}))
-        state = state.model_copy(update={"locomotive": position, "figures": tuple(figures),
-                                         "open_chips": tuple(open_chips)})
+        state = state.evolve(locomotive=position, figures=tuple(figures), open_chips=tuple(open_chips))
         if position == len(board.rail) - 1:
             events.append(Event(kind="game_over", message=N_("The train has reached Golden City: the game is "
                                                              "over."), params={"reason": "train"}))
-            return state.model_copy(update={"phase": "over", "end_reason": "train"})
+            return state.evolve(phase="over", end_reason="train")
         return self._end_turn(state, events)
 
     def _land(self, state: GoldgraeberState, field: str, away: bool, events: list[Event]) -> GoldgraeberState:
@@ -522,7 +521,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         if index == board.houses[state.houses[seat]]:
             return self._end_turn(self._bring_home(state, seat, events), events)
         if field in state.rafts:
-            boarded = state.model_copy(update={"phase": "raft"})
+            boarded = state.evolve(phase="raft")
             if self.legal_actions(boarded):
                 return boarded
             events.append(Event(kind="raft_stuck", message=N_("Every other shore field is taken; the raft stays."),
@@ -537,16 +536,16 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             events.append(Event(kind="brawl", message=N_("Brawl on {field}: {name} attacks {defender}!"),
                                 params={"seat": seat, "name": state.names[seat], "defender": state.names[defender],
                                         "field": field}))
-            return state.model_copy(update={"phase": "brawl", "defender": defender, "fight_field": field})
+            return state.evolve(phase="brawl", defender=defender, fight_field=field)
         if field in state.face_down:
-            return state.model_copy(update={"phase": "reveal", "fight_field": field})
+            return state.evolve(phase="reveal", fight_field=field)
         stack = self._stack_at(state, field)
         if stack is not None:
             events.append(Event(kind="challenge", message=N_("{name} challenges the robber of strength {strength} "
                                                              "on {field}."),
                                 params={"seat": seat, "name": state.names[seat], "field": field,
                                         "strength": int(stack.robber[1])}))
-            return state.model_copy(update={"phase": "robber", "fight_field": field})
+            return state.evolve(phase="robber", fight_field=field)
         return self._end_turn(state, events)
 
     def _bring_home(self, state: GoldgraeberState, seat: int, events: list[Event]) -> GoldgraeberState:
@@ -557,9 +556,8 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         events.append(Event(kind="home", message=N_("{name} brings {count} chips home ({points} points)."),
                             params={"seat": seat, "name": state.names[seat], "count": len(chips),
                                     "points": sum(chip_points(c) for c in chips)}))
-        return state.model_copy(update={
-            "open_chips": _replace(state.open_chips, seat, ()),
-            "home_chips": _replace(state.home_chips, seat, state.home_chips[seat] + chips)})
+        return state.evolve(open_chips=_replace(state.open_chips, seat, ()),
+                            home_chips=_replace(state.home_chips, seat, state.home_chips[seat] + chips))
 
     def _apply_reveal(self, state: GoldgraeberState, action: Reveal, events: list[Event]) -> GoldgraeberState:
         """GG-8 ... GG-10: the turned chip leaves the unseen pool; gold is taken, a robber fights."""
@@ -567,19 +565,18 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         field = state.figures[state.actor]
         unseen = list(state.unseen)
         unseen[CHIP_KINDS.index(kind)] -= 1
-        state = state.model_copy(update={"unseen": tuple(unseen),
-                                         "face_down": tuple(f for f in state.face_down if f != field)})
+        state = state.evolve(unseen=tuple(unseen), face_down=tuple(f for f in state.face_down if f != field))
         if action.chip == "gold":
             events.append(Event(kind="gold", message=N_("{name} finds gold worth {value}."),
                                 params={"seat": state.actor, "name": state.names[state.actor], "value": action.value}))
-            state = state.model_copy(update={
-                "open_chips": _replace(state.open_chips, state.actor, state.open_chips[state.actor] + (kind,))})
+            carried = state.open_chips[state.actor] + (kind,)
+            state = state.evolve(open_chips=_replace(state.open_chips, state.actor, carried))
             return self._end_turn(state, events)
         events.append(Event(kind="robber", message=N_("{name} finds a robber of strength {value}!"),
                             params={"seat": state.actor, "name": state.names[state.actor], "value": action.value,
                                     "field": field}))
         stacks = tuple(sorted(state.stacks + (Stack(field=field, robber=kind),), key=lambda s: s.field))
-        return state.model_copy(update={"stacks": stacks, "phase": "robber", "fight_field": field})
+        return state.evolve(stacks=stacks, phase="robber", fight_field=field)
 
     def _robber_roll(self, state: GoldgraeberState, value: int, events: list[Event]) -> GoldgraeberState:
         """GG-10 and GG-11: beat the robber's strength to capture it (with its loot), else lose your chips."""
@@ -596,14 +593,14 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
                                                                    "chips."),
                                 params={"seat": seat, "name": state.names[seat], "count": len(stack.loot)}))
             taken = state.open_chips[seat] + (stack.robber,) + stack.loot
-            state = state.model_copy(update={"stacks": others, "open_chips": _replace(state.open_chips, seat, taken)})
+            state = state.evolve(stacks=others, open_chips=_replace(state.open_chips, seat, taken))
             return self._end_turn(state, events)
         lost = state.open_chips[seat]
         events.append(Event(kind="robber_won", message=N_("The robber beats {name} and keeps {count} chips."),
                             params={"seat": seat, "name": state.names[seat], "count": len(lost)}))
-        grown = stack.model_copy(update={"loot": stack.loot + lost})
-        state = state.model_copy(update={"stacks": tuple(sorted(others + (grown,), key=lambda s: s.field)),
-                                         "open_chips": _replace(state.open_chips, seat, ())})
+        grown = stack.evolve(loot=stack.loot + lost)
+        state = state.evolve(stacks=tuple(sorted(others + (grown,), key=lambda s: s.field)),
+                             open_chips=_replace(state.open_chips, seat, ()))
         return self._start_away(state, seat, state.fight_field, value, events)
 
     def _brawl_roll(self, state: GoldgraeberState, value: int, events: list[Event]) -> GoldgraeberState:
@@ -611,10 +608,10 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         attacker, defender = state.current, state.defender
         assert defender is not None
         if state.attacker_roll is None:
-            return state.model_copy(update={"attacker_roll": value, "actor": defender})
+            return state.evolve(attacker_roll=value, actor=defender)
         if value == state.attacker_roll:
             events.append(Event(kind="tie", message=N_("Tie: the brawl goes on."), params={"seat": attacker}))
-            return state.model_copy(update={"attacker_roll": None, "actor": attacker})
+            return state.evolve(attacker_roll=None, actor=attacker)
         winner, loser = (attacker, defender) if state.attacker_roll > value else (defender, attacker)
         taken = state.open_chips[loser]
         events.append(Event(kind="brawl_won", message=N_("{name} wins the brawl and takes {count} chips from "
@@ -623,8 +620,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
                                     "count": len(taken)}))
         open_chips = _replace(state.open_chips, winner, state.open_chips[winner] + taken)
         open_chips = _replace(open_chips, loser, ())
-        return state.model_copy(update={"open_chips": open_chips, "phase": "away_roll", "actor": winner,
-                                         "attacker_roll": None})
+        return state.evolve(open_chips=open_chips, phase="away_roll", actor=winner, attacker_roll=None)
 
     def _start_away(self, state: GoldgraeberState, seat: int, start: str, steps: int,
                     events: list[Event]) -> GoldgraeberState:
@@ -633,7 +629,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             events.append(Event(kind="no_move", message=N_("No field can be reached with exactly {steps}; "
                                                            "the figure stays."), params={"steps": steps}))
             return self._end_turn(state, events)
-        return state.model_copy(update={"phase": "away", "actor": seat, "steps": steps})
+        return state.evolve(phase="away", actor=seat, steps=steps)
 
     def _apply_raft(self, state: GoldgraeberState, target: str, events: list[Event]) -> GoldgraeberState:
         """GG-15: raft and figure cross to the chosen shore field; the raft stays there."""
@@ -642,8 +638,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         events.append(Event(kind="raft", message=N_("{name} crosses the lake by raft to {field}."),
                             params={"seat": state.actor, "name": state.names[state.actor], "from": here,
                                     "field": target}))
-        state = state.model_copy(update={"rafts": rafts,
-                                         "figures": _replace(state.figures, state.actor, target)})
+        state = state.evolve(rafts=rafts, figures=_replace(state.figures, state.actor, target))
         return self._end_turn(state, events)
 
     def _end_turn(self, state: GoldgraeberState, events: list[Event]) -> GoldgraeberState:
@@ -652,12 +647,10 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         if left <= len(state.figures):
             events.append(Event(kind="game_over", message=N_("Only {left} gold left on the board: the game is "
                                                              "over."), params={"left": left, "reason": "gold"}))
-            return state.model_copy(update={"phase": "over", "end_reason": "gold", "defender": None,
-                                            "attacker_roll": None, "fight_field": None})
+            return state.evolve(phase="over", end_reason="gold", defender=None, attacker_roll=None, fight_field=None)
         following = (state.current + 1) % len(state.figures)
-        return state.model_copy(update={"current": following, "actor": following, "phase": "roll", "steps": 0,
-                                        "defender": None, "attacker_roll": None,
-                                        "fight_field": None})
+        return state.evolve(current=following, actor=following, phase="roll", steps=0, defender=None,
+                            attacker_roll=None, fight_field=None)
 
     # -- reading the state -------------------------------------------------------------------------
     def gold_on_board(self, state: GoldgraeberState) -> int:
