@@ -173,11 +173,12 @@ class DiceRefusals:
 
 
 def check_dice(prompt: Prompt, values: Sequence[object], refusals: DiceRefusals,
-               **extra: Any) -> Refusal | None:
+               **per_die: Sequence[object]) -> Refusal | None:
     """Check a roll against what the prompt asks for: one value per die, each one of that die's faces.
 
     Values are compared as face tokens (`str(value)`), so games that enter numbers check the same way as
-    games that enter letters.  `extra` goes into the face refusal's params (e.g. the name of the die).
+    games that enter letters.  Each `per_die` sequence names something per die (e.g. `tile=state.tiles`);
+    the face refusal carries the entry of the offending die under that name.
     """
     if len(values) != len(prompt.dice):
         return refuse(refusals.count_code, refusals.count_message, refusals.rule,
@@ -185,7 +186,7 @@ def check_dice(prompt: Prompt, values: Sequence[object], refusals: DiceRefusals,
     for die, (value, faces) in enumerate(zip(values, prompt.dice)):
         if str(value) not in faces:
             return refuse(refusals.face_code, refusals.face_message, refusals.rule, face=value, value=value,
-                          die=die, faces=" ".join(faces), **extra)
+                          die=die, faces=" ".join(faces), **{name: names[die] for name, names in per_die.items()})
     return None
 
 

@@ -13,7 +13,19 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
+from companion.engine.core import (
+    N_,
+    ActionModel,
+    DiceRefusals,
+    Event,
+    Game,
+    Prompt,
+    Refusal,
+    Setup,
+    Value,
+    check_dice,
+    refuse,
+)
 from companion.engine.registry import register
 from companion.games.chinagold.board import GENERATED, Board, get_board
 from companion.games.chinagold.geometry import Grid, count_lines, sites_of
@@ -80,6 +92,11 @@ class ChinagoldState(Value):
     thrown: tuple[int, ...] = ()
     total: int | None = None
     turn: int = 1
+
+
+DICE = DiceRefusals(rule="CG-3", count_code="throw.count",
+                    count_message=N_("{want} tiles are in play but {got} values were given."), face_code="throw.face",
+                    face_message=N_("Tile {tile} has no side {value}."))
 
 
 def tiles_for(g: Grid, hidden: int) -> tuple[str, ...]:
@@ -170,74 +187,63 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
     # -- rules -----------------------------------------------------------------------------------------
     def validate(self, state: ChinagoldState, action: ActionModel) -> Refusal | None:
         if state.phase == "over":
-            return Refusal(code="game.over", message=N_("The game is over."), rule="CG-13")
+            return refuse("game.over", N_("The game is over."), "CG-13")
         if isinstance(action, Throw):
             return self._check_throw(state, action)
         if isinstance(action, Turn):
             return self._check_turn(state, action)
         if isinstance(action, Bury):
             return self._check_bury(state, action)
-        return Refusal(code="action.unknown", message=N_("Chinagold has no action {type}."), rule="CG-2",
-                       params={"type": action.type})
+        return refuse("action.unknown", N_("Chinagold has no action {type}."), "CG-2", type=action.type)
 
     def _check_throw(self, state: ChinagoldState, action: Throw) -> Refusal | None:
         if not state.tiles:
-            return Refusal(code="throw.no_tiles", message=N_("No tiles are in play any more: turn one marker "
-                           "or two neighbouring ones."), rule="CG-11")
+            return refuse("throw.no_tiles", N_("No tiles are in play any more: turn one marker "
+                                               "or two neighbouring ones."), "CG-11")
         if state.phase != "throw":
-            return Refusal(code="throw.not_now", message=N_("The tiles were already thrown this turn ({total})."),
-                           rule="CG-3", params={"total": state.total})
-        if len(action.values) != len(state.tiles):
-            return Refusal(code="throw.count", message=N_("{want} tiles are in play but {got} values were given."),
-                           rule="CG-3", params={"want": len(state.tiles), "got": len(action.values)})
-        for tile, value in zip(state.tiles, action.values):
-            if value not in TILE_FACES[tile]:
-                return Refusal(code="throw.face", message=N_("Tile {tile} has no side {value}."), rule="CG-3",
-                               params={"tile": tile, "value": value})
-        return None
+            return refuse("throw.not_now", N_("The tiles were already thrown this turn ({total})."),
+                          "CG-3", total=state.total)
+        return check_dice(self.prompt(state), action.values, DICE, tile=state.tiles)
 
     def _check_turn(self, state: ChinagoldState, action: Turn) -> Refusal | None:
         if state.phase == "throw":
-            return Refusal(code="turn.before_throw", message=N_("Throw the tiles first."), rule="CG-3")
+            return refuse("turn.before_throw", N_("Throw the tiles first."), "CG-3")
         board = self.board(state)
         for site in (action.start, action.end):
             if not 0 <= site < board.size:
-                return Refusal(code="turn.site", message=N_("There is no site {site} on this board."),
-                               rule="CG-1", params={"site": site})
+                return refuse("turn.site", N_("There is no site {site} on this board."), "CG-1", site=site)
         line = board.grid.line_between(action.start, action.end)
         if line is None:
-            return Refusal(code="turn.not_straight", message=N_("Sites {start} and {end} do not lie on one "
-                           "straight line."), rule="CG-4", params={"start": action.start, "end": action.end})
+            return refuse("turn.not_straight", N_("Sites {start} and {end} do not lie on one "
+                                                  "straight line."), "CG-4", start=action.start, end=action.end)
         if state.total is None:
             if len(line) > FREE_MOVE_MAX:
-                return Refusal(code="turn.length", message=N_("Without tiles you turn one marker or two "
-                               "neighbouring ones, not {got}."), rule="CG-11", params={"got": len(line)})
+                return refuse("turn.length", N_("Without tiles you turn one marker or two "
+                                                "neighbouring ones, not {got}."), "CG-11", got=len(line))
         elif len(line) != state.total:
-            return Refusal(code="turn.length", message=N_("The tiles show {want}: turn exactly {want} markers, "
-                           "not {got}."), rule="CG-4", params={"want": state.total, "got": len(line)})
+            return refuse("turn.length", N_("The tiles show {want}: turn exactly {want} markers, "
+                                            "not {got}."), "CG-4", want=state.total, got=len(line))
         for site in line:
             if state.sites[site] in TAKEN:
-                return Refusal(code="turn.gap", message=N_("Site {site} is already cleared; a line may not "
-                               "cross a gap."), rule="CG-8", params={"site": site})
+                return refuse("turn.gap", N_("Site {site} is already cleared; a line may not "
+                                             "cross a gap."), "CG-8", site=site)
         for site in line:
             if state.sites[site] == GOLD:
-                return Refusal(code="turn.gold", message=N_("Site {site} already shows gold; a line may not "
-                               "include gold."), rule="CG-4", params={"site": site})
+                return refuse("turn.gold", N_("Site {site} already shows gold; a line may not "
+                                              "include gold."), "CG-4", site=site)
         return None
 
     def _check_bury(self, state: ChinagoldState, action: Bury) -> Refusal | None:
         if state.phase == "throw":
-            return Refusal(code="bury.before_throw", message=N_("Throw the tiles first; burying replaces "
-                           "turning the thrown number."), rule="CG-5")
+            return refuse("bury.before_throw", N_("Throw the tiles first; burying replaces "
+                                                  "turning the thrown number."), "CG-5")
         if state.total is None:
-            return Refusal(code="bury.no_tiles", message=N_("No tiles are in play any more, so gold can no "
-                           "longer be buried."), rule="CG-11")
+            return refuse("bury.no_tiles", N_("No tiles are in play any more, so gold can no "
+                                              "longer be buried."), "CG-11")
         if not 0 <= action.site < len(state.sites):
-            return Refusal(code="bury.site", message=N_("There is no site {site} on this board."), rule="CG-1",
-                           params={"site": action.site})
+            return refuse("bury.site", N_("There is no site {site} on this board."), "CG-1", site=action.site)
         if state.sites[action.site] != GOLD:
-            return Refusal(code="bury.not_gold", message=N_("Site {site} shows no gold to bury."), rule="CG-5",
-                           params={"site": action.site})
+            return refuse("bury.not_gold", N_("Site {site} shows no gold to bury."), "CG-5", site=action.site)
         return None
 
     def _apply(self, state: ChinagoldState, action: ActionModel) -> tuple[ChinagoldState, list[Event]]:

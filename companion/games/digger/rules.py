@@ -13,7 +13,19 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
 
-from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
+from companion.engine.core import (
+    N_,
+    ActionModel,
+    DiceRefusals,
+    Event,
+    Game,
+    Prompt,
+    Refusal,
+    Setup,
+    Value,
+    check_dice,
+    refuse,
+)
 from companion.engine.errors import UserError
 from companion.engine.registry import register
 from companion.games.digger.cards import SCORING_COLOURS, Card, DiggerCardsLayout, load_cards
@@ -215,6 +227,11 @@ def _time_ups(waiting: tuple[str, ...], may_mark_stowed: bool) -> tuple[TimeUp, 
     return tuple(TimeUp(stowed=subset) for size in sizes for subset in combinations(waiting, size))  # type: ignore[arg-type]
 
 
+DICE = DiceRefusals(rule="DIG-2", count_code="roll.dice_count",
+                    count_message=N_("Roll all five dice at once, not {count}."), face_code="roll.bad_face",
+                    face_message=N_("A colour die has no face {face}; its faces are B Y R G W K."))
+
+
 def unique_colours(roll: tuple[str, ...]) -> tuple[str, ...]:
     """Stone colours that show on exactly one die (DIG-4)."""
     return tuple(colour for colour in COLOURS if roll.count(colour) == 1)
@@ -223,10 +240,6 @@ def unique_colours(roll: tuple[str, ...]) -> tuple[str, ...]:
 def may_rob(roll: tuple[str, ...]) -> bool:
     """Robbing needs black on exactly one die (DIG-6)."""
     return roll.count(BLACK) == 1
-
-
-def _refuse(code: str, rule: str, message: str, **params: object) -> Refusal:
-    return Refusal(code=code, rule=rule, message=message, params=params)
 
 
 @register
@@ -276,89 +289,78 @@ class Digger(Game[DiggerState, DiggerOptions]):
     # -- rules -------------------------------------------------------------------------------------
     def validate(self, state: DiggerState, action: ActionModel) -> Refusal | None:
         if state.over:
-            return _refuse("game.over", "DIG-13", N_("The game is over."))
+            return refuse("game.over", N_("The game is over."), "DIG-13")
         if isinstance(action, Roll):
-            return self._check_roll(action)
+            return check_dice(self.prompt(state), action.values, DICE)
         if isinstance(action, TimeUp):
             return self._check_time_up(state, action)
         if not state.roll:
-            return _refuse("turn.roll_first", "DIG-11",
-                           N_("{digger} has not rolled yet; a turn starts with a roll of all five dice."),
-                           digger=state.names[state.digger])
+            return refuse("turn.roll_first",
+                          N_("{digger} has not rolled yet; a turn starts with a roll of all five dice."), "DIG-11",
+                          digger=state.names[state.digger])
         if isinstance(action, Take):
             return self._check_claim(state, action.colour) or self._check_middle(state, action.colour)
         if isinstance(action, Rob):
             return self._check_claim(state, action.colour) or self._check_rob(state, action)
         if isinstance(action, Fumble):
             if state.rules.fumble_needs_black and not may_rob(state.roll):
-                return _refuse("fumble.not_robbing", "DIG-R3",
-                               N_("A fumble can only happen while robbing, and this roll does not allow robbing."))
+                return refuse("fumble.not_robbing",
+                              N_("A fumble can only happen while robbing, and this roll does not allow robbing."),
+                              "DIG-R3")
             return None
         return None  # Stop: always allowed once the turn has begun
-
-    @staticmethod
-    def _check_roll(action: Roll) -> Refusal | None:
-        if len(action.values) != DICE_COUNT:
-            return _refuse("roll.dice_count", "DIG-2", N_("Roll all five dice at once, not {count}."),
-                           count=len(action.values))
-        for value in action.values:
-            if value not in FACES:
-                return _refuse("roll.bad_face", "DIG-2",
-                               N_("A colour die has no face {face}; its faces are B Y R G W K."), face=value)
-        return None
 
     @staticmethod
     def _check_claim(state: DiggerState, colour: str) -> Refusal | None:
         """One stone per colour shown on exactly one die, once per roll (DIG-4, DIG-6)."""
         shown = state.roll.count(colour)
         if shown != 1:
-            return _refuse("claim.not_unique", "DIG-4",
-                           N_("{colour} shows on {count} dice; only a colour on exactly one die may be taken."),
-                           colour=COLOUR_NAMES[colour], count=shown)
+            return refuse("claim.not_unique",
+                          N_("{colour} shows on {count} dice; only a colour on exactly one die may be taken."), "DIG-4",
+                          colour=COLOUR_NAMES[colour], count=shown)
         if colour in state.claimed:
-            return _refuse("claim.already", "DIG-4",
-                           N_("A {colour} stone was already taken for this roll; roll again for another."),
-                           colour=COLOUR_NAMES[colour])
+            return refuse("claim.already",
+                          N_("A {colour} stone was already taken for this roll; roll again for another."), "DIG-4",
+                          colour=COLOUR_NAMES[colour])
         return None
 
     @staticmethod
     def _check_middle(state: DiggerState, colour: str) -> Refusal | None:
         if state.middle.count(colour) == 0:
-            return _refuse("take.none_left", "DIG-5", N_("No {colour} stone is left in the middle."),
-                           colour=COLOUR_NAMES[colour])
+            return refuse("take.none_left", N_("No {colour} stone is left in the middle."), "DIG-5",
+                          colour=COLOUR_NAMES[colour])
         return None
 
     @staticmethod
     def _check_rob(state: DiggerState, action: Rob) -> Refusal | None:
         if action.colour not in ROBBABLE:
-            return _refuse("rob.blue", "DIG-6", N_("Blue stones can never be robbed; take them from the middle."))
+            return refuse("rob.blue", N_("Blue stones can never be robbed; take them from the middle."), "DIG-6")
         if not may_rob(state.roll):
-            return _refuse("rob.no_black", "DIG-6",
-                           N_("Robbing needs black on exactly one die; it shows on {count}."),
-                           count=state.roll.count(BLACK))
+            return refuse("rob.no_black", N_("Robbing needs black on exactly one die; it shows on {count}."), "DIG-6",
+                          count=state.roll.count(BLACK))
         if not 0 <= action.victim < len(state.names):
-            return _refuse("rob.no_such_player", "DIG-6", N_("There is no seat {victim}."), victim=action.victim)
+            return refuse("rob.no_such_player", N_("There is no seat {victim}."), "DIG-6", victim=action.victim)
         if action.victim == state.digger:
-            return _refuse("rob.self", "DIG-6", N_("The digger cannot rob his own box."))
+            return refuse("rob.self", N_("The digger cannot rob his own box."), "DIG-6")
         if state.boxes[action.victim].count(action.colour) == 0:
-            return _refuse("rob.empty", "DIG-6", N_("{victim} has no {colour} stone to rob."),
-                           victim=state.names[action.victim], colour=COLOUR_NAMES[action.colour])
+            return refuse("rob.empty", N_("{victim} has no {colour} stone to rob."), "DIG-6",
+                          victim=state.names[action.victim], colour=COLOUR_NAMES[action.colour])
         return None
 
     @staticmethod
     def _check_time_up(state: DiggerState, action: TimeUp) -> Refusal | None:
         if not state.timer_running:
-            return _refuse("time_up.not_running", "DIG-12", N_("The sand timer is not running."))
+            return refuse("time_up.not_running", N_("The sand timer is not running."), "DIG-12")
         if action.stowed and not state.rules.time_up_keeps_stowed:
-            return _refuse("time_up.no_stowing", "DIG-R5",
-                           N_("With this house rule nothing counts as stowed when the sand runs out."))
+            return refuse("time_up.no_stowing",
+                          N_("With this house rule nothing counts as stowed when the sand runs out."), "DIG-R5")
         for colour in action.stowed:
             if state.waiting.count(colour) == 0:
-                return _refuse("time_up.nothing_to_stow", "DIG-12",
-                               N_("No {colour} stone is waiting, so none can have been stowed."),
-                               colour=COLOUR_NAMES[colour])
+                return refuse("time_up.nothing_to_stow",
+                              N_("No {colour} stone is waiting, so none can have been stowed."), "DIG-12",
+                              colour=COLOUR_NAMES[colour])
         if len(set(action.stowed)) != len(action.stowed):
-            return _refuse("time_up.repeated_colour", "DIG-12", N_("Name each stowed colour once."))
+            return refuse("time_up.repeated_colour", N_("Name each stowed colour once."), "DIG-12")
         return None
 
     # -- applying ----------------------------------------------------------------------------------

@@ -15,7 +15,21 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from companion.engine.core import N_, ActionModel, Event, FrozenDict, FrozenMap, Game, Prompt, Refusal, Setup, Value
+from companion.engine.core import (
+    N_,
+    ActionModel,
+    DiceRefusals,
+    Event,
+    FrozenDict,
+    FrozenMap,
+    Game,
+    Prompt,
+    Refusal,
+    Setup,
+    Value,
+    check_dice,
+    refuse,
+)
 from companion.engine.registry import register
 from companion.games.gold_connection.board import COUNTER_FIELDS, Vault, load_vault
 
@@ -31,6 +45,10 @@ PLUNDER_MINIMUM = 10
 DIE_FACES: tuple[str, ...] = ("1", "2", "3", "4", "5", "6")
 TWO_DICE = (DIE_FACES, DIE_FACES)
 BEST_ROLL = 12
+
+
+DICE = DiceRefusals(rule="GC-9", count_code="dice.count", count_message=N_("Roll both dice: two values, not {count}."),
+                    face_code="dice.impossible", face_message=N_("A die shows 1 to 6, not {value}."))
 
 
 def bar_colour(bar: str) -> str:
@@ -266,10 +284,6 @@ GoldConnectionAction = Annotated[EnterSafe | Roll | ChooseStart | PlaceArrow | M
                                  | UseChips | Sort, Field(discriminator="type")]
 
 
-def _refuse(code: str, message: str, rule: str, **params: Any) -> Refusal:
-    return Refusal(code=code, message=message, rule=rule, params=params)
-
-
 def _remove_bars(pile: tuple[str, ...], bars: tuple[str, ...]) -> tuple[str, ...]:
     left = list(pile)
     for bar in bars:
@@ -375,9 +389,9 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         expected = self._expects(state)
         if action.type not in expected:
             if state.phase == "over":
-                return _refuse("game.over", N_("The game is over."), "GC-18")
-            return _refuse("action.not_now", N_("Not now: the table expects {expected}."), self._phase_rule(state),
-                           expected=", ".join(expected), action=action.type)
+                return refuse("game.over", N_("The game is over."), "GC-18")
+            return refuse("action.not_now", N_("Not now: the table expects {expected}."), self._phase_rule(state),
+                          expected=", ".join(expected), action=action.type)
         check = getattr(self, f"_check_{action.type}")
         return check(state, action)  # type: ignore[no-any-return]
 
@@ -406,47 +420,41 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
 
     def _check_enter_safe(self, state: GoldConnectionState, action: EnterSafe) -> Refusal | None:
         if action.safe not in state.safes:
-            return _refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=action.safe)
+            return refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=action.safe)
         if state.safes[action.safe]:
-            return _refuse("setup.safe_filled", N_("Safe {safe} is already filled; undo to correct it."), "GC-2",
-                           safe=action.safe)
+            return refuse("setup.safe_filled", N_("Safe {safe} is already filled; undo to correct it."), "GC-2",
+                          safe=action.safe)
         if len(action.bars) != BARS_PER_SAFE:
-            return _refuse("setup.six_bars", N_("Every safe starts with exactly 6 bars, not {count}."), "GC-2",
-                           count=len(action.bars))
+            return refuse("setup.six_bars", N_("Every safe starts with exactly 6 bars, not {count}."), "GC-2",
+                          count=len(action.bars))
         for bar in action.bars:
             if not is_bar(bar):
-                return _refuse("bar.unknown", N_("{bar} is not a gold bar (colour B, G, R or Y and a number 1-6)."),
-                               "GC-2", bar=bar)
+                return refuse("bar.unknown", N_("{bar} is not a gold bar (colour B, G, R or Y and a number 1-6)."),
+                              "GC-2", bar=bar)
         laid = Counter(bar for bars in state.safes.values() for bar in bars)
         wanted = Counter(action.bars)
         for bar, count in wanted.items():
             if laid[bar] + count > ALL_BARS.count(bar):
-                return _refuse("setup.too_many", N_("The game has only {available} of bar {bar}."), "GC-2",
-                               bar=bar, available=ALL_BARS.count(bar))
+                return refuse("setup.too_many", N_("The game has only {available} of bar {bar}."), "GC-2",
+                              bar=bar, available=ALL_BARS.count(bar))
         return None
 
     def _check_roll(self, state: GoldConnectionState, action: Roll) -> Refusal | None:
-        if len(action.values) != 2:
-            return _refuse("dice.count", N_("Roll both dice: two values, not {count}."), "GC-9",
-                           count=len(action.values))
-        for value in action.values:
-            if not 1 <= value <= 6:
-                return _refuse("dice.impossible", N_("A die shows 1 to 6, not {value}."), "GC-9", value=value)
-        return None
+        return check_dice(self.prompt(state), action.values, DICE)
 
     def _check_choose_start(self, state: GoldConnectionState, action: ChooseStart) -> Refusal | None:
         assert state.start_roll is not None
         number = self.vault.numbers.get(action.safe)
         allowed = self.start_numbers(state)
         if action.safe not in state.safes:
-            return _refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=action.safe)
+            return refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=action.safe)
         if state.stone_owner(action.safe) is not None:
-            return _refuse("start.taken", N_("Safe {safe} already has a robber stone."), "GC-4", safe=action.safe)
+            return refuse("start.taken", N_("Safe {safe} already has a robber stone."), "GC-4", safe=action.safe)
         if number not in allowed:
             first, second = state.start_roll
-            return _refuse("start.not_rolled", N_("With {first} and {second} the start safe is number {first}, "
-                                                  "{second} or {sum}."), "GC-4",
-                           first=first, second=second, sum=first + second, safe=action.safe)
+            return refuse("start.not_rolled", N_("With {first} and {second} the start safe is number {first}, "
+                                                 "{second} or {sum}."), "GC-4",
+                          first=first, second=second, sum=first + second, safe=action.safe)
         return None
 
     def _check_place_arrow(self, state: GoldConnectionState, action: PlaceArrow) -> Refusal | None:
@@ -458,12 +466,12 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
 
     def _step_refusal(self, here: str, there: str, rule: str) -> Refusal:
         if there not in self.vault.numbers:
-            return _refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=there)
+            return refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=there)
         walls = {frozenset(wall) for wall in self.vault.layout.walls}
         if frozenset((here, there)) in walls:
-            return _refuse("move.wall", N_("A wall stands between {here} and {there}."), "GC-7",
-                           here=here, there=there)
-        return _refuse("move.not_adjacent", N_("{there} is not next to {here}."), rule, here=here, there=there)
+            return refuse("move.wall", N_("A wall stands between {here} and {there}."), "GC-7",
+                          here=here, there=there)
+        return refuse("move.not_adjacent", N_("{there} is not next to {here}."), rule, here=here, there=there)
 
     def first_steps(self, state: GoldConnectionState) -> tuple[str, ...]:
         """Where the next move may start: the arrow's heading, or on a choice point where the turn goes on
@@ -479,45 +487,45 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         robber = state.robbers[state.current]
         assert robber.arrow is not None and robber.heading is not None
         if not action.path:
-            return _refuse("move.at_least_one", N_("Move the arrow at least one field."), "GC-7")
+            return refuse("move.at_least_one", N_("Move the arrow at least one field."), "GC-7")
         firsts = self.first_steps(state)
         if action.path[0] not in firsts:
             if action.path[0] in self.vault.neighbours[robber.arrow]:
-                return _refuse("move.against_arrow", N_("Move in the arrow's direction, towards {heading}."), "GC-7",
-                               heading=" / ".join(firsts))
+                return refuse("move.against_arrow", N_("Move in the arrow's direction, towards {heading}."), "GC-7",
+                              heading=" / ".join(firsts))
             return self._step_refusal(robber.arrow, action.path[0], "GC-7")
         came, here = robber.arrow, action.path[0]
         for step in action.path[1:]:
             if step not in self.vault.neighbours[here]:
                 return self._step_refusal(here, step, "GC-7")
             if step == came:
-                return _refuse("move.reverse", N_("No turning back: from {here} the arrow cannot return to {there}."),
-                               "GC-7", here=here, there=step)
+                return refuse("move.reverse", N_("No turning back: from {here} the arrow cannot return to {there}."),
+                              "GC-7", here=here, there=step)
             came, here = here, step
         exits = self.vault.exits(here, came)
         if self.vault.is_choice_point(here):
             if action.heading is None:
-                return _refuse("move.heading_needed", N_("{safe} is a choice point: say where the arrow points "
-                                                         "next ({options})."), "GC-7",
-                               safe=here, options=", ".join(exits))
+                return refuse("move.heading_needed", N_("{safe} is a choice point: say where the arrow points "
+                                                        "next ({options})."), "GC-7",
+                              safe=here, options=", ".join(exits))
             if action.heading not in exits:
-                return _refuse("move.bad_heading", N_("From {safe} the arrow can point to {options}, not "
-                                                      "{heading}."), "GC-7",
-                               safe=here, options=", ".join(exits), heading=action.heading)
+                return refuse("move.bad_heading", N_("From {safe} the arrow can point to {options}, not "
+                                                     "{heading}."), "GC-7",
+                              safe=here, options=", ".join(exits), heading=action.heading)
         elif action.heading is not None and action.heading != exits[0]:
-            return _refuse("move.no_choice", N_("Only the unnumbered safes allow a choice of direction; at {safe} "
-                                                "the arrow points to {heading}."), "GC-7",
-                           safe=here, heading=exits[0])
+            return refuse("move.no_choice", N_("Only the unnumbered safes allow a choice of direction; at {safe} "
+                                               "the arrow points to {heading}."), "GC-7",
+                          safe=here, heading=exits[0])
         return None
 
     def _need_fresh_move(self, state: GoldConnectionState) -> Refusal | None:
         if state.moved:
             return None
         if state.last_success == "plunder":
-            return _refuse("plunder.move_on", N_("After a successful plunder you must move on."), "GC-17")
+            return refuse("plunder.move_on", N_("After a successful plunder you must move on."), "GC-17")
         if state.last_success == "loot":
-            return _refuse("turn.move_first", N_("To go on looting, move the arrow first."), "GC-11")
-        return _refuse("move.at_least_one", N_("Move the arrow at least one field first."), "GC-7")
+            return refuse("turn.move_first", N_("To go on looting, move the arrow first."), "GC-11")
+        return refuse("move.at_least_one", N_("Move the arrow at least one field first."), "GC-7")
 
     def _check_loot(self, state: GoldConnectionState, action: Loot) -> Refusal | None:
         if (refusal := self._need_fresh_move(state)) is not None:
@@ -527,50 +535,50 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         assert safe is not None
         owner = state.stone_owner(safe)
         if owner is not None and owner != state.current:
-            return _refuse("loot.occupied", N_("{owner}'s robber stone stands on {safe}: it cannot be looted."),
-                           "GC-8", owner=state.names[owner], safe=safe)
+            return refuse("loot.occupied", N_("{owner}'s robber stone stands on {safe}: it cannot be looted."),
+                          "GC-8", owner=state.names[owner], safe=safe)
         if safe == state.turn_start:
-            return _refuse("loot.start_safe", N_("{safe} is where this turn began; it cannot be looted."), "GC-8",
-                           safe=safe)
+            return refuse("loot.start_safe", N_("{safe} is where this turn began; it cannot be looted."), "GC-8",
+                          safe=safe)
         if safe in state.looted:
-            return _refuse("loot.twice", N_("{safe} was already looted this turn."), "GC-8", safe=safe)
+            return refuse("loot.twice", N_("{safe} was already looted this turn."), "GC-8", safe=safe)
         if not action.bars:
-            return _refuse("loot.no_bars", N_("Name at least one bar to loot, or stop."), "GC-8")
+            return refuse("loot.no_bars", N_("Name at least one bar to loot, or stop."), "GC-8")
         available = Counter(state.safes[safe])
         for bar, count in Counter(action.bars).items():
             if available[bar] < count:
-                return _refuse("loot.bar_not_in_safe", N_("Bar {bar} is not in safe {safe}."), "GC-8",
-                               bar=bar, safe=safe)
+                return refuse("loot.bar_not_in_safe", N_("Bar {bar} is not in safe {safe}."), "GC-8",
+                              bar=bar, safe=safe)
         return None
 
     def _check_plunder(self, state: GoldConnectionState, action: Plunder) -> Refusal | None:
         if (refusal := self._need_fresh_move(state)) is not None:
             return refusal
         if not 0 <= action.victim < len(state.robbers) or action.victim == state.current:
-            return _refuse("plunder.victim", N_("Choose another player's box to plunder."), "GC-16",
-                           victim=action.victim)
+            return refuse("plunder.victim", N_("Choose another player's box to plunder."), "GC-16",
+                          victim=action.victim)
         robber = state.robbers[state.current]
         victim = state.robbers[action.victim]
         name = state.names[action.victim]
         if victim.stone != robber.arrow:
-            return _refuse("plunder.not_there", N_("Stop on {victim}'s robber stone to plunder that box."), "GC-16",
-                           victim=name)
+            return refuse("plunder.not_there", N_("Stop on {victim}'s robber stone to plunder that box."), "GC-16",
+                          victim=name)
         if victim.bar_count() < PLUNDER_MINIMUM:
-            return _refuse("plunder.too_few", N_("{victim}'s box holds {count} bars; it takes at least 10 to "
-                                                 "plunder it."), "GC-16", victim=name, count=victim.bar_count())
+            return refuse("plunder.too_few", N_("{victim}'s box holds {count} bars; it takes at least 10 to "
+                                                "plunder it."), "GC-16", victim=name, count=victim.bar_count())
         if action.victim in state.plundered:
-            return _refuse("plunder.twice", N_("{victim}'s box was already plundered this turn."), "GC-16",
-                           victim=name)
+            return refuse("plunder.twice", N_("{victim}'s box was already plundered this turn."), "GC-16",
+                          victim=name)
         if not action.take or not any(action.take.values()):
-            return _refuse("plunder.no_bars", N_("Name at least one bar to take."), "GC-16")
+            return refuse("plunder.no_bars", N_("Name at least one bar to take."), "GC-16")
         for row, count in action.take.items():
             if row not in victim.rows:
-                return _refuse("plunder.unknown_row", N_("{victim}'s box has no row {row}."), "GC-16",
-                               victim=name, row=row)
+                return refuse("plunder.unknown_row", N_("{victim}'s box has no row {row}."), "GC-16",
+                              victim=name, row=row)
             if not 1 <= count <= len(victim.rows[row]):
-                return _refuse("plunder.row_count", N_("Row {row} holds {length} bars; take 1 to {length} from "
-                                                       "its top, not {count}."), "GC-16",
-                               row=row, length=len(victim.rows[row]), count=count)
+                return refuse("plunder.row_count", N_("Row {row} holds {length} bars; take 1 to {length} from "
+                                                      "its top, not {count}."), "GC-16",
+                              row=row, length=len(victim.rows[row]), count=count)
         return None
 
     def _check_stop(self, state: GoldConnectionState, action: Stop) -> Refusal | None:
@@ -580,23 +588,23 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         assert safe is not None
         owner = state.stone_owner(safe)
         if owner is not None and owner != state.current:
-            return _refuse("stop.occupied", N_("{owner}'s robber stone stands on {safe}: a turn cannot end there."),
-                           "GC-14", owner=state.names[owner], safe=safe)
+            return refuse("stop.occupied", N_("{owner}'s robber stone stands on {safe}: a turn cannot end there."),
+                          "GC-14", owner=state.names[owner], safe=safe)
         return None
 
     def _check_end_turn(self, state: GoldConnectionState, action: EndTurn) -> Refusal | None:
         if state.last_success == "plunder" and not state.moved:
-            return _refuse("plunder.move_on", N_("After a successful plunder you must move on."), "GC-17")
+            return refuse("plunder.move_on", N_("After a successful plunder you must move on."), "GC-17")
         if state.last_success != "loot" or state.moved:
-            return _refuse("end.needs_roll", N_("A turn ends freely only right after a successful loot; "
-                                                "otherwise stop and roll at least the distance."), "GC-14")
+            return refuse("end.needs_roll", N_("A turn ends freely only right after a successful loot; "
+                                               "otherwise stop and roll at least the distance."), "GC-14")
         return None
 
     def _check_use_chips(self, state: GoldConnectionState, action: UseChips) -> Refusal | None:
         shortfall = self._shortfall(state)
         if action.count not in (0, shortfall):
-            return _refuse("chips.exact", N_("Spend exactly {shortfall} chips to reach the target, or none."),
-                           "GC-10", shortfall=shortfall, count=action.count)
+            return refuse("chips.exact", N_("Spend exactly {shortfall} chips to reach the target, or none."),
+                          "GC-10", shortfall=shortfall, count=action.count)
         return None
 
     def _check_sort(self, state: GoldConnectionState, action: Sort) -> Refusal | None:
@@ -605,26 +613,26 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         lengths = {row: len(numbers) for row, numbers in robber.rows.items()}
         for row, numbers in action.rows.items():
             if row not in robber.rows:
-                return _refuse("sort.unknown_row", N_("Your box has no row {row}."), "GC-13", row=row)
+                return refuse("sort.unknown_row", N_("Your box has no row {row}."), "GC-13", row=row)
             for number in numbers:
                 bar = f"{row[0]}{number}"
                 if tray[bar] == 0:
-                    return _refuse("sort.not_in_tray", N_("Bar {bar} is not in your tray."), "GC-13", bar=bar)
+                    return refuse("sort.not_in_tray", N_("Bar {bar} is not in your tray."), "GC-13", bar=bar)
                 tray[bar] -= 1
             expected = list(range(lengths[row] + 1, lengths[row] + 1 + len(numbers)))
             if sorted(numbers) != expected:
-                return _refuse("sort.order", N_("Row {row} holds {length} bars; the next ones must be "
-                                                "{expected}."), "GC-13",
-                               row=row, length=lengths[row], expected=", ".join(map(str, expected)) or "-")
+                return refuse("sort.order", N_("Row {row} holds {length} bars; the next ones must be "
+                                               "{expected}."), "GC-13",
+                              row=row, length=lengths[row], expected=", ".join(map(str, expected)) or "-")
             if lengths[row] + len(numbers) > row_capacity(row):
-                return _refuse("sort.full", N_("Row {row} holds at most {capacity} bars."), "GC-13",
-                               row=row, capacity=row_capacity(row))
+                return refuse("sort.full", N_("Row {row} holds at most {capacity} bars."), "GC-13",
+                              row=row, capacity=row_capacity(row))
             lengths[row] += len(numbers)
         for bar, count in tray.items():
             if count and any(row[0] == bar_colour(bar) and lengths[row] == bar_number(bar) - 1
                              and bar_number(bar) <= row_capacity(row) for row in robber.rows):
-                return _refuse("sort.must_place", N_("Bar {bar} fits a row; only bars that fit nowhere go back."),
-                               "GC-13", bar=bar)
+                return refuse("sort.must_place", N_("Bar {bar} fits a row; only bars that fit nowhere go back."),
+                              "GC-13", bar=bar)
         return None
 
     # -- applying ----------------------------------------------------------------------------------
@@ -993,7 +1001,6 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             return Prompt(player=seat, expects=("roll",), dice=TWO_DICE, roll_action="roll", params=who,
                           message=N_("{player}: roll both dice for your robber stone's start safe."))
         if phase == "start_choose":
-            first, second = state.start_roll or (0, 0)
             options = ", ".join(str(n) for n in self.start_numbers(state))
             return Prompt(player=seat, expects=("choose_start",), params=who | {"options": options},
                           message=N_("{player}: put your robber stone on safe {options}."))

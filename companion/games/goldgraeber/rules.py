@@ -13,7 +13,19 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
+from companion.engine.core import (
+    N_,
+    ActionModel,
+    DiceRefusals,
+    Event,
+    Game,
+    Prompt,
+    Refusal,
+    Setup,
+    Value,
+    check_dice,
+    refuse,
+)
 from companion.engine.registry import register
 from companion.games.goldgraeber.board import HEX_DIRECTIONS, Board, hex_rgb, load_board
 from companion.games.goldgraeber.movement import reachable
@@ -26,6 +38,9 @@ CHIP_POOL: tuple[int, ...] = (8, 10, 12, 10, 8, 1, 3, 4, 5, 3)
 CAPTURED_ROBBER_POINTS = 2
 DIE_FACES: tuple[str, ...] = ("L", "2", "3", "4", "5", "6")
 LOCOMOTIVE = "L"
+DICE = DiceRefusals(rule="GG-2", count_code="roll.count",
+                    count_message=N_("Goldgräber is played with one die, not {count}."), face_code="roll.face",
+                    face_message=N_("{face} is not a face of the die (L, 2-6)."))
 #: Chip kinds as words in messages (marked so translators see them).
 CHIP_WORDS: dict[str, str] = {"gold": N_("gold"), "robber": N_("robber")}
 
@@ -189,10 +204,6 @@ def assign_houses(player_colours: list[str], house_colours: tuple[str, ...]) -> 
     return tuple(claimed[seat] if seat in claimed else next(left) for seat in range(len(player_colours)))
 
 
-def _refuse(code: str, message: str, rule: str, **params: Any) -> Refusal:
-    return Refusal(code=code, message=message, rule=rule, params=params)
-
-
 @register
 class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
     """The rules of Goldgräber."""
@@ -283,60 +294,60 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         board = self.board
         seat = state.actor
         if target not in board.index:
-            return _refuse("move.unknown_field", N_("There is no field {field} on this board."), "GG-3",
-                           field=target)
+            return refuse("move.unknown_field", N_("There is no field {field} on this board."), "GG-3",
+                          field=target)
         index = board.index[target]
         kind = board.types[index]
         params = {"field": target, "steps": state.steps}
         if kind == "lake":
-            return _refuse("move.lake", N_("{field} is water: the lakes can only be crossed by raft."), "GG-15",
-                           **params)
+            return refuse("move.lake", N_("{field} is water: the lakes can only be crossed by raft."), "GG-15",
+                          **params)
         if kind == "house" and index != board.houses[state.houses[seat]]:
-            return _refuse("move.other_house", N_("{field} is another player's house."), "GG-5", **params)
+            return refuse("move.other_house", N_("{field} is another player's house."), "GG-5", **params)
         if index == board.rail[state.locomotive] and state.options.locomotive_field == "closed":
-            return _refuse("move.locomotive", N_("The locomotive stands on {field}; it may not be entered."),
-                           "GG-4", **params)
+            return refuse("move.locomotive", N_("The locomotive stands on {field}; it may not be entered."),
+                          "GG-4", **params)
         if target in state.rafts and target in state.figures and state.figures[seat] != target:
-            return _refuse("move.raft_taken", N_("The raft on {field} already carries a figure."), "GG-15",
-                           **params)
+            return refuse("move.raft_taken", N_("The raft on {field} already carries a figure."), "GG-15",
+                          **params)
         if target in state.rafts and target == state.figures[seat]:
-            return _refuse("move.raft_again", N_("A figure on a raft must leave it over land."), "GG-15", **params)
+            return refuse("move.raft_again", N_("A figure on a raft must leave it over land."), "GG-15", **params)
         start = board.index[state.figures[seat]]
         if index in self.walk_ends(state, seat, start, state.steps, train_open=True):
-            return _refuse("move.past_locomotive", N_("{field} can only be reached by passing the locomotive."),
-                           "GG-4", **params)
+            return refuse("move.past_locomotive", N_("{field} can only be reached by passing the locomotive."),
+                          "GG-4", **params)
         literal = state.options.shuttle == "two_fields_only"
         if not literal and index in self.walk_ends(state, seat, start, state.steps, back_steps=True):
-            return _refuse("move.shuttle", N_("{field} can only be reached by stepping straight back: no going "
-                                              "back and forth."), "GG-20", **params)
+            return refuse("move.shuttle", N_("{field} can only be reached by stepping straight back: no going "
+                                             "back and forth."), "GG-20", **params)
         if literal and (index == start if state.steps % 2 == 0 else index in board.neighbours[start]):
-            return _refuse("move.shuttle", N_("{field} can only be reached by going back and forth between two "
-                                              "fields."), "GG-20", **params)
+            return refuse("move.shuttle", N_("{field} can only be reached by going back and forth between two "
+                                             "fields."), "GG-20", **params)
         if kind == "house":
-            return _refuse("move.house_count", N_("Your house is entered only through its door and with the "
-                                                  "exact count; {steps} does not get there."), "GG-5", **params)
+            return refuse("move.house_count", N_("Your house is entered only through its door and with the "
+                                                 "exact count; {steps} does not get there."), "GG-5", **params)
         if self._through_the_wall(state, start, index):
-            return _refuse("move.house_wall", N_("Your house is left only through its door; {field} cannot be "
-                                                 "reached that way with exactly {steps}."), "GG-5", **params)
+            return refuse("move.house_wall", N_("Your house is left only through its door; {field} cannot be "
+                                                "reached that way with exactly {steps}."), "GG-5", **params)
         if state.phase == "away":
             after = "GG-13" if state.defender is not None else "GG-10"
-            return _refuse("move.away_count", N_("After the fight the figure moves away exactly {steps} fields; "
-                                                 "{field} is not one of them."), after, **params)
-        return _refuse("move.not_reachable", N_("{field} cannot be reached with exactly {steps} steps."), "GG-3",
-                       **params)
+            return refuse("move.away_count", N_("After the fight the figure moves away exactly {steps} fields; "
+                                                "{field} is not one of them."), after, **params)
+        return refuse("move.not_reachable", N_("{field} cannot be reached with exactly {steps} steps."), "GG-3",
+                      **params)
 
     # -- validation --------------------------------------------------------------------------------
     def validate(self, state: GoldgraeberState, action: ActionModel) -> Refusal | None:
         if state.phase == "over":
-            return _refuse("game.over", N_("The game is over."), "GG-17")
+            return refuse("game.over", N_("The game is over."), "GG-17")
         expected = self._expects(state)
         if isinstance(action, Look) and state.phase == "roll":
             return self._validate_look(state)
         if action.type not in expected:
-            return _refuse("action.not_now", N_("Now expected: {expected}, not {got}."), "GG-1",
-                           expected=", ".join(expected), got=action.type)
+            return refuse("action.not_now", N_("Now expected: {expected}, not {got}."), "GG-1",
+                          expected=", ".join(expected), got=action.type)
         if isinstance(action, Roll):
-            return self._validate_roll(action)
+            return self._validate_roll(state, action)
         if isinstance(action, Move):
             if action.to not in self.destinations(state):
                 return self._why_not_reachable(state, action.to)
@@ -347,25 +358,20 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             return self._validate_raft(state, action)
         return None
 
-    def _validate_roll(self, action: Roll) -> Refusal | None:
-        if len(action.values) != 1:
-            return _refuse("roll.count", N_("Goldgräber is played with one die, not {count}."), "GG-2",
-                           count=len(action.values))
-        face = action.values[0]
-        if face == "1":
-            return _refuse("roll.one", N_("The die has no 1: that face shows the locomotive (L)."), "GG-2")
-        if face not in DIE_FACES:
-            return _refuse("roll.face", N_("{face} is not a face of the die (L, 2-6)."), "GG-2", face=face)
-        return None
+    def _validate_roll(self, state: GoldgraeberState, action: Roll) -> Refusal | None:
+        refusal = check_dice(self.prompt(state), action.values, DICE)
+        if refusal is not None and refusal.code == "roll.face" and refusal.params["face"] == "1":
+            return refuse("roll.one", N_("The die has no 1: that face shows the locomotive (L)."), "GG-2")
+        return refusal
 
     def _validate_reveal(self, state: GoldgraeberState, action: Reveal) -> Refusal | None:
         if not 1 <= action.value <= 5:
-            return _refuse("reveal.value", N_("Chips show 1 to 5, not {value}."), "GG-8", value=action.value)
+            return refuse("reveal.value", N_("Chips show 1 to 5, not {value}."), "GG-8", value=action.value)
         kind = f"{'G' if action.chip == 'gold' else 'R'}{action.value}"
         if state.unseen[CHIP_KINDS.index(kind)] == 0:
-            return _refuse("reveal.none_left", N_("No {chip} chip of value {value} can still be face down: all "
-                                                  "of them have been turned already."), "GG-8",
-                           chip=CHIP_WORDS[action.chip], value=action.value)
+            return refuse("reveal.none_left", N_("No {chip} chip of value {value} can still be face down: all "
+                                                 "of them have been turned already."), "GG-8",
+                          chip=CHIP_WORDS[action.chip], value=action.value)
         return None
 
     def _validate_raft(self, state: GoldgraeberState, action: Raft) -> Refusal | None:
@@ -373,24 +379,24 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         here = board.index[state.figures[state.actor]]
         target = board.index.get(action.to)
         if target is None or board.lake_of_shore.get(target) != board.lake_of_shore[here]:
-            return _refuse("raft.other_lake", N_("{field} is not on the shore of this lake."), "GG-15",
-                           field=action.to)
+            return refuse("raft.other_lake", N_("{field} is not on the shore of this lake."), "GG-15",
+                          field=action.to)
         if action.to == state.figures[state.actor]:
-            return _refuse("raft.stay", N_("The raft must be taken to another shore field."), "GG-15",
-                           field=action.to)
+            return refuse("raft.stay", N_("The raft must be taken to another shore field."), "GG-15",
+                          field=action.to)
         if action.to in state.rafts:
-            return _refuse("raft.occupied", N_("Another raft already lies at {field}."), "GG-15", field=action.to)
+            return refuse("raft.occupied", N_("Another raft already lies at {field}."), "GG-15", field=action.to)
         if action.to in state.figures:
-            return _refuse("raft.figure", N_("A figure stands on {field}; rafts carry one figure and nobody "
-                                             "brawls on a raft."), "GG-14", field=action.to)
+            return refuse("raft.figure", N_("A figure stands on {field}; rafts carry one figure and nobody "
+                                            "brawls on a raft."), "GG-14", field=action.to)
         return None
 
     def _validate_look(self, state: GoldgraeberState) -> Refusal | None:
         if not self._look_enabled(state):
-            return _refuse("look.off", N_("Looking at chips instead of rolling is a variant that is not in "
-                                          "play."), "GG-19")
+            return refuse("look.off", N_("Looking at chips instead of rolling is a variant that is not in "
+                                         "play."), "GG-19")
         if not self._chips_next_to(state, state.current):
-            return _refuse("look.nothing", N_("There is no face-down chip next to your figure."), "GG-19")
+            return refuse("look.nothing", N_("There is no face-down chip next to your figure."), "GG-19")
         return None
 
     # -- what is due -------------------------------------------------------------------------------
