@@ -8,8 +8,8 @@ match the board.  Internally masks (one bit per site) make the checks cheap.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -19,6 +19,8 @@ from companion.engine.core import (
     DiceRefusals,
     Event,
     Game,
+    Handler,
+    PhaseRule,
     Prompt,
     Refusal,
     Setup,
@@ -97,6 +99,15 @@ class ChinagoldState(Value):
 DICE = DiceRefusals(rule="CG-3", count_code="throw.count",
                     count_message=N_("{want} tiles are in play but {got} values were given."), face_code="throw.face",
                     face_message=N_("Tile {tile} has no side {value}."))
+
+
+def _throw_not_now(state: ChinagoldState) -> Refusal:
+    """A throw while the line is due: none when no tiles are left (CG-11), else already thrown (CG-3)."""
+    if not state.tiles:
+        return refuse("throw.no_tiles", N_("No tiles are in play any more: turn one marker or two neighbouring "
+                                           "ones."), "CG-11")
+    return refuse("throw.not_now", N_("The tiles were already thrown this turn ({total})."), "CG-3",
+                  total=state.total)
 
 
 def tiles_for(g: Grid, hidden: int) -> tuple[str, ...]:
@@ -186,28 +197,15 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
 
     # -- rules -----------------------------------------------------------------------------------------
     def validate(self, state: ChinagoldState, action: ActionModel) -> Refusal | None:
-        if state.phase == "over":
-            return refuse("game.over", N_("The game is over."), "CG-13")
-        if isinstance(action, Throw):
-            return self._check_throw(state, action)
-        if isinstance(action, Turn):
-            return self._check_turn(state, action)
-        if isinstance(action, Bury):
-            return self._check_bury(state, action)
-        return refuse("action.unknown", N_("Chinagold has no action {type}."), "CG-2", type=action.type)
+        """The phase table and the action's handler (Game.validate); an action of another game is named."""
+        if type(action) not in self.handlers and state.phase != "over":
+            return refuse("action.unknown", N_("Chinagold has no action {type}."), "CG-2", type=action.type)
+        return super().validate(state, action)
 
     def _check_throw(self, state: ChinagoldState, action: Throw) -> Refusal | None:
-        if not state.tiles:
-            return refuse("throw.no_tiles", N_("No tiles are in play any more: turn one marker "
-                                               "or two neighbouring ones."), "CG-11")
-        if state.phase != "throw":
-            return refuse("throw.not_now", N_("The tiles were already thrown this turn ({total})."),
-                          "CG-3", total=state.total)
         return check_dice(self.prompt(state), action.values, DICE, tile=state.tiles)
 
     def _check_turn(self, state: ChinagoldState, action: Turn) -> Refusal | None:
-        if state.phase == "throw":
-            return refuse("turn.before_throw", N_("Throw the tiles first."), "CG-3")
         board = self.board(state)
         for site in (action.start, action.end):
             if not 0 <= site < board.size:
@@ -234,9 +232,6 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
         return None
 
     def _check_bury(self, state: ChinagoldState, action: Bury) -> Refusal | None:
-        if state.phase == "throw":
-            return refuse("bury.before_throw", N_("Throw the tiles first; burying replaces "
-                                                  "turning the thrown number."), "CG-5")
         if state.total is None:
             return refuse("bury.no_tiles", N_("No tiles are in play any more, so gold can no "
                                               "longer be buried."), "CG-11")
@@ -246,12 +241,14 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
             return refuse("bury.not_gold", N_("Site {site} shows no gold to bury."), "CG-5", site=action.site)
         return None
 
-    def _apply(self, state: ChinagoldState, action: ActionModel) -> tuple[ChinagoldState, list[Event]]:
-        if isinstance(action, Throw):
-            total = sum(action.values)
-            event = Event(kind="throw", message=N_("{role} throws {total}."),
-                          params={"role": ROLE_NAMES[state.to_move], "total": total})
-            return state.evolve(phase="move", thrown=action.values, total=total), [event]
+    def _apply_throw(self, state: ChinagoldState, action: Throw) -> tuple[ChinagoldState, list[Event]]:
+        total = sum(action.values)
+        event = Event(kind="throw", message=N_("{role} throws {total}."),
+                      params={"role": ROLE_NAMES[state.to_move], "total": total})
+        return state.evolve(phase="move", thrown=action.values, total=total), [event]
+
+    def _apply_site(self, state: ChinagoldState, action: Turn | Bury) -> tuple[ChinagoldState, list[Event]]:
+        """Turn a line or bury a gold, resolve captures, hand over (CG-4 ... CG-8)."""
         board = self.board(state)
         sites = list(state.sites)
         events: list[Event] = []
@@ -295,36 +292,52 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
                   "phase": "over" if over else ("throw" if tiles else "move"), "turn": state.turn + 1}
         return state.evolve(**update), events
 
-    def legal_actions(self, state: ChinagoldState) -> list[ActionModel] | None:
-        """Every turn and bury allowed now (throws are chance: None while the tiles are due)."""
-        if state.phase != "move":
-            return None
+    def _turns(self, state: ChinagoldState) -> list[Turn]:
+        """Every line of unturned markers the throw (or the free move) allows."""
         board = self.board(state)
         hidden = site_mask(state.sites, HIDDEN)
         lengths = (state.total,) if state.total is not None else tuple(range(1, FREE_MOVE_MAX + 1))
-        actions: list[ActionModel] = []
-        for length in lengths:
-            for mask, start, end in board.grid.lines[length]:
-                if mask & hidden == mask:
-                    actions.append(Turn(start=start, end=end))
-        if state.total is not None:
-            actions += [Bury(site=site) for site in sites_of(site_mask(state.sites, GOLD))]
-        return actions
+        return [Turn(start=start, end=end) for length in lengths
+                for mask, start, end in board.grid.lines[length] if mask & hidden == mask]
+
+    def _buries(self, state: ChinagoldState) -> list[Bury]:
+        return [Bury(site=site) for site in sites_of(site_mask(state.sites, GOLD))]
+
+    def legal_actions(self, state: ChinagoldState) -> list[ActionModel] | None:
+        """Every turn and bury allowed now (throws are chance: None while the tiles are due)."""
+        return self.listed_actions(state)
 
     def prompt(self, state: ChinagoldState) -> Prompt:
-        role = ROLE_NAMES[state.to_move]
+        role = {"role": ROLE_NAMES[state.to_move]}
+        player, expects = self.phase_player(state, state.to_move), self.expects(state)
         if state.phase == "over":
-            return Prompt(player=None, expects=(), message=N_("The game is over."))
+            return Prompt(player=player, expects=expects, message=N_("The game is over."))
         if state.phase == "throw":
-            return Prompt(player=state.to_move, expects=("throw",), message=N_("{role}: throw the tiles."),
-                          params={"role": role},
+            return Prompt(player=player, expects=expects, message=N_("{role}: throw the tiles."), params=role,
                           dice=tuple(tuple(str(face) for face in TILE_FACES[tile]) for tile in state.tiles),
                           roll_action="throw")
         if state.total is None:
-            return Prompt(player=state.to_move, expects=("turn",), message=N_("{role}: turn one marker or two "
-                          "neighbouring ones."), params={"role": role})
-        return Prompt(player=state.to_move, expects=("turn", "bury"), message=N_("{role}: turn {total} markers "
-                      "in a straight line, or bury one gold."), params={"role": role, "total": state.total})
+            return Prompt(player=player, expects=expects, message=N_("{role}: turn one marker or two "
+                          "neighbouring ones."), params=role)
+        return Prompt(player=player, expects=expects, message=N_("{role}: turn {total} markers "
+                      "in a straight line, or bury one gold."), params=role | {"total": state.total})
+
+    # The phase table (CG-3 ... CG-5, CG-11, CG-13) and the handler per action.
+    phases: ClassVar[Mapping[str, PhaseRule]] = {
+        "throw": PhaseRule(allows=("throw",), rule="CG-3", refusals={
+            "turn": lambda state: refuse("turn.before_throw", N_("Throw the tiles first."), "CG-3"),
+            "bury": lambda state: refuse("bury.before_throw", N_("Throw the tiles first; burying replaces "
+                                                                 "turning the thrown number."), "CG-5")}),
+        "move": PhaseRule(allows=("turn", "bury"), rule="CG-4", offered={"bury": lambda state: state.total is not None},
+                          refusals={"throw": _throw_not_now}),
+        "over": PhaseRule(allows=(), rule="CG-13", seated=False,
+                          otherwise=lambda state: refuse("game.over", N_("The game is over."), "CG-13")),
+    }
+    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
+        Throw: Handler(_check_throw, _apply_throw), Turn: Handler(_check_turn, _apply_site),
+        Bury: Handler(_check_bury, _apply_site)}
+    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
+        "turn": _turns, "bury": _buries}
 
     # -- outcome ---------------------------------------------------------------------------------------
     def is_over(self, state: ChinagoldState) -> bool:
