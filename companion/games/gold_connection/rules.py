@@ -7,11 +7,11 @@ Rule ids (GC-n, GC-Rn) refer to docs/rules/gold_connection.md.  The vault comes 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from itertools import product
 from random import Random
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -23,6 +23,8 @@ from companion.engine.core import (
     FrozenDict,
     FrozenMap,
     Game,
+    Handler,
+    PhaseRule,
     Prompt,
     Refusal,
     Setup,
@@ -49,6 +51,10 @@ BEST_ROLL = 12
 
 DICE = DiceRefusals(rule="GC-9", count_code="dice.count", count_message=N_("Roll both dice: two values, not {count}."),
                     face_code="dice.impossible", face_message=N_("A die shows 1 to 6, not {value}."))
+
+
+def _has_moved(state: GoldConnectionState) -> bool:
+    return state.moved
 
 
 def bar_colour(bar: str) -> str:
@@ -385,39 +391,6 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             current=setup.first_player)
 
     # -- validation --------------------------------------------------------------------------------
-    def validate(self, state: GoldConnectionState, action: ActionModel) -> Refusal | None:
-        expected = self._expects(state)
-        if action.type not in expected:
-            if state.phase == "over":
-                return refuse("game.over", N_("The game is over."), "GC-18")
-            return refuse("action.not_now", N_("Not now: the table expects {expected}."), self._phase_rule(state),
-                          expected=", ".join(expected), action=action.type)
-        check = getattr(self, f"_check_{action.type}")
-        return check(state, action)  # type: ignore[no-any-return]
-
-    def _expects(self, state: GoldConnectionState) -> tuple[str, ...]:
-        phase = state.phase
-        if phase == "enter_safes":
-            return ("enter_safe",)
-        if phase in ("start_roll", "roll"):
-            return ("roll",)
-        if phase == "start_choose":
-            return ("choose_start",)
-        if phase == "arrows":
-            return ("place_arrow",)
-        if phase == "chips":
-            return ("use_chips",)
-        if phase == "sort":
-            return ("sort",)
-        if phase == "turn":
-            return ("move", "loot", "plunder", "stop", "end_turn")
-        return ()
-
-    @staticmethod
-    def _phase_rule(state: GoldConnectionState) -> str:
-        return {"enter_safes": "GC-2", "start_roll": "GC-4", "start_choose": "GC-4", "arrows": "GC-5",
-                "turn": "GC-7", "roll": "GC-9", "chips": "GC-10", "sort": "GC-13"}.get(state.phase, "GC-18")
-
     def _check_enter_safe(self, state: GoldConnectionState, action: EnterSafe) -> Refusal | None:
         if action.safe not in state.safes:
             return refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=action.safe)
@@ -636,10 +609,6 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         return None
 
     # -- applying ----------------------------------------------------------------------------------
-    def _apply(self, state: GoldConnectionState, action: ActionModel) -> tuple[GoldConnectionState, list[Event]]:
-        handler = getattr(self, f"_do_{action.type}")
-        return handler(state, action)  # type: ignore[no-any-return]
-
     def _do_enter_safe(self, state: GoldConnectionState, action: EnterSafe) -> tuple[GoldConnectionState, list[Event]]:
         safes = dict(state.safes)
         safes[action.safe] = tuple(sorted(action.bars, key=bar_sort_key))
@@ -970,62 +939,91 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         Moves are listed up to a distance of 12 plus the player's chips; longer ones are allowed but can
         never be rolled (see `moves`).
         """
-        phase = state.phase
-        if phase in ("enter_safes", "sort", "over"):
+        listed = self.listed_actions(state)
+        if listed is None:
             return None
-        if phase in ("start_roll", "roll"):
-            return [Roll(values=(a, b)) for a in range(1, 7) for b in range(1, 7)]
-        if phase == "start_choose":
-            return [ChooseStart(safe=self.vault.by_number[n]) for n in self.start_numbers(state)]
-        if phase == "arrows":
-            stone = state.robbers[state.current].stone or ""
-            return [PlaceArrow(heading=n) for n in self.vault.neighbours[stone]]
-        if phase == "chips":
-            return [UseChips(count=0), UseChips(count=self._shortfall(state))]
-        candidates: list[ActionModel] = [*self.moves(state), Stop(), EndTurn()]
-        if self._need_fresh_move(state) is None:
-            candidates += [*self.loots(state), *self.plunders(state)]
-        return [action for action in candidates if self.validate(state, action) is None]
+        return [action for action in listed if self.validate(state, action) is None]
+
+    def _rolls(self, state: GoldConnectionState) -> list[Roll]:
+        return [Roll(values=(a, b)) for a in range(1, 7) for b in range(1, 7)]
+
+    def _starts(self, state: GoldConnectionState) -> list[ChooseStart]:
+        return [ChooseStart(safe=self.vault.by_number[n]) for n in self.start_numbers(state)]
+
+    def _arrows(self, state: GoldConnectionState) -> list[PlaceArrow]:
+        return [PlaceArrow(heading=n) for n in self.vault.neighbours[state.robbers[state.current].stone or ""]]
+
+    def _chip_choices(self, state: GoldConnectionState) -> list[UseChips]:
+        return [UseChips(count=0), UseChips(count=self._shortfall(state))]
 
     def prompt(self, state: GoldConnectionState) -> Prompt:
         phase = state.phase
         seat = state.current
         who = {"player": state.names[seat] if phase != "over" else "", "counter": state.counter}
+        expects = self.expects(state)
         if phase == "over":
-            return Prompt(player=None, expects=(), message=N_("The game is over."))
+            return Prompt(player=None, expects=expects, message=N_("The game is over."))
         if phase == "enter_safes":
             empty = [safe for safe, bars in state.safes.items() if not bars]
-            return Prompt(player=None, expects=("enter_safe",), params={"safe": empty[0], "left": len(empty)},
+            return Prompt(player=None, expects=expects, params={"safe": empty[0], "left": len(empty)},
                           message=N_("Lay six shuffled bars into safe {safe} and enter them ({left} safes to go)."))
         if phase == "start_roll":
-            return Prompt(player=seat, expects=("roll",), dice=TWO_DICE, roll_action="roll", params=who,
+            return Prompt(player=seat, expects=expects, dice=TWO_DICE, roll_action="roll", params=who,
                           message=N_("{player}: roll both dice for your robber stone's start safe."))
         if phase == "start_choose":
             options = ", ".join(str(n) for n in self.start_numbers(state))
-            return Prompt(player=seat, expects=("choose_start",), params=who | {"options": options},
+            return Prompt(player=seat, expects=expects, params=who | {"options": options},
                           message=N_("{player}: put your robber stone on safe {options}."))
         if phase == "arrows":
-            return Prompt(player=seat, expects=("place_arrow",), params=who,
+            return Prompt(player=seat, expects=expects, params=who,
                           message=N_("{player}: lay your arrow on your robber stone, pointing the way you will go."))
         if phase == "roll":
             assert state.announcement is not None
             odds = self.odds(state)
             params = who | {"target": odds.target, "chance": odds.percent(odds.without_chips),
                             "chance_with_chips": odds.percent(odds.with_chips), "chips": odds.chips}
-            return Prompt(player=seat, expects=("roll",), dice=TWO_DICE, roll_action="roll", params=params,
+            return Prompt(player=seat, expects=expects, dice=TWO_DICE, roll_action="roll", params=params,
                           message=N_("{player}: roll {target} or more ({chance}%; with your {chips} chips "
                                      "{chance_with_chips}%)."))
         if phase == "chips":
-            return Prompt(player=seat, expects=("use_chips",), params=who | {"shortfall": self._shortfall(state)},
+            return Prompt(player=seat, expects=expects, params=who | {"shortfall": self._shortfall(state)},
                           message=N_("{player}: {shortfall} short. Spend {shortfall} chips, or accept the failure."))
         if phase == "sort":
-            return Prompt(player=seat, expects=("sort",), params=who | {"tray": " ".join(state.tray)},
+            return Prompt(player=seat, expects=expects, params=who | {"tray": " ".join(state.tray)},
                           message=N_("{player}: sort {tray} into your rows, lowest numbers first."))
-        expects = ("move",) if not state.moved else ("move", "loot", "plunder", "stop")
-        if state.last_success == "loot" and not state.moved:
-            expects = ("move", "end_turn")
         return Prompt(player=seat, expects=expects, params=who | {"distance": state.distance},
                       message=N_("{player}: move the arrow, loot, or stop (distance so far {distance})."))
+
+    # The phase table (GC-2 ... GC-18) and the handler per action.
+    not_now_message = N_("Not now: the table expects {expected}.")
+    phases: ClassVar[Mapping[str, PhaseRule]] = {
+        "enter_safes": PhaseRule(allows=("enter_safe",), rule="GC-2", seated=False),
+        "start_roll": PhaseRule(allows=("roll",), rule="GC-4"),
+        "start_choose": PhaseRule(allows=("choose_start",), rule="GC-4"),
+        "arrows": PhaseRule(allows=("place_arrow",), rule="GC-5"),
+        # Looting, plundering and stopping need a fresh move; a free end only right after a loot (GC-11, GC-14).
+        "turn": PhaseRule(allows=("move", "loot", "plunder", "stop", "end_turn"), rule="GC-7", offered={
+            "loot": _has_moved, "plunder": _has_moved, "stop": _has_moved,
+            "end_turn": lambda state: state.last_success == "loot" and not state.moved}),
+        "roll": PhaseRule(allows=("roll",), rule="GC-9"),
+        "chips": PhaseRule(allows=("use_chips",), rule="GC-10"),
+        "sort": PhaseRule(allows=("sort",), rule="GC-13"),
+        "over": PhaseRule(allows=(), rule="GC-18", seated=False,
+                          otherwise=lambda state: refuse("game.over", N_("The game is over."), "GC-18")),
+    }
+    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
+        EnterSafe: Handler(_check_enter_safe, _do_enter_safe), Roll: Handler(_check_roll, _do_roll),
+        ChooseStart: Handler(_check_choose_start, _do_choose_start),
+        PlaceArrow: Handler(_check_place_arrow, _do_place_arrow), Move: Handler(_check_move, _do_move),
+        Loot: Handler(_check_loot, _do_loot), Plunder: Handler(_check_plunder, _do_plunder),
+        Stop: Handler(_check_stop, _do_stop), EndTurn: Handler(_check_end_turn, _do_end_turn),
+        UseChips: Handler(_check_use_chips, _do_use_chips), Sort: Handler(_check_sort, _do_sort)}
+    #: What `legal_actions` lists per offered type; safes to enter and sortings are too many to list.
+    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
+        "roll": _rolls, "choose_start": _starts, "place_arrow": _arrows, "use_chips": _chip_choices,
+        "move": lambda game, state: game.moves(state), "loot": lambda game, state: game.loots(state),
+        "plunder": lambda game, state: game.plunders(state), "stop": lambda game, state: [Stop()],
+        "end_turn": lambda game, state: [EndTurn()]}
 
     # -- outcome -------------------------------------------------------------------------------------
     def is_over(self, state: GoldConnectionState) -> bool:
