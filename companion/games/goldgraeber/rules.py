@@ -8,8 +8,9 @@ chips still unseen.  Dice come from hardware, touch or the seeded RNG like every
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -19,6 +20,8 @@ from companion.engine.core import (
     DiceRefusals,
     Event,
     Game,
+    Handler,
+    PhaseRule,
     Prompt,
     Refusal,
     Setup,
@@ -337,25 +340,9 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
                       **params)
 
     # -- validation --------------------------------------------------------------------------------
-    def validate(self, state: GoldgraeberState, action: ActionModel) -> Refusal | None:
-        if state.phase == "over":
-            return refuse("game.over", N_("The game is over."), "GG-17")
-        expected = self._expects(state)
-        if isinstance(action, Look) and state.phase == "roll":
-            return self._validate_look(state)
-        if action.type not in expected:
-            return refuse("action.not_now", N_("Now expected: {expected}, not {got}."), "GG-1",
-                          expected=", ".join(expected), got=action.type)
-        if isinstance(action, Roll):
-            return self._validate_roll(state, action)
-        if isinstance(action, Move):
-            if action.to not in self.destinations(state):
-                return self._why_not_reachable(state, action.to)
-            return None
-        if isinstance(action, Reveal):
-            return self._validate_reveal(state, action)
-        if isinstance(action, Raft):
-            return self._validate_raft(state, action)
+    def _validate_move(self, state: GoldgraeberState, action: Move) -> Refusal | None:
+        if action.to not in self.destinations(state):
+            return self._why_not_reachable(state, action.to)
         return None
 
     def _validate_roll(self, state: GoldgraeberState, action: Roll) -> Refusal | None:
@@ -391,7 +378,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
                                             "brawls on a raft."), "GG-14", field=action.to)
         return None
 
-    def _validate_look(self, state: GoldgraeberState) -> Refusal | None:
+    def _validate_look(self, state: GoldgraeberState, action: Look | None = None) -> Refusal | None:
         if not self._look_enabled(state):
             return refuse("look.off", N_("Looking at chips instead of rolling is a variant that is not in "
                                          "play."), "GG-19")
@@ -400,13 +387,6 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         return None
 
     # -- what is due -------------------------------------------------------------------------------
-    def _expects(self, state: GoldgraeberState) -> tuple[str, ...]:
-        phase = state.phase
-        if phase == "roll":
-            return ("roll", "look") if self._look_enabled(state) else ("roll",)
-        return {"move": ("move",), "away": ("move",), "reveal": ("reveal",), "robber": ("roll",),
-                "brawl": ("roll",), "away_roll": ("roll",), "raft": ("raft",), "over": ()}[phase]
-
     def _look_enabled(self, state: GoldgraeberState) -> bool:
         return state.options.look_variant
 
@@ -414,56 +394,61 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         die = (DIE_FACES,)
         seat = state.actor
         names = {"seat": seat}
+        expects = self.expects(state)
         if state.phase == "over":
-            return Prompt(player=None, expects=(), message=N_("The game is over."))
+            return Prompt(player=None, expects=expects, message=N_("The game is over."))
         if state.phase == "roll":
-            return Prompt(player=seat, expects=self._expects(state), message=N_("Roll the die."), params=names,
+            return Prompt(player=seat, expects=expects, message=N_("Roll the die."), params=names,
                           dice=die, roll_action="roll")
         if state.phase in ("move", "away"):
-            return Prompt(player=seat, expects=("move",), message=N_("Move your figure exactly {steps} fields."),
+            return Prompt(player=seat, expects=expects, message=N_("Move your figure exactly {steps} fields."),
                           params={**names, "steps": state.steps})
         if state.phase == "reveal":
-            return Prompt(player=seat, expects=("reveal",), message=N_("Turn the chip on {field} over and enter "
+            return Prompt(player=seat, expects=expects, message=N_("Turn the chip on {field} over and enter "
                                                                        "what it shows."),
                           params={**names, "field": state.figures[seat]})
         if state.phase == "robber":
             stack = self._stack_at(state, state.fight_field)
             strength = int(stack.robber[1]) if stack else 0
-            return Prompt(player=seat, expects=("roll",), message=N_("Fight the robber of strength {strength}: "
+            return Prompt(player=seat, expects=expects, message=N_("Fight the robber of strength {strength}: "
                                                                      "roll the die."),
                           params={**names, "strength": strength}, dice=die, roll_action="roll")
         if state.phase == "brawl":
-            return Prompt(player=seat, expects=("roll",), message=N_("Brawl: roll the die."), params=names,
+            return Prompt(player=seat, expects=expects, message=N_("Brawl: roll the die."), params=names,
                           dice=die, roll_action="roll")
         if state.phase == "away_roll":
-            return Prompt(player=seat, expects=("roll",), message=N_("You won the brawl: roll to move away."),
+            return Prompt(player=seat, expects=expects, message=N_("You won the brawl: roll to move away."),
                           params=names, dice=die, roll_action="roll")
-        return Prompt(player=seat, expects=("raft",), message=N_("Choose a shore field for the raft."),
+        return Prompt(player=seat, expects=expects, message=N_("Choose a shore field for the raft."),
                       params=names)
 
     # -- applying ----------------------------------------------------------------------------------
-    def _apply(self, state: GoldgraeberState, action: ActionModel) -> tuple[GoldgraeberState, list[Event]]:
+    def _do_roll(self, state: GoldgraeberState, action: Roll) -> tuple[GoldgraeberState, list[Event]]:
         events: list[Event] = []
-        if isinstance(action, Roll):
-            state = self._apply_roll(state, action.values[0], events)
-        elif isinstance(action, Move):
-            figures = list(state.figures)
-            figures[state.actor] = action.to
-            events.append(Event(kind="move", message=N_("{name} moves to {field}."),
-                                params={"seat": state.actor, "name": state.names[state.actor], "field": action.to}))
-            state = self._land(state.evolve(figures=tuple(figures)), action.to,
-                               away=state.phase == "away", events=events)
-        elif isinstance(action, Reveal):
-            state = self._apply_reveal(state, action, events)
-        elif isinstance(action, Raft):
-            state = self._apply_raft(state, action.to, events)
-        else:
-            fields = self._chips_next_to(state, state.current)
-            events.append(Event(kind="look", message=N_("{name} looks secretly at the chips on {fields}."),
-                                params={"seat": state.current, "name": state.names[state.current],
-                                        "fields": ", ".join(fields)}))
-            state = self._end_turn(state, events)
-        return state, events
+        return self._apply_roll(state, action.values[0], events), events
+
+    def _do_move(self, state: GoldgraeberState, action: Move) -> tuple[GoldgraeberState, list[Event]]:
+        figures = list(state.figures)
+        figures[state.actor] = action.to
+        events = [Event(kind="move", message=N_("{name} moves to {field}."),
+                        params={"seat": state.actor, "name": state.names[state.actor], "field": action.to})]
+        return self._land(state.evolve(figures=tuple(figures)), action.to, away=state.phase == "away",
+                          events=events), events
+
+    def _do_reveal(self, state: GoldgraeberState, action: Reveal) -> tuple[GoldgraeberState, list[Event]]:
+        events: list[Event] = []
+        return self._apply_reveal(state, action, events), events
+
+    def _do_raft(self, state: GoldgraeberState, action: Raft) -> tuple[GoldgraeberState, list[Event]]:
+        events: list[Event] = []
+        return self._apply_raft(state, action.to, events), events
+
+    def _do_look(self, state: GoldgraeberState, action: Look) -> tuple[GoldgraeberState, list[Event]]:
+        fields = self._chips_next_to(state, state.current)
+        events = [Event(kind="look", message=N_("{name} looks secretly at the chips on {fields}."),
+                        params={"seat": state.current, "name": state.names[state.current],
+                                "fields": ", ".join(fields)})]
+        return self._end_turn(state, events), events
 
     def _apply_roll(self, state: GoldgraeberState, face: str, events: list[Event]) -> GoldgraeberState:
         seat = state.actor
@@ -681,23 +666,49 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
 
     def legal_actions(self, state: GoldgraeberState) -> list[ActionModel]:
         """Every allowed action (few enough to list in every phase)."""
-        phase = state.phase
-        if phase == "over":
-            return []
-        if phase in ("roll", "robber", "brawl", "away_roll"):
-            actions: list[ActionModel] = [Roll(values=(face,)) for face in DIE_FACES]
-            if phase == "roll" and self._validate_look(state) is None:
-                actions.append(Look())
-            return actions
-        if phase in ("move", "away"):
-            return [Move(to=field) for field in sorted(self.destinations(state))]
-        if phase == "reveal":
-            return [Reveal(chip="gold" if kind[0] == "G" else "robber", value=int(kind[1]))
-                    for kind, count in zip(CHIP_KINDS, state.unseen) if count]
+        return self.listed_actions(state) or []
+
+    def _rolls(self, state: GoldgraeberState) -> list[Roll]:
+        return [Roll(values=(face,)) for face in DIE_FACES]
+
+    def _looks(self, state: GoldgraeberState) -> list[Look]:
+        return [Look()] if self._validate_look(state) is None else []
+
+    def _moves(self, state: GoldgraeberState) -> list[Move]:
+        return [Move(to=field) for field in sorted(self.destinations(state))]
+
+    def _reveals(self, state: GoldgraeberState) -> list[Reveal]:
+        return [Reveal(chip="gold" if kind[0] == "G" else "robber", value=int(kind[1]))
+                for kind, count in zip(CHIP_KINDS, state.unseen) if count]
+
+    def _rafts(self, state: GoldgraeberState) -> list[Raft]:
         board = self.board
         lake = board.lake_of_shore[board.index[state.figures[state.actor]]]
         return [Raft(to=board.ids[f]) for f in board.lake_shores[lake]
                 if self._validate_raft(state, Raft(to=board.ids[f])) is None]
+
+    # The phase table (GG-1, GG-17, GG-19) and the handler per action.  Looking is accepted whenever a roll
+    # is due, so with the variant off it is refused by its own rule rather than as "not now".
+    not_now_message = N_("Now expected: {expected}, not {got}.")
+    phases: ClassVar[Mapping[str, PhaseRule]] = {
+        "roll": PhaseRule(allows=("roll", "look"), rule="GG-1",
+                          offered={"look": lambda state: state.options.look_variant}),
+        "move": PhaseRule(allows=("move",), rule="GG-1"),
+        "away": PhaseRule(allows=("move",), rule="GG-1"),
+        "reveal": PhaseRule(allows=("reveal",), rule="GG-1"),
+        "robber": PhaseRule(allows=("roll",), rule="GG-1"),
+        "brawl": PhaseRule(allows=("roll",), rule="GG-1"),
+        "away_roll": PhaseRule(allows=("roll",), rule="GG-1"),
+        "raft": PhaseRule(allows=("raft",), rule="GG-1"),
+        "over": PhaseRule(allows=(), rule="GG-17", seated=False,
+                          otherwise=lambda state: refuse("game.over", N_("The game is over."), "GG-17")),
+    }
+    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
+        Roll: Handler(_validate_roll, _do_roll), Move: Handler(_validate_move, _do_move),
+        Reveal: Handler(_validate_reveal, _do_reveal), Raft: Handler(_validate_raft, _do_raft),
+        Look: Handler(_validate_look, _do_look)}
+    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
+        "roll": _rolls, "look": _looks, "move": _moves, "reveal": _reveals, "raft": _rafts}
 
     def is_over(self, state: GoldgraeberState) -> bool:
         return state.phase == "over"
