@@ -6,10 +6,11 @@ runs in the app (companion.engine.countdown.Countdown) and its end enters the ga
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
 from random import Random
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
 
@@ -19,6 +20,8 @@ from companion.engine.core import (
     DiceRefusals,
     Event,
     Game,
+    Handler,
+    PhaseRule,
     Prompt,
     Refusal,
     Setup,
@@ -242,6 +245,20 @@ def may_rob(roll: tuple[str, ...]) -> bool:
     return roll.count(BLACK) == 1
 
 
+def takeable(state: DiggerState) -> list[str]:
+    """Colours the digger may still take from the middle after this roll (DIG-4, DIG-5)."""
+    return [colour for colour in unique_colours(state.roll)
+            if colour not in state.claimed and state.middle.count(colour)]
+
+
+def robbable(state: DiggerState) -> list[str]:
+    """Colours the digger may still rob from another box after this roll (DIG-4, DIG-6)."""
+    if not may_rob(state.roll):
+        return []
+    return [colour for colour in unique_colours(state.roll) if colour != "B" and colour not in state.claimed
+            and any(box.count(colour) for seat, box in enumerate(state.boxes) if seat != state.digger)]
+
+
 @register
 class Digger(Game[DiggerState, DiggerOptions]):
     """The rules of Digger."""
@@ -287,28 +304,28 @@ class Digger(Game[DiggerState, DiggerOptions]):
         return tuple(Card.from_values(card_id, "black", by_id[card_id]) for card_id in chosen)
 
     # -- rules -------------------------------------------------------------------------------------
-    def validate(self, state: DiggerState, action: ActionModel) -> Refusal | None:
-        if state.over:
-            return refuse("game.over", N_("The game is over."), "DIG-13")
-        if isinstance(action, Roll):
-            return check_dice(self.prompt(state), action.values, DICE)
-        if isinstance(action, TimeUp):
-            return self._check_time_up(state, action)
-        if not state.roll:
-            return refuse("turn.roll_first",
-                          N_("{digger} has not rolled yet; a turn starts with a roll of all five dice."), "DIG-11",
-                          digger=state.names[state.digger])
-        if isinstance(action, Take):
-            return self._check_claim(state, action.colour) or self._check_middle(state, action.colour)
-        if isinstance(action, Rob):
-            return self._check_claim(state, action.colour) or self._check_rob(state, action)
-        if isinstance(action, Fumble):
-            if state.rules.fumble_needs_black and not may_rob(state.roll):
-                return refuse("fumble.not_robbing",
-                              N_("A fumble can only happen while robbing, and this roll does not allow robbing."),
-                              "DIG-R3")
-            return None
-        return None  # Stop: always allowed once the turn has begun
+    def phase_of(self, state: DiggerState) -> str:
+        """`start` before the turn's first roll, `rolled` after it, `over` at the end."""
+        return "over" if state.over else ("rolled" if state.roll else "start")
+
+    def _check_roll(self, state: DiggerState, action: Roll) -> Refusal | None:
+        return check_dice(self.prompt(state), action.values, DICE)
+
+    def _check_take(self, state: DiggerState, action: Take) -> Refusal | None:
+        return self._check_claim(state, action.colour) or self._check_middle(state, action.colour)
+
+    def _check_robbing(self, state: DiggerState, action: Rob) -> Refusal | None:
+        return self._check_claim(state, action.colour) or self._check_rob(state, action)
+
+    def _check_fumble(self, state: DiggerState, action: Fumble) -> Refusal | None:
+        if state.rules.fumble_needs_black and not may_rob(state.roll):
+            return refuse("fumble.not_robbing",
+                          N_("A fumble can only happen while robbing, and this roll does not allow robbing."),
+                          "DIG-R3")
+        return None
+
+    def _check_stop(self, state: DiggerState, action: Stop) -> Refusal | None:
+        return None  # always allowed once the turn has begun
 
     @staticmethod
     def _check_claim(state: DiggerState, colour: str) -> Refusal | None:
@@ -347,8 +364,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
                           victim=state.names[action.victim], colour=COLOUR_NAMES[action.colour])
         return None
 
-    @staticmethod
-    def _check_time_up(state: DiggerState, action: TimeUp) -> Refusal | None:
+    def _check_time_up(self, state: DiggerState, action: TimeUp) -> Refusal | None:
         if not state.timer_running:
             return refuse("time_up.not_running", N_("The sand timer is not running."), "DIG-12")
         if action.stowed and not state.rules.time_up_keeps_stowed:
@@ -364,22 +380,16 @@ class Digger(Game[DiggerState, DiggerOptions]):
         return None
 
     # -- applying ----------------------------------------------------------------------------------
-    def _apply(self, state: DiggerState, action: ActionModel) -> tuple[DiggerState, list[Event]]:
-        if isinstance(action, Roll):
-            return self._roll(state, action)
-        if isinstance(action, Take):
-            return self._take(state, action.colour)
-        if isinstance(action, Rob):
-            return self._rob(state, action)
-        if isinstance(action, Stop):
-            return self._end_turn(state, stowed=COLOURS, reason="stop")
-        if isinstance(action, Fumble):
-            return self._end_turn(state, stowed=(), reason="fumble")
-        assert isinstance(action, TimeUp)
+    def _stop(self, state: DiggerState, action: Stop) -> tuple[DiggerState, list[Event]]:
+        return self._end_turn(state, stowed=COLOURS, reason="stop")
+
+    def _fumble(self, state: DiggerState, action: Fumble) -> tuple[DiggerState, list[Event]]:
+        return self._end_turn(state, stowed=(), reason="fumble")
+
+    def _time_up(self, state: DiggerState, action: TimeUp) -> tuple[DiggerState, list[Event]]:
         return self._end_turn(state, stowed=tuple(action.stowed), reason="time_up")
 
-    @staticmethod
-    def _roll(state: DiggerState, action: Roll) -> tuple[DiggerState, list[Event]]:
+    def _roll(self, state: DiggerState, action: Roll) -> tuple[DiggerState, list[Event]]:
         events = []
         if not state.timer_running:
             events.append(Event(kind="timer_start", message=N_("{keeper}: turn the sand timer now."),
@@ -389,8 +399,8 @@ class Digger(Game[DiggerState, DiggerOptions]):
                                     "unique": list(unique_colours(action.values)), "rob": may_rob(action.values)}))
         return state.evolve(roll=tuple(action.values), rolls=state.rolls + 1, claimed=(), timer_running=True), events
 
-    @staticmethod
-    def _take(state: DiggerState, colour: str) -> tuple[DiggerState, list[Event]]:
+    def _take(self, state: DiggerState, action: Take) -> tuple[DiggerState, list[Event]]:
+        colour = action.colour
         middle = state.middle.plus(colour, -1)
         update: dict[str, object] = {"middle": middle, "claimed": state.claimed + (colour,)}
         if colour == "B" and state.rules.blue_to_tin_at_once:
@@ -403,8 +413,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
                       params={"digger": state.names[state.digger], "colour": COLOUR_NAMES[colour]})
         return state.evolve(**update), [event]
 
-    @staticmethod
-    def _rob(state: DiggerState, action: Rob) -> tuple[DiggerState, list[Event]]:
+    def _rob(self, state: DiggerState, action: Rob) -> tuple[DiggerState, list[Event]]:
         boxes = list(state.boxes)
         boxes[action.victim] = boxes[action.victim].plus(action.colour, -1)
         event = Event(kind="robbed", message=N_("{digger} robbed a {colour} stone from {victim}."),
@@ -454,49 +463,60 @@ class Digger(Game[DiggerState, DiggerOptions]):
     def legal_actions(self, state: DiggerState) -> list[ActionModel]:
         """Every allowed action.  The rolls come first, each distinct roll once with its faces in B Y R G W K
         order (any order of the same faces is equally legal), so `[len(ALL_ROLLS):]` is the digger's choices."""
-        if state.over:
-            return []
-        actions: list[ActionModel] = list(ALL_ROLLS)
-        if not state.roll:
-            return actions
-        robbing = may_rob(state.roll)
-        for colour in unique_colours(state.roll):
-            if colour in state.claimed:
-                continue
-            if state.middle.count(colour):
-                actions.append(_TAKES[colour])
-            if colour != "B" and robbing:
-                actions.extend(_ROBS[colour, seat] for seat, box in enumerate(state.boxes)
-                               if seat != state.digger and box.count(colour))
-        actions.append(_STOP)
-        if not state.rules.fumble_needs_black or robbing:
-            actions.append(_FUMBLE)
+        return self.listed_actions(state) or []
+
+    @staticmethod
+    def _takes(state: DiggerState) -> list[Take]:
+        return [_TAKES[colour] for colour in takeable(state)]
+
+    @staticmethod
+    def _robs(state: DiggerState) -> list[Rob]:
+        return [_ROBS[colour, seat] for colour in robbable(state) for seat, box in enumerate(state.boxes)
+                if seat != state.digger and box.count(colour)]
+
+    @staticmethod
+    def _time_up_choices(state: DiggerState) -> tuple[TimeUp, ...]:
         waiting = tuple(colour for colour in COLOURS if state.waiting.count(colour))
-        actions.extend(_time_ups(waiting, state.rules.time_up_keeps_stowed))
-        return actions
+        return _time_ups(waiting, state.rules.time_up_keeps_stowed)
 
     def prompt(self, state: DiggerState) -> Prompt:
         dice = (FACES,) * DICE_COUNT
         who = {"digger": state.names[state.digger], "keeper": state.names[state.keeper], "turn": state.turn}
+        player, expects = self.phase_player(state, state.digger), self.expects(state)
         if state.over:
-            return Prompt(player=None, expects=(), message=N_("The game is over."), params=who)
+            return Prompt(player=player, expects=expects, message=N_("The game is over."), params=who)
         if not state.roll:
-            return Prompt(player=state.digger, expects=("roll",), dice=dice, roll_action="roll", params=who,
+            return Prompt(player=player, expects=expects, dice=dice, roll_action="roll", params=who,
                           message=N_("{digger}: roll all five colour dice. {keeper} turns the sand timer "
                                      "at the first roll."))
-        takeable = [colour for colour in unique_colours(state.roll)
-                    if colour not in state.claimed and state.middle.count(colour)]
-        robbable = [colour for colour in unique_colours(state.roll) if colour != "B" and may_rob(state.roll)
-                    and colour not in state.claimed
-                    and any(box.count(colour) for seat, box in enumerate(state.boxes) if seat != state.digger)]
-        expects = ["roll"] + (["take"] if takeable else []) + (["rob"] if robbable else []) + ["stop"]
-        if not state.rules.fumble_needs_black or may_rob(state.roll):
-            expects.append("fumble")
-        expects.append("time_up")
-        return Prompt(player=state.digger, expects=tuple(expects), dice=dice, roll_action="roll",
-                      params=who | {"take": takeable, "rob": robbable, "waiting": state.waiting.model_dump()},
+        return Prompt(player=player, expects=expects, dice=dice, roll_action="roll",
+                      params=who | {"take": takeable(state), "rob": robbable(state),
+                                    "waiting": state.waiting.model_dump()},
                       message=N_("{digger}: take or rob what this roll allows, roll again, or stow and call "
                                  "Stop. {keeper} calls time when the sand runs out."))
+
+    # The phase table (DIG-3, DIG-4, DIG-6, DIG-11 ... DIG-13) and the handler per action.  A time-up is
+    # accepted before the first roll too, so it is refused by its own rule (the sand is not running).
+    phases: ClassVar[Mapping[str, PhaseRule]] = {
+        "start": PhaseRule(allows=("roll", "time_up"), rule="DIG-11", offered={"time_up": lambda state: False},
+                           otherwise=lambda state: refuse(
+                               "turn.roll_first",
+                               N_("{digger} has not rolled yet; a turn starts with a roll of all five dice."),
+                               "DIG-11", digger=state.names[state.digger])),
+        "rolled": PhaseRule(allows=("roll", "take", "rob", "stop", "fumble", "time_up"), rule="DIG-4", offered={
+            "take": lambda state: bool(takeable(state)), "rob": lambda state: bool(robbable(state)),
+            "fumble": lambda state: not state.rules.fumble_needs_black or may_rob(state.roll)}),
+        "over": PhaseRule(allows=(), rule="DIG-13", seated=False,
+                          otherwise=lambda state: refuse("game.over", N_("The game is over."), "DIG-13")),
+    }
+    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
+        Roll: Handler(_check_roll, _roll), Take: Handler(_check_take, _take),
+        Rob: Handler(_check_robbing, _rob), Stop: Handler(_check_stop, _stop),
+        Fumble: Handler(_check_fumble, _fumble), TimeUp: Handler(_check_time_up, _time_up)}
+    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
+        "roll": lambda game, state: ALL_ROLLS, "take": lambda game, state: game._takes(state),
+        "rob": lambda game, state: game._robs(state), "stop": lambda game, state: (_STOP,),
+        "fumble": lambda game, state: (_FUMBLE,), "time_up": lambda game, state: game._time_up_choices(state)}
 
     # -- outcome -----------------------------------------------------------------------------------
     def is_over(self, state: DiggerState) -> bool:
