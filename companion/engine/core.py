@@ -307,8 +307,9 @@ class Game(ABC, Generic[StateT, OptionsT]):
     def to_move(self, state: StateT) -> int | None:
         """The seat whose input is due now, None when no seat's (game over, table setup).
 
-        Games name this differently in their states (`digger`, `current`, `actor`, `to_move`); generic
-        code (app, bots, benchmarks) asks here.  It is the prompt's `player`.
+        Games name this differently in their states (`digger`, `current`, `actor`, `to_move`) and override
+        this cheaply (see `phase_player`); generic code (app, bots, benchmarks) asks here.  It is always
+        the prompt's `player`; by default it is read from the prompt.
         """
         return self.prompt(state).player
 

@@ -303,13 +303,16 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
     def _buries(self, state: ChinagoldState) -> list[Bury]:
         return [Bury(site=site) for site in sites_of(site_mask(state.sites, GOLD))]
 
+    def to_move(self, state: ChinagoldState) -> int | None:
+        return self.phase_player(state, state.to_move)
+
     def legal_actions(self, state: ChinagoldState) -> list[ActionModel] | None:
         """Every turn and bury allowed now (throws are chance: None while the tiles are due)."""
         return self.listed_actions(state)
 
     def prompt(self, state: ChinagoldState) -> Prompt:
         role = {"role": ROLE_NAMES[state.to_move]}
-        player, expects = self.phase_player(state, state.to_move), self.expects(state)
+        player, expects = self.to_move(state), self.expects(state)
         if state.phase == "over":
             return Prompt(player=player, expects=expects, message=N_("The game is over."))
         if state.phase == "throw":

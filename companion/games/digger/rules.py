@@ -479,10 +479,13 @@ class Digger(Game[DiggerState, DiggerOptions]):
         waiting = tuple(colour for colour in COLOURS if state.waiting.count(colour))
         return _time_ups(waiting, state.rules.time_up_keeps_stowed)
 
+    def to_move(self, state: DiggerState) -> int | None:
+        return self.phase_player(state, state.digger)
+
     def prompt(self, state: DiggerState) -> Prompt:
         dice = (FACES,) * DICE_COUNT
         who = {"digger": state.names[state.digger], "keeper": state.names[state.keeper], "turn": state.turn}
-        player, expects = self.phase_player(state, state.digger), self.expects(state)
+        player, expects = self.to_move(state), self.expects(state)
         if state.over:
             return Prompt(player=player, expects=expects, message=N_("The game is over."), params=who)
         if not state.roll:

@@ -956,42 +956,45 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
     def _chip_choices(self, state: GoldConnectionState) -> list[UseChips]:
         return [UseChips(count=0), UseChips(count=self._shortfall(state))]
 
+    def to_move(self, state: GoldConnectionState) -> int | None:
+        return self.phase_player(state, state.current)
+
     def prompt(self, state: GoldConnectionState) -> Prompt:
         phase = state.phase
         seat = state.current
         who = {"player": state.names[seat] if phase != "over" else "", "counter": state.counter}
-        expects = self.expects(state)
+        player, expects = self.to_move(state), self.expects(state)
         if phase == "over":
-            return Prompt(player=None, expects=expects, message=N_("The game is over."))
+            return Prompt(player=player, expects=expects, message=N_("The game is over."))
         if phase == "enter_safes":
             empty = [safe for safe, bars in state.safes.items() if not bars]
-            return Prompt(player=None, expects=expects, params={"safe": empty[0], "left": len(empty)},
+            return Prompt(player=player, expects=expects, params={"safe": empty[0], "left": len(empty)},
                           message=N_("Lay six shuffled bars into safe {safe} and enter them ({left} safes to go)."))
         if phase == "start_roll":
-            return Prompt(player=seat, expects=expects, dice=TWO_DICE, roll_action="roll", params=who,
+            return Prompt(player=player, expects=expects, dice=TWO_DICE, roll_action="roll", params=who,
                           message=N_("{player}: roll both dice for your robber stone's start safe."))
         if phase == "start_choose":
             options = ", ".join(str(n) for n in self.start_numbers(state))
-            return Prompt(player=seat, expects=expects, params=who | {"options": options},
+            return Prompt(player=player, expects=expects, params=who | {"options": options},
                           message=N_("{player}: put your robber stone on safe {options}."))
         if phase == "arrows":
-            return Prompt(player=seat, expects=expects, params=who,
+            return Prompt(player=player, expects=expects, params=who,
                           message=N_("{player}: lay your arrow on your robber stone, pointing the way you will go."))
         if phase == "roll":
             assert state.announcement is not None
             odds = self.odds(state)
             params = who | {"target": odds.target, "chance": odds.percent(odds.without_chips),
                             "chance_with_chips": odds.percent(odds.with_chips), "chips": odds.chips}
-            return Prompt(player=seat, expects=expects, dice=TWO_DICE, roll_action="roll", params=params,
+            return Prompt(player=player, expects=expects, dice=TWO_DICE, roll_action="roll", params=params,
                           message=N_("{player}: roll {target} or more ({chance}%; with your {chips} chips "
                                      "{chance_with_chips}%)."))
         if phase == "chips":
-            return Prompt(player=seat, expects=expects, params=who | {"shortfall": self._shortfall(state)},
+            return Prompt(player=player, expects=expects, params=who | {"shortfall": self._shortfall(state)},
                           message=N_("{player}: {shortfall} short. Spend {shortfall} chips, or accept the failure."))
         if phase == "sort":
-            return Prompt(player=seat, expects=expects, params=who | {"tray": " ".join(state.tray)},
+            return Prompt(player=player, expects=expects, params=who | {"tray": " ".join(state.tray)},
                           message=N_("{player}: sort {tray} into your rows, lowest numbers first."))
-        return Prompt(player=seat, expects=expects, params=who | {"distance": state.distance},
+        return Prompt(player=player, expects=expects, params=who | {"distance": state.distance},
                       message=N_("{player}: move the arrow, loot, or stop (distance so far {distance})."))
 
     # The phase table (GC-2 ... GC-18) and the handler per action.

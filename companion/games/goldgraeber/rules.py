@@ -390,36 +390,39 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
     def _look_enabled(self, state: GoldgraeberState) -> bool:
         return state.options.look_variant
 
+    def to_move(self, state: GoldgraeberState) -> int | None:
+        return self.phase_player(state, state.actor)
+
     def prompt(self, state: GoldgraeberState) -> Prompt:
         die = (DIE_FACES,)
         seat = state.actor
         names = {"seat": seat}
-        expects = self.expects(state)
+        player, expects = self.to_move(state), self.expects(state)
         if state.phase == "over":
-            return Prompt(player=None, expects=expects, message=N_("The game is over."))
+            return Prompt(player=player, expects=expects, message=N_("The game is over."))
         if state.phase == "roll":
-            return Prompt(player=seat, expects=expects, message=N_("Roll the die."), params=names,
+            return Prompt(player=player, expects=expects, message=N_("Roll the die."), params=names,
                           dice=die, roll_action="roll")
         if state.phase in ("move", "away"):
-            return Prompt(player=seat, expects=expects, message=N_("Move your figure exactly {steps} fields."),
+            return Prompt(player=player, expects=expects, message=N_("Move your figure exactly {steps} fields."),
                           params={**names, "steps": state.steps})
         if state.phase == "reveal":
-            return Prompt(player=seat, expects=expects, message=N_("Turn the chip on {field} over and enter "
+            return Prompt(player=player, expects=expects, message=N_("Turn the chip on {field} over and enter "
                                                                        "what it shows."),
                           params={**names, "field": state.figures[seat]})
         if state.phase == "robber":
             stack = self._stack_at(state, state.fight_field)
             strength = int(stack.robber[1]) if stack else 0
-            return Prompt(player=seat, expects=expects, message=N_("Fight the robber of strength {strength}: "
+            return Prompt(player=player, expects=expects, message=N_("Fight the robber of strength {strength}: "
                                                                      "roll the die."),
                           params={**names, "strength": strength}, dice=die, roll_action="roll")
         if state.phase == "brawl":
-            return Prompt(player=seat, expects=expects, message=N_("Brawl: roll the die."), params=names,
+            return Prompt(player=player, expects=expects, message=N_("Brawl: roll the die."), params=names,
                           dice=die, roll_action="roll")
         if state.phase == "away_roll":
-            return Prompt(player=seat, expects=expects, message=N_("You won the brawl: roll to move away."),
+            return Prompt(player=player, expects=expects, message=N_("You won the brawl: roll to move away."),
                           params=names, dice=die, roll_action="roll")
-        return Prompt(player=seat, expects=expects, message=N_("Choose a shore field for the raft."),
+        return Prompt(player=player, expects=expects, message=N_("Choose a shore field for the raft."),
                       params=names)
 
     # -- applying ----------------------------------------------------------------------------------
