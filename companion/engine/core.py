@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from random import Random
-from typing import Annotated, Any, ClassVar, Generic, NoReturn, Self, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, NoReturn, Self, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, TypeAdapter, ValidationError
 from pydantic_core import core_schema
@@ -265,7 +265,7 @@ class Game(ABC, Generic[StateT, OptionsT]):
         if unknown:
             raise ValidationError.from_exception_data(self.options_model.__name__, [
                 {"type": "extra_forbidden", "loc": (key,), "input": raw[key]} for key in unknown])
-        return self.options_model.model_validate(raw)  # type: ignore[return-value]
+        return cast(OptionsT, self.options_model.model_validate(raw))
 
     def check_setup(self, setup: Setup) -> None:
         """Raise UserError (naming the field) when the seats do not fit this game."""
@@ -287,7 +287,7 @@ class Game(ABC, Generic[StateT, OptionsT]):
     # -- rules -------------------------------------------------------------------------------------
     def parse_action(self, raw: Any) -> ActionModel:
         """Turn JSON (dict) into this game's typed action; raises pydantic.ValidationError."""
-        return self.action_adapter.validate_python(raw)  # type: ignore[no-any-return]
+        return cast(ActionModel, self.action_adapter.validate_python(raw))
 
     def validate(self, state: StateT, action: ActionModel) -> Refusal | None:
         """None when the action is allowed now, otherwise the refusal that says why not.
@@ -388,4 +388,4 @@ class Game(ABC, Generic[StateT, OptionsT]):
 
     def state_from_json(self, text: str) -> StateT:
         """A state back from `state_to_json`."""
-        return self.state_model.model_validate_json(text)  # type: ignore[return-value]
+        return cast(StateT, self.state_model.model_validate_json(text))

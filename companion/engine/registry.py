@@ -5,13 +5,16 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import cache
+from typing import Any
 
 from companion.engine.core import Game
 
-_GAMES: dict[str, Game] = {}  # type: ignore[type-arg]
+AnyGame = Game[Any, Any]
+
+_GAMES: dict[str, AnyGame] = {}
 
 
-def register(game_class: type[Game]) -> type[Game]:  # type: ignore[type-arg]
+def register(game_class: type[AnyGame]) -> type[AnyGame]:
     """Class decorator: make a game available under its `id`."""
     _GAMES[game_class.id] = game_class()
     return game_class
@@ -26,7 +29,7 @@ def _load_all() -> None:
         importlib.import_module(f"{games_package.__name__}.{module.name}")
 
 
-def get_game(game_id: str) -> Game:  # type: ignore[type-arg]
+def get_game(game_id: str) -> AnyGame:
     """The registered game with this id; KeyError names the ids that exist."""
     _load_all()
     try:
@@ -35,7 +38,7 @@ def get_game(game_id: str) -> Game:  # type: ignore[type-arg]
         raise KeyError(f"unknown game {game_id!r} (known: {', '.join(sorted(_GAMES))})") from None
 
 
-def all_games() -> dict[str, Game]:  # type: ignore[type-arg]
+def all_games() -> dict[str, AnyGame]:
     """Every registered game by id."""
     _load_all()
     return dict(_GAMES)

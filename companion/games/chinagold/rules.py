@@ -172,7 +172,7 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
     rule_prefix = "CG"
     options_model = ChinagoldOptions
     state_model = ChinagoldState
-    action_adapter: TypeAdapter[Any] = TypeAdapter(ChinagoldAction)
+    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(ChinagoldAction)
 
     # -- setup -----------------------------------------------------------------------------------------
     def options(self, raw: Mapping[str, Any]) -> ChinagoldOptions:

@@ -33,15 +33,14 @@ from companion.engine.errors import UserError
 from companion.engine.registry import register
 from companion.games.digger.cards import SCORING_COLOURS, Card, DiggerCardsLayout, load_cards
 
-COLOURS: tuple[str, ...] = ("B", "Y", "R", "G", "W")  # blue (water), yellow, red, green, white
+Colour = Literal["B", "Y", "R", "G", "W"]
+COLOURS: tuple[Colour, ...] = ("B", "Y", "R", "G", "W")  # blue (water), yellow, red, green, white
 BLACK = "K"
 FACES: tuple[str, ...] = COLOURS + (BLACK,)
 DICE_COUNT = 5
 STONES_PER_COLOUR = 10
-ROBBABLE: tuple[str, ...] = ("Y", "R", "G", "W")
+ROBBABLE: tuple[Colour, ...] = ("Y", "R", "G", "W")
 COLOUR_NAMES = {"B": "blue", "Y": "yellow", "R": "red", "G": "green", "W": "white", "K": "black"}
-
-Colour = Literal["B", "Y", "R", "G", "W"]
 
 
 # -- options ----------------------------------------------------------------------------------------
@@ -217,17 +216,17 @@ DiggerAction = Annotated[Roll | Take | Rob | Stop | Fumble | TimeUp, Field(discr
 ALL_ROLLS: tuple[Roll, ...] = tuple(Roll(values=values)
                                     for values in combinations_with_replacement(FACES, DICE_COUNT))
 # Actions are values, so legal_actions hands out shared instances instead of building new ones each time.
-_TAKES = {colour: Take(colour=colour) for colour in COLOURS}  # type: ignore[arg-type]
-_ROBS = {(colour, seat): Rob(colour=colour, victim=seat) for colour in ROBBABLE for seat in range(5)}  # type: ignore[arg-type]
+_TAKES = {colour: Take(colour=colour) for colour in COLOURS}
+_ROBS = {(colour, seat): Rob(colour=colour, victim=seat) for colour in ROBBABLE for seat in range(5)}
 _STOP = Stop()
 _FUMBLE = Fumble()
 
 
 @lru_cache(maxsize=64)
-def _time_ups(waiting: tuple[str, ...], may_mark_stowed: bool) -> tuple[TimeUp, ...]:
+def _time_ups(waiting: tuple[Colour, ...], may_mark_stowed: bool) -> tuple[TimeUp, ...]:
     """Every time-up the table may enter: each subset of the waiting colours marked as stowed."""
     sizes = range(len(waiting) + 1) if may_mark_stowed else range(1)
-    return tuple(TimeUp(stowed=subset) for size in sizes for subset in combinations(waiting, size))  # type: ignore[arg-type]
+    return tuple(TimeUp(stowed=subset) for size in sizes for subset in combinations(waiting, size))
 
 
 DICE = DiceRefusals(rule="DIG-2", count_code="roll.dice_count",
@@ -235,7 +234,7 @@ DICE = DiceRefusals(rule="DIG-2", count_code="roll.dice_count",
                     face_message=N_("A colour die has no face {face}; its faces are B Y R G W K."))
 
 
-def unique_colours(roll: tuple[str, ...]) -> tuple[str, ...]:
+def unique_colours(roll: tuple[str, ...]) -> tuple[Colour, ...]:
     """Stone colours that show on exactly one die (DIG-4)."""
     return tuple(colour for colour in COLOURS if roll.count(colour) == 1)
 
@@ -245,13 +244,13 @@ def may_rob(roll: tuple[str, ...]) -> bool:
     return roll.count(BLACK) == 1
 
 
-def takeable(state: DiggerState) -> list[str]:
+def takeable(state: DiggerState) -> list[Colour]:
     """Colours the digger may still take from the middle after this roll (DIG-4, DIG-5)."""
     return [colour for colour in unique_colours(state.roll)
             if colour not in state.claimed and state.middle.count(colour)]
 
 
-def robbable(state: DiggerState) -> list[str]:
+def robbable(state: DiggerState) -> list[Colour]:
     """Colours the digger may still rob from another box after this roll (DIG-4, DIG-6)."""
     if not may_rob(state.roll):
         return []
@@ -270,7 +269,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
     rule_prefix = "DIG"
     options_model = DiggerOptions
     state_model = DiggerState
-    action_adapter: TypeAdapter[ActionModel] = TypeAdapter(DiggerAction)
+    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(DiggerAction)
 
     # -- setup -------------------------------------------------------------------------------------
     def initial_state(self, setup: Setup) -> DiggerState:

@@ -361,7 +361,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
     rule_prefix = "GC"
     options_model = GoldConnectionOptions
     state_model = GoldConnectionState
-    action_adapter: TypeAdapter[Any] = TypeAdapter(GoldConnectionAction)
+    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(GoldConnectionAction)
 
     @property
     def vault(self) -> Vault:
@@ -722,13 +722,14 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
                                                                                        list[Event]]:
         assert state.announcement is not None
         total = sum(dice)
+        target = state.announcement.target
         events = [Event(kind="roll", message=N_("Rolled {first} and {second}: {total} against {target}."),
                         params={"first": dice[0], "second": dice[1], "total": total,
-                                "target": state.announcement.target})]
-        if total >= state.announcement.target:
+                                "target": target})]
+        if total >= target:
             state, more = self._success(state)
             return state, events + more
-        shortfall = state.announcement.target - total
+        shortfall = target - total
         if state.robbers[state.current].chips >= shortfall:
             return state.evolve(phase="chips", roll=dice), events
         state, more = self._failure(state)

@@ -110,7 +110,7 @@ class GoldgraeberState(Value):
     The options ride along because the rules consult them and `Game` methods only see the state.
     """
 
-    options: GoldgraeberOptions = GoldgraeberOptions()
+    options: GoldgraeberOptions = GoldgraeberOptions.model_validate({})
     names: tuple[str, ...]
     houses: tuple[int, ...]
     figures: tuple[str, ...]
@@ -218,7 +218,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
     rule_prefix = "GG"
     options_model = GoldgraeberOptions
     state_model = GoldgraeberState
-    action_adapter: TypeAdapter[Any] = TypeAdapter(GoldgraeberAction)
+    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(GoldgraeberAction)
 
     @property
     def board(self) -> Board:
@@ -595,7 +595,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         grown = stack.evolve(loot=stack.loot + lost)
         state = state.evolve(stacks=tuple(sorted(others + (grown,), key=lambda s: s.field)),
                              open_chips=_replace(state.open_chips, seat, ()))
-        return self._start_away(state, seat, state.fight_field, value, events)
+        return self._start_away(state, seat, stack.field, value, events)
 
     def _brawl_roll(self, state: GoldgraeberState, value: int, events: list[Event]) -> GoldgraeberState:
         """GG-12: attacker rolls, defender rolls; ties repeat; the winner takes the loser's open chips."""
