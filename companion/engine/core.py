@@ -51,7 +51,6 @@ class FrozenDict(dict[K, V]):
         return f"{type(self).__name__}({dict.__repr__(self)})"
 
 
-
 class _Freeze:
     """Pydantic metadata: validate as the annotated mapping type, then keep the result as a FrozenDict."""
 
