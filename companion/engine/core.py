@@ -51,15 +51,31 @@ class FrozenDict(dict[K, V]):
         return f"{type(self).__name__}({dict.__repr__(self)})"
 
 
+def deep_freeze(value: Any) -> Any:
+    """`value` with every dict inside turned into a FrozenDict and every list into a tuple."""
+    if isinstance(value, dict):
+        return FrozenDict({key: deep_freeze(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(deep_freeze(item) for item in value)
+    return value
+
+
+@dataclass(frozen=True)
 class _Freeze:
-    """Pydantic metadata: validate as the annotated mapping type, then keep the result as a FrozenDict."""
+    """Pydantic metadata: validate as the annotated mapping type, then keep the result as a FrozenDict
+    (`deep`: with the lists and dicts inside frozen as well, for free-form parameters)."""
+
+    deep: bool = False
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
-        return core_schema.no_info_after_validator_function(FrozenDict, handler(source))
+        return core_schema.no_info_after_validator_function(deep_freeze if self.deep else FrozenDict,
+                                                            handler(source))
 
 
 #: The field type for mappings in values: read as a `Mapping`, given as any dict, stored as a FrozenDict.
 FrozenMap = Annotated[Mapping[K, V], _Freeze()]
+#: Free-form message parameters (refusals, events, prompts): frozen all the way down, lists become tuples.
+FrozenParams = Annotated[Mapping[str, Any], _Freeze(deep=True)]
 
 
 class Value(BaseModel):
@@ -109,7 +125,7 @@ class Refusal(Value):
     code: str
     message: str
     rule: str
-    params: FrozenMap[str, Any] = Field(default_factory=FrozenDict)
+    params: FrozenParams = Field(default_factory=FrozenDict)
 
     def text(self) -> str:
         """The message with its parameters filled in."""
@@ -128,7 +144,7 @@ class Event(Value):
 
     kind: str
     message: str = ""
-    params: FrozenMap[str, Any] = Field(default_factory=FrozenDict)
+    params: FrozenParams = Field(default_factory=FrozenDict)
 
     def text(self) -> str:
         """The message with its parameters filled in."""
@@ -146,7 +162,7 @@ class Prompt(Value):
     player: int | None
     expects: tuple[str, ...]
     message: str
-    params: FrozenMap[str, Any] = Field(default_factory=FrozenDict)
+    params: FrozenParams = Field(default_factory=FrozenDict)
     dice: tuple[tuple[str, ...], ...] = ()
     roll_action: str | None = None
 

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from companion.engine import Player, Setup, get_game
-from companion.engine.core import FrozenDict, Refusal
+from companion.engine.core import Event, FrozenDict, Refusal
 from companion.games.gold_connection.rules import GoldConnection, GoldConnectionState
 
 
@@ -76,3 +76,12 @@ def test_frozen_dict_on_its_own() -> None:
     assert hash(frozen) == hash(FrozenDict(a=1)) != hash(FrozenDict(a=2))
     with pytest.raises(TypeError):
         frozen |= {"b": 2}
+
+
+def test_message_parameters_are_frozen_all_the_way_down() -> None:
+    event = Event(kind="k", message="{faces}", params={"faces": ["B", "Y"], "scores": {"Ann": [3]}})
+    assert event.params["faces"] == ("B", "Y") and event.params["scores"] == {"Ann": (3,)}
+    with pytest.raises(TypeError):
+        event.params["scores"]["Ann"] = (4,)  # type: ignore[index]
+    assert hash(event) == hash(Event.model_validate_json(event.model_dump_json()))
+    assert json.loads(event.model_dump_json())["params"] == {"faces": ["B", "Y"], "scores": {"Ann": [3]}}
