@@ -258,7 +258,7 @@ def test_tie_is_shared_by_default() -> None:
 def test_white_side_cards_are_all_alike() -> None:
     """DIG-15: the scoring cards."""
     state = new_state(5)
-    assert len({card for card in state.cards}) == 1 and state.cards[0].side == "white"
+    assert len(set(state.cards)) == 1 and state.cards[0].side == "white"
 
 
 def test_black_side_cards_differ_total_fifteen_and_are_dealt_by_seed() -> None:

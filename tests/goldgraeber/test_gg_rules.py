@@ -252,7 +252,7 @@ def robber_fight(game: Goldgraeber, board: Board, start: GoldgraeberState, stren
 
 
 def test_higher_roll_captures_the_robber(game: Goldgraeber, board: Board, start: GoldgraeberState) -> None:
-    state, dig = robber_fight(game, board, start, 3, ("G2",))
+    state, _ = robber_fight(game, board, start, 3, ("G2",))
     state = roll(game, state, "5")
     assert state.open_chips[0] == ("G2", "R3") and not state.stacks and state.current == 1
 
