@@ -23,7 +23,7 @@ NAMES = ("Anna", "Jonas", "Marie", "Felix", "Lena")
 def random_game(game: Digger, players: int, seed: int) -> tuple[DiggerState, GameRecord]:
     """One whole game by a random table; returns the final state and the game's record."""
     setup = Setup(game="digger", players=tuple(Player(name=name) for name in NAMES[:players]), seed=seed)
-    setup = setup.model_copy(update={"options": game.options({}).model_dump(mode="json")})
+    setup = setup.evolve(options=game.options({}).model_dump(mode="json"))
     state = game.initial_state(setup)
     rng = Random(seed)
     stamp = now_utc()

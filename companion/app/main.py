@@ -361,8 +361,7 @@ class GoldtableApp(App):
         from companion.engine.journal import JournalError
         from companion.engine.session import Session
 
-        setup = self.setup_for_guide().model_copy(update={"seed": secrets.randbelow(2**31) if seed is None
-                                                           else seed})
+        setup = self.setup_for_guide().evolve(seed=secrets.randbelow(2**31) if seed is None else seed)
         try:
             session = Session.new(setup, self.journal)
         except (JournalError, UserError, ValueError) as error:

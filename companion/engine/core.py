@@ -8,11 +8,17 @@ in `goldtable replay`, in tests and in benchmarks.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, NoReturn, Self, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, TypeAdapter, ValidationError
+from pydantic_core import core_schema
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 def N_(message: str) -> str:
@@ -20,10 +26,71 @@ def N_(message: str) -> str:
     return message
 
 
+class FrozenDict(dict[K, V]):
+    """A dict that refuses every change after it is built, so a frozen value holding one stays unchanged.
+
+    A dict subclass rather than a new mapping type: it compares equal to a plain dict, serialises to the
+    same JSON, and code that reads a value's mapping keeps working.  It hashes like the frozenset of its
+    items, so values holding one can be hashed (when the items can).
+    """
+
+    __slots__ = ()
+
+    def _immutable(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError(f"{type(self).__name__} cannot be changed; build a new one (e.g. with evolve)")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _immutable
+
+    def __hash__(self) -> int:  # type: ignore[override]  # dict sets __hash__ = None; this one is immutable
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple[type[FrozenDict[K, V]], tuple[dict[K, V]]]:
+        """Copy and pickle through the constructor (the default would call the refused __setitem__)."""
+        return type(self), (dict(self),)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({dict.__repr__(self)})"
+
+
+def deep_freeze(value: Any) -> Any:
+    """`value` with every dict inside turned into a FrozenDict and every list into a tuple."""
+    if isinstance(value, dict):
+        return FrozenDict({key: deep_freeze(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(deep_freeze(item) for item in value)
+    return value
+
+
+@dataclass(frozen=True)
+class _Freeze:
+    """Pydantic metadata: validate as the annotated mapping type, then keep the result as a FrozenDict
+    (`deep`: with the lists and dicts inside frozen as well, for free-form parameters)."""
+
+    deep: bool = False
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(deep_freeze if self.deep else FrozenDict,
+                                                            handler(source))
+
+
+#: The field type for mappings in values: read as a `Mapping`, given as any dict, stored as a FrozenDict.
+FrozenMap = Annotated[Mapping[K, V], _Freeze()]
+#: Free-form message parameters (refusals, events, prompts): frozen all the way down, lists become tuples.
+FrozenParams = Annotated[Mapping[str, Any], _Freeze(deep=True)]
+
+
 class Value(BaseModel):
-    """Base for immutable values: states, actions, events.  Frozen so a state can be shared safely."""
+    """Base for immutable values: states, actions, events.  Frozen so a state can be shared safely.
+
+    Mappings in values are `FrozenDict` and sequences tuples, so nothing in a value can be changed in place.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def evolve(self, **changes: Any) -> Self:
+        """A copy with `changes`, validated like a new value: a misspelt field or a wrong type raises
+        pydantic's ValidationError (`model_copy(update=...)` would store either without a word)."""
+        return self.model_validate({**self.__dict__, **changes}, strict=True)
 
 
 class ActionModel(Value):
@@ -52,7 +119,7 @@ class Setup(Value):
 
     game: str
     players: tuple[Player, ...]
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: FrozenMap[str, Any] = Field(default_factory=FrozenDict)
     seed: int = 0
     first_player: int = 0
     #: Filled in when a session starts; empty in setups written before boards were recorded.
@@ -69,11 +136,18 @@ class Refusal(Value):
     code: str
     message: str
     rule: str
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: FrozenParams = Field(default_factory=FrozenDict)
 
     def text(self) -> str:
         """The message with its parameters filled in."""
         return self.message.format(**self.params)
+
+
+def refuse(code: str, message: str, rule: str, /, **params: Any) -> Refusal:
+    """A refusal: stable code, English message template, the rule it cites, then the template's fields.
+
+    The one argument order every game uses (code, message, rule)."""
+    return Refusal(code=code, message=message, rule=rule, params=params)
 
 
 class Event(Value):
@@ -81,7 +155,7 @@ class Event(Value):
 
     kind: str
     message: str = ""
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: FrozenParams = Field(default_factory=FrozenDict)
 
     def text(self) -> str:
         """The message with its parameters filled in."""
@@ -99,13 +173,47 @@ class Prompt(Value):
     player: int | None
     expects: tuple[str, ...]
     message: str
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: FrozenParams = Field(default_factory=FrozenDict)
     dice: tuple[tuple[str, ...], ...] = ()
     roll_action: str | None = None
 
     def text(self) -> str:
         """The message with its parameters filled in."""
         return self.message.format(**self.params)
+
+
+@dataclass(frozen=True)
+class DiceRefusals:
+    """How one game words a roll that does not fit its dice: the rule cited and, for a wrong number of
+    dice and for an impossible face, a code and a message template.
+
+    Count messages may use `{count}` (= `{got}`) and `{want}`; face messages `{face}` (= `{value}`, the
+    value as entered), `{die}` (0-based) and `{faces}` (the die's faces).
+    """
+
+    rule: str
+    count_code: str
+    count_message: str
+    face_code: str
+    face_message: str
+
+
+def check_dice(prompt: Prompt, values: Sequence[object], refusals: DiceRefusals,
+               **per_die: Sequence[object]) -> Refusal | None:
+    """Check a roll against what the prompt asks for: one value per die, each one of that die's faces.
+
+    Values are compared as face tokens (`str(value)`), so games that enter numbers check the same way as
+    games that enter letters.  Each `per_die` sequence names something per die (e.g. `tile=state.tiles`);
+    the face refusal carries the entry of the offending die under that name.
+    """
+    if len(values) != len(prompt.dice):
+        return refuse(refusals.count_code, refusals.count_message, refusals.rule,
+                      count=len(values), got=len(values), want=len(prompt.dice))
+    for die, (value, faces) in enumerate(zip(values, prompt.dice)):
+        if str(value) not in faces:
+            return refuse(refusals.face_code, refusals.face_message, refusals.rule, face=value, value=value,
+                          die=die, faces=" ".join(faces), **{name: names[die] for name, names in per_die.items()})
+    return None
 
 
 class IllegalAction(Exception):
@@ -118,6 +226,36 @@ class IllegalAction(Exception):
 
 StateT = TypeVar("StateT", bound=Value)
 OptionsT = TypeVar("OptionsT", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class PhaseRule:
+    """One row of a game's phase table: which action types the phase accepts and how others are refused.
+
+    - `allows`: the action types accepted in this phase (their own checks still apply), in prompt order.
+    - `rule`: the rule cited when an action of another type comes now.
+    - `offered`: per allowed type, when the prompt offers it (default: always); a type accepted but not
+      offered is answered by its own check, with its own reason.
+    - `refusals`: per other type, the refusal to give instead of the generic "not now".
+    - `otherwise`: the refusal for every type not allowed (e.g. "the game is over"), if not generic.
+    - `seated`: False when no seat acts (table setup, game over): the prompt's player is None then.
+    """
+
+    allows: tuple[str, ...]
+    rule: str
+    offered: Mapping[str, Callable[[Any], bool]] = field(default_factory=dict)
+    refusals: Mapping[str, Callable[[Any], Refusal]] = field(default_factory=dict)
+    otherwise: Callable[[Any], Refusal] | None = None
+    seated: bool = True
+
+
+@dataclass(frozen=True)
+class Handler:
+    """What a game does with one action class: `check(game, state, action)` returns a refusal or None
+    (called only when the phase allows the action), `apply(game, state, action)` the next state and events."""
+
+    check: Callable[[Any, Any, Any], Refusal | None]
+    apply: Callable[[Any, Any, Any], tuple[Any, list[Event]]]
 
 
 class Game(ABC, Generic[StateT, OptionsT]):
@@ -135,16 +273,25 @@ class Game(ABC, Generic[StateT, OptionsT]):
     options_model: ClassVar[type[BaseModel]]
     state_model: ClassVar[type[Value]]
     action_adapter: ClassVar[TypeAdapter[Any]]
+    #: The phase table (see PhaseRule), keyed by `phase_of(state)`; games without one override validate.
+    phases: ClassVar[Mapping[str, PhaseRule]] = {}
+    #: Typed dispatch: the handler per action class (used by the default validate and _apply).
+    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {}
+    #: Per action type, the candidates `legal_actions` lists when that type is offered; a type offered
+    #: without an entry means the set is too large to list (legal_actions returns None).
+    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {}
+    #: Message of the generic "not now" refusal (code `action.not_now`); `{expected}` lists what is offered.
+    not_now_message: ClassVar[str] = "Not now: the table expects {expected}."
 
     # -- setup -------------------------------------------------------------------------------------
-    def options(self, raw: dict[str, Any]) -> OptionsT:
+    def options(self, raw: Mapping[str, Any]) -> OptionsT:
         """Validate raw options (from a record, a file or the Options screen); unknown names are errors,
         so a misspelt house rule is reported instead of silently ignored."""
         unknown = [key for key in raw if key not in self.options_model.model_fields]
         if unknown:
             raise ValidationError.from_exception_data(self.options_model.__name__, [
                 {"type": "extra_forbidden", "loc": (key,), "input": raw[key]} for key in unknown])
-        return self.options_model.model_validate(raw)  # type: ignore[return-value]
+        return cast(OptionsT, self.options_model.model_validate(raw))
 
     def check_setup(self, setup: Setup) -> None:
         """Raise UserError (naming the field) when the seats do not fit this game."""
@@ -170,15 +317,61 @@ class Game(ABC, Generic[StateT, OptionsT]):
     # -- rules -------------------------------------------------------------------------------------
     def parse_action(self, raw: Any) -> ActionModel:
         """Turn JSON (dict) into this game's typed action; raises pydantic.ValidationError."""
-        return self.action_adapter.validate_python(raw)  # type: ignore[no-any-return]
+        return cast(ActionModel, self.action_adapter.validate_python(raw))
 
-    @abstractmethod
     def validate(self, state: StateT, action: ActionModel) -> Refusal | None:
-        """None when the action is allowed now, otherwise the refusal that says why not."""
+        """None when the action is allowed now, otherwise the refusal that says why not.
 
-    @abstractmethod
+        By default: the phase table answers "not now", then the action's handler checks the rest."""
+        return self.check_phase(state, action) or self.handlers[type(action)].check(self, state, action)
+
     def _apply(self, state: StateT, action: ActionModel) -> tuple[StateT, list[Event]]:
-        """Apply an action already validated; never called with an illegal one."""
+        """Apply an action already validated; never called with an illegal one.  By default: its handler."""
+        return self.handlers[type(action)].apply(self, state, action)
+
+    # -- phases ------------------------------------------------------------------------------------
+    def phase_of(self, state: StateT) -> str:
+        """The key of the phase table row in force (by default the state's `phase` field)."""
+        return str(getattr(state, "phase"))  # noqa: B009 - StateT is only known to be a Value here
+
+    def to_move(self, state: StateT) -> int | None:
+        """The seat whose input is due now, None when no seat's (game over, table setup).
+
+        Games name this differently in their states (`digger`, `current`, `actor`, `to_move`) and override
+        this cheaply (see `phase_player`); generic code (app, bots, benchmarks) asks here.  It is always
+        the prompt's `player`; by default it is read from the prompt.
+        """
+        return self.prompt(state).player
+
+    def expects(self, state: StateT) -> tuple[str, ...]:
+        """The action types the prompt offers now, from the phase table."""
+        row = self.phases[self.phase_of(state)]
+        return tuple(kind for kind in row.allows if kind not in row.offered or row.offered[kind](state))
+
+    def check_phase(self, state: StateT, action: ActionModel) -> Refusal | None:
+        """The phase table's answer: None when the phase accepts this action type, else why not now."""
+        row = self.phases[self.phase_of(state)]
+        if action.type in row.allows:
+            return None
+        special = row.refusals.get(action.type) or row.otherwise
+        if special is not None:
+            return special(state)
+        return refuse("action.not_now", self.not_now_message, row.rule,
+                      expected=", ".join(self.expects(state)), action=action.type, got=action.type)
+
+    def phase_player(self, state: StateT, seat: int) -> int | None:
+        """`seat` when the phase table says a seat acts now, else None (for prompts)."""
+        return seat if self.phases[self.phase_of(state)].seated else None
+
+    def listed_actions(self, state: StateT) -> list[ActionModel] | None:
+        """The candidates of every offered type (see `candidates`), in the table's order; None when an
+        offered type has too many to list."""
+        actions: list[ActionModel] = []
+        for kind in self.expects(state):
+            if kind not in self.candidates:
+                return None
+            actions.extend(self.candidates[kind](self, state))
+        return actions
 
     def apply(self, state: StateT, action: ActionModel) -> tuple[StateT, list[Event]]:
         """The next state and what happened; raises IllegalAction for a refused action."""
@@ -225,4 +418,4 @@ class Game(ABC, Generic[StateT, OptionsT]):
 
     def state_from_json(self, text: str) -> StateT:
         """A state back from `state_to_json`."""
-        return self.state_model.model_validate_json(text)  # type: ignore[return-value]
+        return cast(StateT, self.state_model.model_validate_json(text))

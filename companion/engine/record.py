@@ -13,7 +13,19 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 
-from companion.engine.core import ActionModel, BoardFile, Event, Game, IllegalAction, Player, Refusal, Setup, Value
+from companion.engine.core import (
+    ActionModel,
+    BoardFile,
+    Event,
+    FrozenDict,
+    FrozenMap,
+    Game,
+    IllegalAction,
+    Player,
+    Refusal,
+    Setup,
+    Value,
+)
 from companion.engine.errors import UserError, describe_validation_error, read_json_file
 from companion.engine.registry import get_game
 
@@ -32,7 +44,7 @@ class RecordedAction(Value):
 
     at: datetime
     source: Source
-    action: dict[str, Any]
+    action: FrozenMap[str, Any]
     #: Which hardware frame carried it (`<source>:<seq>`), so a frame the device resends after a restart
     #: is recognised as already recorded instead of being played twice.  Left out of files when empty.
     ref: str | None = Field(default=None, max_length=64, exclude_if=lambda value: value is None)
@@ -44,7 +56,7 @@ class GameRecord(Value):
     format: Literal["goldtable-record/1"] = RECORD_FORMAT
     game: str
     players: tuple[Player, ...] = Field(min_length=1)
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: FrozenMap[str, Any] = Field(default_factory=FrozenDict)
     seed: int = 0
     first_player: int = 0
     #: The board files played on (name + sha256); absent in records written before they were recorded,

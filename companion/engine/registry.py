@@ -4,32 +4,32 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from functools import cache
+from typing import Any
 
 from companion.engine.core import Game
 
-_GAMES: dict[str, Game] = {}  # type: ignore[type-arg]
-_loaded = False
+AnyGame = Game[Any, Any]
+
+_GAMES: dict[str, AnyGame] = {}
 
 
-def register(game_class: type[Game]) -> type[Game]:  # type: ignore[type-arg]
+def register(game_class: type[AnyGame]) -> type[AnyGame]:
     """Class decorator: make a game available under its `id`."""
     _GAMES[game_class.id] = game_class()
     return game_class
 
 
+@cache
 def _load_all() -> None:
-    """Import every game package once, so each registers itself."""
-    global _loaded
-    if _loaded:
-        return
+    """Import every game package once (cached), so each registers itself."""
     import companion.games as games_package
 
     for module in pkgutil.iter_modules(games_package.__path__):
         importlib.import_module(f"{games_package.__name__}.{module.name}")
-    _loaded = True
 
 
-def get_game(game_id: str) -> Game:  # type: ignore[type-arg]
+def get_game(game_id: str) -> AnyGame:
     """The registered game with this id; KeyError names the ids that exist."""
     _load_all()
     try:
@@ -38,7 +38,7 @@ def get_game(game_id: str) -> Game:  # type: ignore[type-arg]
         raise KeyError(f"unknown game {game_id!r} (known: {', '.join(sorted(_GAMES))})") from None
 
 
-def all_games() -> dict[str, Game]:  # type: ignore[type-arg]
+def all_games() -> dict[str, AnyGame]:
     """Every registered game by id."""
     _load_all()
     return dict(_GAMES)

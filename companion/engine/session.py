@@ -55,8 +55,8 @@ class Session:
             options = game.options(setup.options)
         except ValidationError as error:
             raise UserError(describe_validation_error("options", error)) from None
-        setup = setup.model_copy(update={"options": options.model_dump(mode="json")})
-        setup = setup.model_copy(update={"boards": current_boards(game, setup)})
+        setup = setup.evolve(options=options.model_dump(mode="json"))
+        setup = setup.evolve(boards=current_boards(game, setup))
         session = cls(game=game, setup=setup, journal=journal)
         session.states.append(game.initial_state(setup))
         if journal is not None:

@@ -57,7 +57,7 @@ def test_random_playout_invariants(seed: int, board: str, overlay: int, bury_wei
                                                                                site_mask(state.sites, HIDDEN))
         if rng.random() < 0.3:
             wild = wild_action(rng, size)
-            action, refused = session.check(wild)
+            _, refused = session.check(wild)
             if refused is not None:
                 outcome = session.submit(wild, "touch")
                 assert not outcome.accepted and outcome.refusal is not None

@@ -40,7 +40,7 @@ def with_boxes(state: DiggerState, **boxes: dict[str, int]) -> DiggerState:
         for colour, count in stones.items():
             all_boxes[seat] = all_boxes[seat].plus(colour, count)
             middle = middle.plus(colour, -count)
-    return state.model_copy(update={"boxes": tuple(all_boxes), "middle": middle})
+    return state.evolve(boxes=tuple(all_boxes), middle=middle)
 
 
 def stone_counts(state: DiggerState) -> dict[str, int]:

@@ -219,7 +219,7 @@ def test_time_up_only_while_the_timer_runs_and_for_waiting_colours() -> None:
 def test_game_ends_after_the_turn_that_empties_the_blue_stones() -> None:
     """DIG-13: the river runs dry."""
     state = with_boxes(new_state(), Ben={"Y": 1})
-    state = state.model_copy(update={"middle": state.middle.model_copy(update={"B": 1}), "tin": 9})
+    state = state.evolve(middle=state.middle.evolve(B=1), tin=9)
     state = play(state, roll("BYRRK"), Take(colour="B"))
     assert not state.over and state.middle.B == 0
     state = play(state, roll("BYRRK"), Rob(colour="Y", victim=1))
@@ -233,7 +233,7 @@ def test_game_ends_after_the_turn_that_empties_the_blue_stones() -> None:
 def test_blue_returned_by_time_up_keeps_the_game_going() -> None:
     """DIG-R2 (default `no_blue_after_turn`): blue the timer sends back to the middle keeps the game going."""
     state = new_state()
-    state = state.model_copy(update={"middle": state.middle.model_copy(update={"B": 1}), "tin": 9})
+    state = state.evolve(middle=state.middle.evolve(B=1), tin=9)
     state = play(state, roll("BYRRK"), Take(colour="B"), TimeUp())
     assert not state.over and state.middle.B == 1
 
@@ -242,7 +242,7 @@ def test_blue_returned_by_time_up_keeps_the_game_going() -> None:
 def test_score_is_stones_times_card_value_and_blue_scores_nothing() -> None:
     """DIG-14: scoring."""
     state = with_boxes(new_state(), Ada={"Y": 2, "R": 1, "G": 3, "W": 1}, Ben={"W": 2})
-    state = state.model_copy(update={"tin": 4, "middle": state.middle.model_copy(update={"B": 6})})
+    state = state.evolve(tin=4, middle=state.middle.evolve(B=6))
     white = state.cards[0]
     assert GAME.scores(state) == [2 * white.Y + white.R + 3 * white.G + white.W, 2 * white.W, 0]
     assert GAME.winners(state) == [0]
@@ -258,7 +258,7 @@ def test_tie_is_shared_by_default() -> None:
 def test_white_side_cards_are_all_alike() -> None:
     """DIG-15: the scoring cards."""
     state = new_state(5)
-    assert len({card for card in state.cards}) == 1 and state.cards[0].side == "white"
+    assert len(set(state.cards)) == 1 and state.cards[0].side == "white"
 
 
 def test_black_side_cards_differ_total_fifteen_and_are_dealt_by_seed() -> None:
@@ -300,7 +300,7 @@ def test_reading_game_end_when_blue_ran_out_during_the_turn() -> None:
     """DIG-R2 in both settings: only `blue_ran_out_in_turn` ends a turn whose blue came back."""
     for game_end, over in (("no_blue_after_turn", False), ("blue_ran_out_in_turn", True)):
         state = new_state(game_end=game_end)
-        state = state.model_copy(update={"middle": state.middle.model_copy(update={"B": 1}), "tin": 9})
+        state = state.evolve(middle=state.middle.evolve(B=1), tin=9)
         state = play(state, roll("BYRRK"), Take(colour="B"), TimeUp())
         assert state.over is over and state.middle.B == 1
 

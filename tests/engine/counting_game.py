@@ -63,7 +63,7 @@ class CountingGame(Game[CountingState, CountingOptions]):
         if isinstance(action, Roll):
             totals[state.turn] += int(action.values[0])
         nxt = (state.turn + 1) % state.players
-        return state.model_copy(update={"totals": tuple(totals), "turn": nxt}), [Event(kind=action.type)]
+        return state.evolve(totals=tuple(totals), turn=nxt), [Event(kind=action.type)]
 
     def prompt(self, state: CountingState) -> Prompt:
         return Prompt(player=state.turn, expects=("roll", "pass"), message=N_("Roll the die."),

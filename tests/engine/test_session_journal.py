@@ -158,6 +158,6 @@ def test_seats_that_do_not_fit_the_game_are_refused_at_start() -> None:
     with pytest.raises(UserError, match=r"^players: Counting \(test\) needs 1-4 players, not 5$"):
         Session.new(_setup(players=5))
     with pytest.raises(UserError, match=r"^first_player: must be a seat from 0 to 1$"):
-        Session.new(_setup().model_copy(update={"first_player": 2}))
+        Session.new(_setup().evolve(first_player=2))
     with pytest.raises(UserError, match=r"^players: player names must be different$"):
         Session.new(Setup(game=GAME_ID, players=(Player(name="A"), Player(name="A"))))

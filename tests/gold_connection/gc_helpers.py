@@ -28,10 +28,10 @@ def turn_state(stones: dict[int, tuple[str, str]], players: int = 2, seat: int =
     state = fresh(players, seed, **options)
     robbers = list(state.robbers)
     for index, (safe, heading) in stones.items():
-        robbers[index] = robbers[index].model_copy(update={"stone": safe, "arrow": safe, "heading": heading})
-    return state.model_copy(update={"robbers": tuple(robbers), "phase": "turn", "current": seat,
-                                    "counter": 0 if options.get("game_end") == "series" else 1,
-                                    "turn_start": stones[seat][0], "start_heading": stones[seat][1]})
+        robbers[index] = robbers[index].evolve(stone=safe, arrow=safe, heading=heading)
+    return state.evolve(robbers=tuple(robbers), phase="turn", current=seat,
+                        counter=0 if options.get("game_end") == "series" else 1, turn_start=stones[seat][0],
+                        start_heading=stones[seat][1])
 
 
 def with_safe(state: GoldConnectionState, safe: str, bars: tuple[str, ...]) -> GoldConnectionState:
@@ -47,8 +47,8 @@ def with_safe(state: GoldConnectionState, safe: str, bars: tuple[str, ...]) -> G
         if pool:
             safes[donor].append(pool.pop())
     safes[safe] = list(bars) + pool
-    return state.model_copy(update={"safes": {name: tuple(sorted(content, key=bar_sort_key))
-                                              for name, content in safes.items()}})
+    return state.evolve(safes={name: tuple(sorted(content, key=bar_sort_key))
+                                              for name, content in safes.items()})
 
 
 def with_rows(state: GoldConnectionState, seat: int, rows: dict[str, tuple[int, ...]]) -> GoldConnectionState:
@@ -60,19 +60,18 @@ def with_rows(state: GoldConnectionState, seat: int, rows: dict[str, tuple[int, 
             donor = next(name for name, content in safes.items() if bar in content)
             safes[donor].remove(bar)
     robbers = list(state.robbers)
-    robbers[seat] = robbers[seat].model_copy(update={"rows": robbers[seat].rows | rows})
-    return state.model_copy(update={"robbers": tuple(robbers),
-                                    "safes": {name: tuple(content) for name, content in safes.items()}})
+    robbers[seat] = robbers[seat].evolve(rows=robbers[seat].rows | rows)
+    return state.evolve(robbers=tuple(robbers), safes={name: tuple(content) for name, content in safes.items()})
 
 
 def with_chips(state: GoldConnectionState, seat: int, chips: int, supply: int | None = None) -> GoldConnectionState:
     """Give a robber `chips` consolation chips (and set the supply, when given)."""
     robbers = list(state.robbers)
-    robbers[seat] = robbers[seat].model_copy(update={"chips": chips})
+    robbers[seat] = robbers[seat].evolve(chips=chips)
     update: dict[str, Any] = {"robbers": tuple(robbers)}
     if supply is not None:
         update["chip_supply"] = supply
-    return state.model_copy(update=update)
+    return state.evolve(**update)
 
 
 def act(state: GoldConnectionState, *actions: dict[str, Any]) -> tuple[GoldConnectionState, list[Event]]:

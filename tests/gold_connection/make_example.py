@@ -33,7 +33,7 @@ def build_example() -> GameRecord:
         if session.prompt().roll_action is not None:
             outcome = session.virtual_roll()
             assert outcome is not None
-            session.actions[-1] = session.actions[-1].model_copy(update={"at": at})
+            session.actions[-1] = session.actions[-1].evolve(at=at)
         else:
             outcome = session.submit(choose_action(session.game, session.state, rng), "touch", at)  # type: ignore[arg-type]
         assert outcome.accepted, outcome.refusal

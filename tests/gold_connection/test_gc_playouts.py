@@ -70,10 +70,7 @@ def test_random_playouts_keep_every_invariant(seed: int, players: int, game_end:
             outcome = session.submit(raw, "touch")
             assert not outcome.accepted and session.state is state and len(session.actions) == count
         legal = GAME.legal_actions(state)
-        if legal and rng.random() < wildness:
-            action = rng.choice(legal)
-        else:
-            action = choose_action(GAME, state, rng)
+        action = rng.choice(legal) if legal and rng.random() < wildness else choose_action(GAME, state, rng)
         outcome = session.submit(action, "bot")
         assert outcome.accepted, outcome.refusal
         steps += 1

@@ -60,9 +60,9 @@ def test_a_box_falling_below_ten_is_allowed_and_no_box_twice_in_a_turn() -> None
                    {"type": "roll", "values": [6, 6]})
     assert state.robbers[1].bar_count() == 8
     assert_all_bars(state)
-    state = state.model_copy(update={"robbers": (state.robbers[0], state.robbers[1].model_copy(
-        update={"rows": state.robbers[1].rows | {"B6": (1, 2, 3, 4)}}))})
-    state = state.model_copy(update={"tray": tuple(bar for bar in state.tray if bar != "B4")})
+    state = state.evolve(robbers=(state.robbers[0], state.robbers[1].evolve(
+        rows=state.robbers[1].rows | {"B6": (1, 2, 3, 4)})))
+    state = state.evolve(tray=tuple(bar for bar in state.tray if bar != "B4"))
     state, _ = act(state, {"type": "move", "path": ["S9", "S10", "S11", "S12", "E", "S8"]})
     assert refusal(state, {"type": "plunder", "victim": 1, "take": {"B6": 1}}).code == "plunder.twice"
 
@@ -99,7 +99,7 @@ def test_plunder_failure_pays_the_victim_and_sends_the_plunderer_home() -> None:
 
 # -- GC-18 end of the game ---------------------------------------------------------------------------
 def test_the_turn_that_moves_the_counter_to_36_is_the_last() -> None:
-    state = turn_state({0: ("S1", "S2"), 1: ("S8", "S9")}).model_copy(update={"counter": 35})
+    state = turn_state({0: ("S1", "S2"), 1: ("S8", "S9")}).evolve(counter=35)
     state, _ = act(state, {"type": "move", "path": ["S2"]}, {"type": "stop"}, {"type": "roll", "values": [1, 1]})
     assert state.counter == 36 and state.current == 1 and not GAME.is_over(state)
     state, _ = act(state, {"type": "move", "path": ["S9"]}, {"type": "stop"}, {"type": "roll", "values": [1, 1]})
@@ -109,7 +109,7 @@ def test_the_turn_that_moves_the_counter_to_36_is_the_last() -> None:
 
 
 def test_a_failed_last_turn_also_ends_the_game() -> None:
-    state = turn_state({0: ("S1", "S2"), 1: ("S8", "S9")}).model_copy(update={"counter": 36})
+    state = turn_state({0: ("S1", "S2"), 1: ("S8", "S9")}).evolve(counter=36)
     state, _ = act(state, {"type": "move", "path": ["S2", "S3", "S4"]}, {"type": "stop"},
                    {"type": "roll", "values": [1, 1]})
     assert GAME.is_over(state)

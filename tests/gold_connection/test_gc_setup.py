@@ -142,5 +142,5 @@ def test_arrows_are_laid_from_the_highest_safe_in_seat_order_who_then_starts() -
 
 def test_start_rolls_begin_with_the_first_player_of_the_setup() -> None:
     """GC-R4: the start rolls begin with the setup's first player and go on in seat order."""
-    state = GAME.initial_state(setup(players=3).model_copy(update={"first_player": 2}))
+    state = GAME.initial_state(setup(players=3).evolve(first_player=2))
     assert GAME.prompt(state).player == 2

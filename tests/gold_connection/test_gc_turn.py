@@ -112,7 +112,8 @@ def test_a_safe_is_looted_at_most_once_per_turn() -> None:
 
 # -- GC-9 the loot roll ------------------------------------------------------------------------------
 def test_rulebook_example_two_fields_blue_two_and_three_needs_seven() -> None:
-    state, events = act(rulebook_start(), {"type": "move", "path": ["S2", "S3"]}, {"type": "loot", "bars": ["B2", "B3"]})
+    state, events = act(rulebook_start(), {"type": "move", "path": ["S2", "S3"]},
+                        {"type": "loot", "bars": ["B2", "B3"]})
     assert state.announcement is not None and state.announcement.target == 7
     assert GAME.prompt(state).params["target"] == 7
     assert events[-1].params["target"] == 7

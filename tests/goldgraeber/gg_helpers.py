@@ -16,7 +16,7 @@ def make_setup(players: int = 4, **options: Any) -> Setup:
 
 def at(state: GoldgraeberState, **update: Any) -> GoldgraeberState:
     """A position: the state with some fields replaced (tuples given as lists are converted)."""
-    return state.model_copy(update={key: tuple(value) if isinstance(value, list) else value
+    return state.evolve(**{key: tuple(value) if isinstance(value, list) else value
                                     for key, value in update.items()})
 
 

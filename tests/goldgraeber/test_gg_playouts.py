@@ -89,7 +89,7 @@ def test_random_playouts_keep_every_invariant(seed: int, players: int, random_sh
     rng = Random(seed)
     readings = {"shuttle": "two_fields_only", "locomotive_field": "may_end_there", "train_takes": "open_gold",
                 "open_robbers_score": True, "end_counts_hidden_robbers": True} if literal else {}
-    session = Session.new(make_setup(players, look_variant=look, **readings).model_copy(update={"seed": seed}))
+    session = Session.new(make_setup(players, look_variant=look, **readings).evolve(seed=seed))
     previous: GoldgraeberState | None = None
     while not session.is_over() and len(session.actions) < 3000:
         state = session.state

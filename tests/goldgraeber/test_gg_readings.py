@@ -11,7 +11,7 @@ from tests.goldgraeber.test_gg_rules import brawl, dig_with_path_neighbour, refu
 
 
 def option(state: GoldgraeberState, **update: Any) -> GoldgraeberState:
-    return at(state, options=state.options.model_copy(update=update))
+    return at(state, options=state.options.model_validate(state.options.model_dump() | update))
 
 
 def test_reading_shuttle_default_refuses_any_step_back(game: Goldgraeber, board: Board,

@@ -59,13 +59,13 @@ def test_setup_puts_everything_in_place(game: Goldgraeber, board: Board, start: 
 
 def test_player_colour_chooses_the_house(game: Goldgraeber, board: Board) -> None:
     setup = make_setup(3)
-    players = (setup.players[0].model_copy(update={"colour": "blue"}), *setup.players[1:])
-    state = game.initial_state(setup.model_copy(update={"players": players}))
+    players = (setup.players[0].evolve(colour="blue"), *setup.players[1:])
+    state = game.initial_state(setup.evolve(players=players))
     assert board.house_colours[state.houses[0]] == "blue"
     assert len(set(state.houses)) == 3
     app_colours = ("#d64541", "#3a7bd5", "#2e9e5b", "#e3b505", "#8e44ad", "#e67e22")  # the app's seat colours
-    players = tuple(p.model_copy(update={"colour": c}) for p, c in zip(make_setup(6).players, app_colours))
-    state = game.initial_state(make_setup(6).model_copy(update={"players": players}))
+    players = tuple(p.evolve(colour=c) for p, c in zip(make_setup(6).players, app_colours))
+    state = game.initial_state(make_setup(6).evolve(players=players))
     assert [board.house_colours[h] for h in state.houses[:4]] == ["red", "blue", "green", "yellow"]
     assert sorted(state.houses) == list(range(6))
 
@@ -165,7 +165,8 @@ def test_other_players_houses_are_closed(game: Goldgraeber, board: Board, start:
     assert refusal(game, state, Move(to=other_house)) == ("GG-5", "move.other_house")
     their_door = board.ids[board.doors[start.houses[1]]]
     for shuttle in ("no_step_back", "two_fields_only"):
-        beside = at(with_figure(start, 0, their_door), options=start.options.model_copy(update={"shuttle": shuttle}))
+        options = start.options.model_validate(start.options.model_dump() | {"shuttle": shuttle})
+        beside = at(with_figure(start, 0, their_door), options=options)
         assert all(other_house not in game.destinations(beside, 0, steps) for steps in range(2, 7))
 
 
@@ -251,7 +252,7 @@ def robber_fight(game: Goldgraeber, board: Board, start: GoldgraeberState, stren
 
 
 def test_higher_roll_captures_the_robber(game: Goldgraeber, board: Board, start: GoldgraeberState) -> None:
-    state, dig = robber_fight(game, board, start, 3, ("G2",))
+    state, _ = robber_fight(game, board, start, 3, ("G2",))
     state = roll(game, state, "5")
     assert state.open_chips[0] == ("G2", "R3") and not state.stacks and state.current == 1
 
@@ -437,9 +438,10 @@ def test_gold_under_robbers_counts_unless_the_option_says_no(game: Goldgraeber, 
     state = at(start, unseen=[0, 0, 0, 0, 3, 0, 0, 0, 0, 0],
                stacks=[Stack(field=start.face_down[0], robber="R2", loot=("G1", "G2", "R1"))])
     assert game.gold_on_board(state) == 5
-    no_stacks = at(state, options=state.options.model_copy(update={"end_counts_stack_gold": False}))
+    no_stacks = at(state, options=state.options.model_validate(state.options.model_dump()
+                                                               | {"end_counts_stack_gold": False}))
     assert game.gold_on_board(no_stacks) == 3
-    nuggets = at(state, options=state.options.model_copy(update={"end_count": "nuggets"}))
+    nuggets = at(state, options=state.options.model_validate(state.options.model_dump() | {"end_count": "nuggets"}))
     assert game.gold_on_board(nuggets) == 15 + 3
 
 

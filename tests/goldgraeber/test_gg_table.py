@@ -20,7 +20,7 @@ def make_table(kivy_ready: Any, upto: int = 0) -> tuple[Any, Any]:
     from companion.engine.session import Session
 
     record = load_record(EXAMPLE)
-    partial = record.model_copy(update={"actions": record.actions[:upto]})
+    partial = record.evolve(actions=record.actions[:upto])
     controller = make_controller(Session.from_record(partial))
     return controller.table, show_panel(kivy_ready, controller, "goldgraeber", (760, 400))
 

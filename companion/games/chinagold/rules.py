@@ -8,12 +8,27 @@ match the board.  Internally masks (one bit per site) make the checks cheap.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
+from companion.engine.core import (
+    N_,
+    ActionModel,
+    DiceRefusals,
+    Event,
+    Game,
+    Handler,
+    PhaseRule,
+    Prompt,
+    Refusal,
+    Setup,
+    Value,
+    check_dice,
+    refuse,
+)
 from companion.engine.registry import register
 from companion.games.chinagold.board import BOARD_DIR, GENERATED, Board, get_board
 from companion.games.chinagold.geometry import Grid, count_lines, sites_of
@@ -82,6 +97,20 @@ class ChinagoldState(Value):
     turn: int = 1
 
 
+DICE = DiceRefusals(rule="CG-3", count_code="throw.count",
+                    count_message=N_("{want} tiles are in play but {got} values were given."), face_code="throw.face",
+                    face_message=N_("Tile {tile} has no side {value}."))
+
+
+def _throw_not_now(state: ChinagoldState) -> Refusal:
+    """A throw while the line is due: none when no tiles are left (CG-11), else already thrown (CG-3)."""
+    if not state.tiles:
+        return refuse("throw.no_tiles", N_("No tiles are in play any more: turn one marker or two neighbouring "
+                                           "ones."), "CG-11")
+    return refuse("throw.not_now", N_("The tiles were already thrown this turn ({total})."), "CG-3",
+                  total=state.total)
+
+
 def tiles_for(g: Grid, hidden: int) -> tuple[str, ...]:
     """The tiles in play for a board (CG-9..CG-12): fewer as long straight runs of hidden markers vanish."""
     if count_lines(g, hidden, 3, stop_at=2) <= 1:
@@ -144,10 +173,10 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
     rule_prefix = "CG"
     options_model = ChinagoldOptions
     state_model = ChinagoldState
-    action_adapter: TypeAdapter[Any] = TypeAdapter(ChinagoldAction)
+    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(ChinagoldAction)
 
     # -- setup -----------------------------------------------------------------------------------------
-    def options(self, raw: dict[str, Any]) -> ChinagoldOptions:
+    def options(self, raw: Mapping[str, Any]) -> ChinagoldOptions:
         options = super().options(raw)
         if not GENERATED.match(options.board):
             get_board(options.board, options.overlay)  # a missing or broken board is a UserError now
@@ -174,83 +203,58 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
 
     # -- rules -----------------------------------------------------------------------------------------
     def validate(self, state: ChinagoldState, action: ActionModel) -> Refusal | None:
-        if state.phase == "over":
-            return Refusal(code="game.over", message=N_("The game is over."), rule="CG-13")
-        if isinstance(action, Throw):
-            return self._check_throw(state, action)
-        if isinstance(action, Turn):
-            return self._check_turn(state, action)
-        if isinstance(action, Bury):
-            return self._check_bury(state, action)
-        return Refusal(code="action.unknown", message=N_("Chinagold has no action {type}."), rule="CG-2",
-                       params={"type": action.type})
+        """The phase table and the action's handler (Game.validate); an action of another game is named."""
+        if type(action) not in self.handlers and state.phase != "over":
+            return refuse("action.unknown", N_("Chinagold has no action {type}."), "CG-2", type=action.type)
+        return super().validate(state, action)
 
     def _check_throw(self, state: ChinagoldState, action: Throw) -> Refusal | None:
-        if not state.tiles:
-            return Refusal(code="throw.no_tiles", message=N_("No tiles are in play any more: turn one marker "
-                           "or two neighbouring ones."), rule="CG-11")
-        if state.phase != "throw":
-            return Refusal(code="throw.not_now", message=N_("The tiles were already thrown this turn ({total})."),
-                           rule="CG-3", params={"total": state.total})
-        if len(action.values) != len(state.tiles):
-            return Refusal(code="throw.count", message=N_("{want} tiles are in play but {got} values were given."),
-                           rule="CG-3", params={"want": len(state.tiles), "got": len(action.values)})
-        for tile, value in zip(state.tiles, action.values):
-            if value not in TILE_FACES[tile]:
-                return Refusal(code="throw.face", message=N_("Tile {tile} has no side {value}."), rule="CG-3",
-                               params={"tile": tile, "value": value})
-        return None
+        return check_dice(self.prompt(state), action.values, DICE, tile=state.tiles)
 
     def _check_turn(self, state: ChinagoldState, action: Turn) -> Refusal | None:
-        if state.phase == "throw":
-            return Refusal(code="turn.before_throw", message=N_("Throw the tiles first."), rule="CG-3")
         board = self.board(state)
         for site in (action.start, action.end):
             if not 0 <= site < board.size:
-                return Refusal(code="turn.site", message=N_("There is no site {site} on this board."),
-                               rule="CG-1", params={"site": site})
+                return refuse("turn.site", N_("There is no site {site} on this board."), "CG-1", site=site)
         line = board.grid.line_between(action.start, action.end)
         if line is None:
-            return Refusal(code="turn.not_straight", message=N_("Sites {start} and {end} do not lie on one "
-                           "straight line."), rule="CG-4", params={"start": action.start, "end": action.end})
+            return refuse("turn.not_straight", N_("Sites {start} and {end} do not lie on one "
+                                                  "straight line."), "CG-4", start=action.start, end=action.end)
         if state.total is None:
             if len(line) > FREE_MOVE_MAX:
-                return Refusal(code="turn.length", message=N_("Without tiles you turn one marker or two "
-                               "neighbouring ones, not {got}."), rule="CG-11", params={"got": len(line)})
+                return refuse("turn.length", N_("Without tiles you turn one marker or two "
+                                                "neighbouring ones, not {got}."), "CG-11", got=len(line))
         elif len(line) != state.total:
-            return Refusal(code="turn.length", message=N_("The tiles show {want}: turn exactly {want} markers, "
-                           "not {got}."), rule="CG-4", params={"want": state.total, "got": len(line)})
+            return refuse("turn.length", N_("The tiles show {want}: turn exactly {want} markers, "
+                                            "not {got}."), "CG-4", want=state.total, got=len(line))
         for site in line:
             if state.sites[site] in TAKEN:
-                return Refusal(code="turn.gap", message=N_("Site {site} is already cleared; a line may not "
-                               "cross a gap."), rule="CG-8", params={"site": site})
+                return refuse("turn.gap", N_("Site {site} is already cleared; a line may not "
+                                             "cross a gap."), "CG-8", site=site)
         for site in line:
             if state.sites[site] == GOLD:
-                return Refusal(code="turn.gold", message=N_("Site {site} already shows gold; a line may not "
-                               "include gold."), rule="CG-4", params={"site": site})
+                return refuse("turn.gold", N_("Site {site} already shows gold; a line may not "
+                                              "include gold."), "CG-4", site=site)
         return None
 
     def _check_bury(self, state: ChinagoldState, action: Bury) -> Refusal | None:
-        if state.phase == "throw":
-            return Refusal(code="bury.before_throw", message=N_("Throw the tiles first; burying replaces "
-                           "turning the thrown number."), rule="CG-5")
         if state.total is None:
-            return Refusal(code="bury.no_tiles", message=N_("No tiles are in play any more, so gold can no "
-                           "longer be buried."), rule="CG-11")
+            return refuse("bury.no_tiles", N_("No tiles are in play any more, so gold can no "
+                                              "longer be buried."), "CG-11")
         if not 0 <= action.site < len(state.sites):
-            return Refusal(code="bury.site", message=N_("There is no site {site} on this board."), rule="CG-1",
-                           params={"site": action.site})
+            return refuse("bury.site", N_("There is no site {site} on this board."), "CG-1", site=action.site)
         if state.sites[action.site] != GOLD:
-            return Refusal(code="bury.not_gold", message=N_("Site {site} shows no gold to bury."), rule="CG-5",
-                           params={"site": action.site})
+            return refuse("bury.not_gold", N_("Site {site} shows no gold to bury."), "CG-5", site=action.site)
         return None
 
-    def _apply(self, state: ChinagoldState, action: ActionModel) -> tuple[ChinagoldState, list[Event]]:
-        if isinstance(action, Throw):
-            total = sum(action.values)
-            event = Event(kind="throw", message=N_("{role} throws {total}."),
-                          params={"role": ROLE_NAMES[state.to_move], "total": total})
-            return state.model_copy(update={"phase": "move", "thrown": action.values, "total": total}), [event]
+    def _apply_throw(self, state: ChinagoldState, action: Throw) -> tuple[ChinagoldState, list[Event]]:
+        total = sum(action.values)
+        event = Event(kind="throw", message=N_("{role} throws {total}."),
+                      params={"role": ROLE_NAMES[state.to_move], "total": total})
+        return state.evolve(phase="move", thrown=action.values, total=total), [event]
+
+    def _apply_site(self, state: ChinagoldState, action: Turn | Bury) -> tuple[ChinagoldState, list[Event]]:
+        """Turn a line or bury a gold, resolve captures, hand over (CG-4 ... CG-8)."""
         board = self.board(state)
         sites = list(state.sites)
         events: list[Event] = []
@@ -292,38 +296,57 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
             events.append(Event(kind="over", message=N_("Every site is cleared.")))
         update = {"sites": sites, "to_move": 1 - state.to_move, "tiles": tiles, "thrown": (), "total": None,
                   "phase": "over" if over else ("throw" if tiles else "move"), "turn": state.turn + 1}
-        return state.model_copy(update=update), events
+        return state.evolve(**update), events
 
-    def legal_actions(self, state: ChinagoldState) -> list[ActionModel] | None:
-        """Every turn and bury allowed now (throws are chance: None while the tiles are due)."""
-        if state.phase != "move":
-            return None
+    def _turns(self, state: ChinagoldState) -> list[Turn]:
+        """Every line of unturned markers the throw (or the free move) allows."""
         board = self.board(state)
         hidden = site_mask(state.sites, HIDDEN)
         lengths = (state.total,) if state.total is not None else tuple(range(1, FREE_MOVE_MAX + 1))
-        actions: list[ActionModel] = []
-        for length in lengths:
-            for mask, start, end in board.grid.lines[length]:
-                if mask & hidden == mask:
-                    actions.append(Turn(start=start, end=end))
-        if state.total is not None:
-            actions += [Bury(site=site) for site in sites_of(site_mask(state.sites, GOLD))]
-        return actions
+        return [Turn(start=start, end=end) for length in lengths
+                for mask, start, end in board.grid.lines[length] if mask & hidden == mask]
+
+    def _buries(self, state: ChinagoldState) -> list[Bury]:
+        return [Bury(site=site) for site in sites_of(site_mask(state.sites, GOLD))]
+
+    def to_move(self, state: ChinagoldState) -> int | None:
+        return self.phase_player(state, state.to_move)
+
+    def legal_actions(self, state: ChinagoldState) -> list[ActionModel] | None:
+        """Every turn and bury allowed now (throws are chance: None while the tiles are due)."""
+        return self.listed_actions(state)
 
     def prompt(self, state: ChinagoldState) -> Prompt:
-        role = ROLE_NAMES[state.to_move]
+        role = {"role": ROLE_NAMES[state.to_move]}
+        player, expects = self.to_move(state), self.expects(state)
         if state.phase == "over":
-            return Prompt(player=None, expects=(), message=N_("The game is over."))
+            return Prompt(player=player, expects=expects, message=N_("The game is over."))
         if state.phase == "throw":
-            return Prompt(player=state.to_move, expects=("throw",), message=N_("{role}: throw the tiles."),
-                          params={"role": role},
+            return Prompt(player=player, expects=expects, message=N_("{role}: throw the tiles."), params=role,
                           dice=tuple(tuple(str(face) for face in TILE_FACES[tile]) for tile in state.tiles),
                           roll_action="throw")
         if state.total is None:
-            return Prompt(player=state.to_move, expects=("turn",), message=N_("{role}: turn one marker or two "
-                          "neighbouring ones."), params={"role": role})
-        return Prompt(player=state.to_move, expects=("turn", "bury"), message=N_("{role}: turn {total} markers "
-                      "in a straight line, or bury one gold."), params={"role": role, "total": state.total})
+            return Prompt(player=player, expects=expects, message=N_("{role}: turn one marker or two "
+                          "neighbouring ones."), params=role)
+        return Prompt(player=player, expects=expects, message=N_("{role}: turn {total} markers "
+                      "in a straight line, or bury one gold."), params=role | {"total": state.total})
+
+    # The phase table (CG-3 ... CG-5, CG-11, CG-13) and the handler per action.
+    phases: ClassVar[Mapping[str, PhaseRule]] = {
+        "throw": PhaseRule(allows=("throw",), rule="CG-3", refusals={
+            "turn": lambda state: refuse("turn.before_throw", N_("Throw the tiles first."), "CG-3"),
+            "bury": lambda state: refuse("bury.before_throw", N_("Throw the tiles first; burying replaces "
+                                                                 "turning the thrown number."), "CG-5")}),
+        "move": PhaseRule(allows=("turn", "bury"), rule="CG-4", offered={"bury": lambda state: state.total is not None},
+                          refusals={"throw": _throw_not_now}),
+        "over": PhaseRule(allows=(), rule="CG-13", seated=False,
+                          otherwise=lambda state: refuse("game.over", N_("The game is over."), "CG-13")),
+    }
+    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
+        Throw: Handler(_check_throw, _apply_throw), Turn: Handler(_check_turn, _apply_site),
+        Bury: Handler(_check_bury, _apply_site)}
+    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
+        "turn": _turns, "bury": _buries}
 
     # -- outcome ---------------------------------------------------------------------------------------
     def is_over(self, state: ChinagoldState) -> bool:

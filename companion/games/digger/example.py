@@ -84,7 +84,7 @@ class TableBot:
 def play_example(setup: Setup = EXAMPLE_SETUP, start: datetime = EXAMPLE_START) -> GameRecord:
     """Play a whole game with the bot and return its record (same setup, same record, every time)."""
     game = Digger()
-    setup = setup.model_copy(update={"options": game.options(setup.options).model_dump(mode="json")})
+    setup = setup.evolve(options=game.options(setup.options).model_dump(mode="json"))
     state = game.initial_state(setup)
     bot = TableBot(game, Random(f"bot:{setup.seed}"))
     limit = float(state.rules.timer_seconds)

@@ -6,28 +6,42 @@ runs in the app (companion.engine.countdown.Countdown) and its end enters the ga
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
 from random import Random
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
 
-from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
+from companion.engine.core import (
+    N_,
+    ActionModel,
+    DiceRefusals,
+    Event,
+    Game,
+    Handler,
+    PhaseRule,
+    Prompt,
+    Refusal,
+    Setup,
+    Value,
+    check_dice,
+    refuse,
+)
 from companion.engine.errors import UserError
 from companion.engine.registry import register
 from companion.games.digger.cards import DEFAULT_CARDS_FILE, SCORING_COLOURS, Card, DiggerCardsLayout, load_cards
 
-COLOURS: tuple[str, ...] = ("B", "Y", "R", "G", "W")  # blue (water), yellow, red, green, white
+Colour = Literal["B", "Y", "R", "G", "W"]
+COLOURS: tuple[Colour, ...] = ("B", "Y", "R", "G", "W")  # blue (water), yellow, red, green, white
 BLACK = "K"
 FACES: tuple[str, ...] = COLOURS + (BLACK,)
 DICE_COUNT = 5
 STONES_PER_COLOUR = 10
-ROBBABLE: tuple[str, ...] = ("Y", "R", "G", "W")
+ROBBABLE: tuple[Colour, ...] = ("Y", "R", "G", "W")
 COLOUR_NAMES = {"B": "blue", "Y": "yellow", "R": "red", "G": "green", "W": "white", "K": "black"}
-
-Colour = Literal["B", "Y", "R", "G", "W"]
 
 
 # -- options ----------------------------------------------------------------------------------------
@@ -108,7 +122,7 @@ class Stones(Value):
         return int(getattr(self, colour))
 
     def plus(self, colour: str, amount: int = 1) -> Stones:
-        return self.model_copy(update={colour: getattr(self, colour) + amount})
+        return self.evolve(**{colour: getattr(self, colour) + amount})
 
     def total(self) -> int:
         return self.B + self.Y + self.R + self.G + self.W
@@ -203,20 +217,25 @@ DiggerAction = Annotated[Roll | Take | Rob | Stop | Fumble | TimeUp, Field(discr
 ALL_ROLLS: tuple[Roll, ...] = tuple(Roll(values=values)
                                     for values in combinations_with_replacement(FACES, DICE_COUNT))
 # Actions are values, so legal_actions hands out shared instances instead of building new ones each time.
-_TAKES = {colour: Take(colour=colour) for colour in COLOURS}  # type: ignore[arg-type]
-_ROBS = {(colour, seat): Rob(colour=colour, victim=seat) for colour in ROBBABLE for seat in range(5)}  # type: ignore[arg-type]
+_TAKES = {colour: Take(colour=colour) for colour in COLOURS}
+_ROBS = {(colour, seat): Rob(colour=colour, victim=seat) for colour in ROBBABLE for seat in range(5)}
 _STOP = Stop()
 _FUMBLE = Fumble()
 
 
 @lru_cache(maxsize=64)
-def _time_ups(waiting: tuple[str, ...], may_mark_stowed: bool) -> tuple[TimeUp, ...]:
+def _time_ups(waiting: tuple[Colour, ...], may_mark_stowed: bool) -> tuple[TimeUp, ...]:
     """Every time-up the table may enter: each subset of the waiting colours marked as stowed."""
     sizes = range(len(waiting) + 1) if may_mark_stowed else range(1)
-    return tuple(TimeUp(stowed=subset) for size in sizes for subset in combinations(waiting, size))  # type: ignore[arg-type]
+    return tuple(TimeUp(stowed=subset) for size in sizes for subset in combinations(waiting, size))
 
 
-def unique_colours(roll: tuple[str, ...]) -> tuple[str, ...]:
+DICE = DiceRefusals(rule="DIG-2", count_code="roll.dice_count",
+                    count_message=N_("Roll all five dice at once, not {count}."), face_code="roll.bad_face",
+                    face_message=N_("A colour die has no face {face}; its faces are B Y R G W K."))
+
+
+def unique_colours(roll: tuple[str, ...]) -> tuple[Colour, ...]:
     """Stone colours that show on exactly one die (DIG-4)."""
     return tuple(colour for colour in COLOURS if roll.count(colour) == 1)
 
@@ -226,8 +245,18 @@ def may_rob(roll: tuple[str, ...]) -> bool:
     return roll.count(BLACK) == 1
 
 
-def _refuse(code: str, rule: str, message: str, **params: object) -> Refusal:
-    return Refusal(code=code, rule=rule, message=message, params=params)
+def takeable(state: DiggerState) -> list[Colour]:
+    """Colours the digger may still take from the middle after this roll (DIG-4, DIG-5)."""
+    return [colour for colour in unique_colours(state.roll)
+            if colour not in state.claimed and state.middle.count(colour)]
+
+
+def robbable(state: DiggerState) -> list[Colour]:
+    """Colours the digger may still rob from another box after this roll (DIG-4, DIG-6)."""
+    if not may_rob(state.roll):
+        return []
+    return [colour for colour in unique_colours(state.roll) if colour != "B" and colour not in state.claimed
+            and any(box.count(colour) for seat, box in enumerate(state.boxes) if seat != state.digger)]
 
 
 @register
@@ -241,7 +270,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
     rule_prefix = "DIG"
     options_model = DiggerOptions
     state_model = DiggerState
-    action_adapter: TypeAdapter[ActionModel] = TypeAdapter(DiggerAction)
+    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(DiggerAction)
 
     # -- setup -------------------------------------------------------------------------------------
     def board_files(self, setup: Setup) -> tuple[Path, ...]:
@@ -279,110 +308,92 @@ class Digger(Game[DiggerState, DiggerOptions]):
         return tuple(Card.from_values(card_id, "black", by_id[card_id]) for card_id in chosen)
 
     # -- rules -------------------------------------------------------------------------------------
-    def validate(self, state: DiggerState, action: ActionModel) -> Refusal | None:
-        if state.over:
-            return _refuse("game.over", "DIG-13", N_("The game is over."))
-        if isinstance(action, Roll):
-            return self._check_roll(action)
-        if isinstance(action, TimeUp):
-            return self._check_time_up(state, action)
-        if not state.roll:
-            return _refuse("turn.roll_first", "DIG-11",
-                           N_("{digger} has not rolled yet; a turn starts with a roll of all five dice."),
-                           digger=state.names[state.digger])
-        if isinstance(action, Take):
-            return self._check_claim(state, action.colour) or self._check_middle(state, action.colour)
-        if isinstance(action, Rob):
-            return self._check_claim(state, action.colour) or self._check_rob(state, action)
-        if isinstance(action, Fumble):
-            if state.rules.fumble_needs_black and not may_rob(state.roll):
-                return _refuse("fumble.not_robbing", "DIG-R3",
-                               N_("A fumble can only happen while robbing, and this roll does not allow robbing."))
-            return None
-        return None  # Stop: always allowed once the turn has begun
+    def phase_of(self, state: DiggerState) -> str:
+        """`start` before the turn's first roll, `rolled` after it, `over` at the end."""
+        return "over" if state.over else ("rolled" if state.roll else "start")
 
-    @staticmethod
-    def _check_roll(action: Roll) -> Refusal | None:
-        if len(action.values) != DICE_COUNT:
-            return _refuse("roll.dice_count", "DIG-2", N_("Roll all five dice at once, not {count}."),
-                           count=len(action.values))
-        for value in action.values:
-            if value not in FACES:
-                return _refuse("roll.bad_face", "DIG-2",
-                               N_("A colour die has no face {face}; its faces are B Y R G W K."), face=value)
+    def _check_roll(self, state: DiggerState, action: Roll) -> Refusal | None:
+        return check_dice(self.prompt(state), action.values, DICE)
+
+    def _check_take(self, state: DiggerState, action: Take) -> Refusal | None:
+        return self._check_claim(state, action.colour) or self._check_middle(state, action.colour)
+
+    def _check_robbing(self, state: DiggerState, action: Rob) -> Refusal | None:
+        return self._check_claim(state, action.colour) or self._check_rob(state, action)
+
+    def _check_fumble(self, state: DiggerState, action: Fumble) -> Refusal | None:
+        if state.rules.fumble_needs_black and not may_rob(state.roll):
+            return refuse("fumble.not_robbing",
+                          N_("A fumble can only happen while robbing, and this roll does not allow robbing."),
+                          "DIG-R3")
         return None
+
+    def _check_stop(self, state: DiggerState, action: Stop) -> Refusal | None:
+        return None  # always allowed once the turn has begun
 
     @staticmethod
     def _check_claim(state: DiggerState, colour: str) -> Refusal | None:
         """One stone per colour shown on exactly one die, once per roll (DIG-4, DIG-6)."""
         shown = state.roll.count(colour)
         if shown != 1:
-            return _refuse("claim.not_unique", "DIG-4",
-                           N_("{colour} shows on {count} dice; only a colour on exactly one die may be taken."),
-                           colour=COLOUR_NAMES[colour], count=shown)
+            return refuse("claim.not_unique",
+                          N_("{colour} shows on {count} dice; only a colour on exactly one die may be taken."), "DIG-4",
+                          colour=COLOUR_NAMES[colour], count=shown)
         if colour in state.claimed:
-            return _refuse("claim.already", "DIG-4",
-                           N_("A {colour} stone was already taken for this roll; roll again for another."),
-                           colour=COLOUR_NAMES[colour])
+            return refuse("claim.already",
+                          N_("A {colour} stone was already taken for this roll; roll again for another."), "DIG-4",
+                          colour=COLOUR_NAMES[colour])
         return None
 
     @staticmethod
     def _check_middle(state: DiggerState, colour: str) -> Refusal | None:
         if state.middle.count(colour) == 0:
-            return _refuse("take.none_left", "DIG-5", N_("No {colour} stone is left in the middle."),
-                           colour=COLOUR_NAMES[colour])
+            return refuse("take.none_left", N_("No {colour} stone is left in the middle."), "DIG-5",
+                          colour=COLOUR_NAMES[colour])
         return None
 
     @staticmethod
     def _check_rob(state: DiggerState, action: Rob) -> Refusal | None:
         if action.colour not in ROBBABLE:
-            return _refuse("rob.blue", "DIG-6", N_("Blue stones can never be robbed; take them from the middle."))
+            return refuse("rob.blue", N_("Blue stones can never be robbed; take them from the middle."), "DIG-6")
         if not may_rob(state.roll):
-            return _refuse("rob.no_black", "DIG-6",
-                           N_("Robbing needs black on exactly one die; it shows on {count}."),
-                           count=state.roll.count(BLACK))
+            return refuse("rob.no_black", N_("Robbing needs black on exactly one die; it shows on {count}."), "DIG-6",
+                          count=state.roll.count(BLACK))
         if not 0 <= action.victim < len(state.names):
-            return _refuse("rob.no_such_player", "DIG-6", N_("There is no seat {victim}."), victim=action.victim)
+            return refuse("rob.no_such_player", N_("There is no seat {victim}."), "DIG-6", victim=action.victim)
         if action.victim == state.digger:
-            return _refuse("rob.self", "DIG-6", N_("The digger cannot rob his own box."))
+            return refuse("rob.self", N_("The digger cannot rob his own box."), "DIG-6")
         if state.boxes[action.victim].count(action.colour) == 0:
-            return _refuse("rob.empty", "DIG-6", N_("{victim} has no {colour} stone to rob."),
-                           victim=state.names[action.victim], colour=COLOUR_NAMES[action.colour])
+            return refuse("rob.empty", N_("{victim} has no {colour} stone to rob."), "DIG-6",
+                          victim=state.names[action.victim], colour=COLOUR_NAMES[action.colour])
         return None
 
-    @staticmethod
-    def _check_time_up(state: DiggerState, action: TimeUp) -> Refusal | None:
+    def _check_time_up(self, state: DiggerState, action: TimeUp) -> Refusal | None:
         if not state.timer_running:
-            return _refuse("time_up.not_running", "DIG-12", N_("The sand timer is not running."))
+            return refuse("time_up.not_running", N_("The sand timer is not running."), "DIG-12")
         if action.stowed and not state.rules.time_up_keeps_stowed:
-            return _refuse("time_up.no_stowing", "DIG-R5",
-                           N_("With this house rule nothing counts as stowed when the sand runs out."))
+            return refuse("time_up.no_stowing",
+                          N_("With this house rule nothing counts as stowed when the sand runs out."), "DIG-R5")
         for colour in action.stowed:
             if state.waiting.count(colour) == 0:
-                return _refuse("time_up.nothing_to_stow", "DIG-12",
-                               N_("No {colour} stone is waiting, so none can have been stowed."),
-                               colour=COLOUR_NAMES[colour])
+                return refuse("time_up.nothing_to_stow",
+                              N_("No {colour} stone is waiting, so none can have been stowed."), "DIG-12",
+                              colour=COLOUR_NAMES[colour])
         if len(set(action.stowed)) != len(action.stowed):
-            return _refuse("time_up.repeated_colour", "DIG-12", N_("Name each stowed colour once."))
+            return refuse("time_up.repeated_colour", N_("Name each stowed colour once."), "DIG-12")
         return None
 
     # -- applying ----------------------------------------------------------------------------------
-    def _apply(self, state: DiggerState, action: ActionModel) -> tuple[DiggerState, list[Event]]:
-        if isinstance(action, Roll):
-            return self._roll(state, action)
-        if isinstance(action, Take):
-            return self._take(state, action.colour)
-        if isinstance(action, Rob):
-            return self._rob(state, action)
-        if isinstance(action, Stop):
-            return self._end_turn(state, stowed=COLOURS, reason="stop")
-        if isinstance(action, Fumble):
-            return self._end_turn(state, stowed=(), reason="fumble")
-        assert isinstance(action, TimeUp)
+    def _stop(self, state: DiggerState, action: Stop) -> tuple[DiggerState, list[Event]]:
+        return self._end_turn(state, stowed=COLOURS, reason="stop")
+
+    def _fumble(self, state: DiggerState, action: Fumble) -> tuple[DiggerState, list[Event]]:
+        return self._end_turn(state, stowed=(), reason="fumble")
+
+    def _time_up(self, state: DiggerState, action: TimeUp) -> tuple[DiggerState, list[Event]]:
         return self._end_turn(state, stowed=tuple(action.stowed), reason="time_up")
 
-    @staticmethod
-    def _roll(state: DiggerState, action: Roll) -> tuple[DiggerState, list[Event]]:
+    def _roll(self, state: DiggerState, action: Roll) -> tuple[DiggerState, list[Event]]:
         events = []
         if not state.timer_running:
             events.append(Event(kind="timer_start", message=N_("{keeper}: turn the sand timer now."),
@@ -390,11 +401,10 @@ class Digger(Game[DiggerState, DiggerOptions]):
         events.append(Event(kind="rolled", message=N_("{digger} rolled {faces}."),
                             params={"digger": state.names[state.digger], "faces": " ".join(action.values),
                                     "unique": list(unique_colours(action.values)), "rob": may_rob(action.values)}))
-        return state.model_copy(update={"roll": tuple(action.values), "rolls": state.rolls + 1, "claimed": (),
-                                        "timer_running": True}), events
+        return state.evolve(roll=tuple(action.values), rolls=state.rolls + 1, claimed=(), timer_running=True), events
 
-    @staticmethod
-    def _take(state: DiggerState, colour: str) -> tuple[DiggerState, list[Event]]:
+    def _take(self, state: DiggerState, action: Take) -> tuple[DiggerState, list[Event]]:
+        colour = action.colour
         middle = state.middle.plus(colour, -1)
         update: dict[str, object] = {"middle": middle, "claimed": state.claimed + (colour,)}
         if colour == "B" and state.rules.blue_to_tin_at_once:
@@ -405,19 +415,17 @@ class Digger(Game[DiggerState, DiggerOptions]):
             update["blue_ran_out"] = True
         event = Event(kind="took", message=N_("{digger} took a {colour} stone from the middle."),
                       params={"digger": state.names[state.digger], "colour": COLOUR_NAMES[colour]})
-        return state.model_copy(update=update), [event]
+        return state.evolve(**update), [event]
 
-    @staticmethod
-    def _rob(state: DiggerState, action: Rob) -> tuple[DiggerState, list[Event]]:
+    def _rob(self, state: DiggerState, action: Rob) -> tuple[DiggerState, list[Event]]:
         boxes = list(state.boxes)
         boxes[action.victim] = boxes[action.victim].plus(action.colour, -1)
         event = Event(kind="robbed", message=N_("{digger} robbed a {colour} stone from {victim}."),
                       params={"digger": state.names[state.digger], "colour": COLOUR_NAMES[action.colour],
                               "victim": state.names[action.victim]})
-        return state.model_copy(update={
-            "boxes": tuple(boxes), "waiting": state.waiting.plus(action.colour),
-            "claimed": state.claimed + (action.colour,),
-            "robbed": state.robbed + (Robbery(colour=action.colour, victim=action.victim),)}), [event]
+        return state.evolve(boxes=tuple(boxes), waiting=state.waiting.plus(action.colour),
+                            claimed=state.claimed + (action.colour,),
+                            robbed=state.robbed + (Robbery(colour=action.colour, victim=action.victim),)), [event]
 
     def _end_turn(self, state: DiggerState, stowed: tuple[str, ...],
                   reason: Literal["stop", "fumble", "time_up"]) -> tuple[DiggerState, list[Event]]:
@@ -425,7 +433,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
         kept = state.waiting.only(tuple(stowed))
         lost = state.waiting.subtract(kept)
         boxes = list(state.boxes)
-        boxes[state.digger] = boxes[state.digger].add(kept.model_copy(update={"B": 0}))
+        boxes[state.digger] = boxes[state.digger].add(kept.evolve(B=0))
         middle = state.middle.add(lost)
         if reason == "fumble" and state.rules.fumble_robbed_to == "owner":
             for robbery in state.robbed:
@@ -444,13 +452,13 @@ class Digger(Game[DiggerState, DiggerOptions]):
             "robbed": (), "rolls": 0, "roll": (), "claimed": (), "timer_running": False}
         if ended:
             update["over"] = True
-            new_state = state.model_copy(update=update)
+            new_state = state.evolve(**update)
             scores = self.scores(new_state)
             events.append(Event(kind="game_over", message=N_("No blue stone is left in the middle: the game is over."),
                                 params={"scores": dict(zip(state.names, scores))}))
             return new_state, events
         update.update({"digger": (state.digger + 1) % players, "keeper": state.digger, "turn": state.turn + 1})
-        new_state = state.model_copy(update=update)
+        new_state = state.evolve(**update)
         events.append(Event(kind="next_turn", message=N_("{digger} digs next; {keeper} keeps the time."),
                             params={"digger": state.names[new_state.digger], "keeper": digger}))
         return new_state, events
@@ -459,49 +467,63 @@ class Digger(Game[DiggerState, DiggerOptions]):
     def legal_actions(self, state: DiggerState) -> list[ActionModel]:
         """Every allowed action.  The rolls come first, each distinct roll once with its faces in B Y R G W K
         order (any order of the same faces is equally legal), so `[len(ALL_ROLLS):]` is the digger's choices."""
-        if state.over:
-            return []
-        actions: list[ActionModel] = list(ALL_ROLLS)
-        if not state.roll:
-            return actions
-        robbing = may_rob(state.roll)
-        for colour in unique_colours(state.roll):
-            if colour in state.claimed:
-                continue
-            if state.middle.count(colour):
-                actions.append(_TAKES[colour])
-            if colour != "B" and robbing:
-                actions.extend(_ROBS[colour, seat] for seat, box in enumerate(state.boxes)
-                               if seat != state.digger and box.count(colour))
-        actions.append(_STOP)
-        if not state.rules.fumble_needs_black or robbing:
-            actions.append(_FUMBLE)
+        return self.listed_actions(state) or []
+
+    @staticmethod
+    def _takes(state: DiggerState) -> list[Take]:
+        return [_TAKES[colour] for colour in takeable(state)]
+
+    @staticmethod
+    def _robs(state: DiggerState) -> list[Rob]:
+        return [_ROBS[colour, seat] for colour in robbable(state) for seat, box in enumerate(state.boxes)
+                if seat != state.digger and box.count(colour)]
+
+    @staticmethod
+    def _time_up_choices(state: DiggerState) -> tuple[TimeUp, ...]:
         waiting = tuple(colour for colour in COLOURS if state.waiting.count(colour))
-        actions.extend(_time_ups(waiting, state.rules.time_up_keeps_stowed))
-        return actions
+        return _time_ups(waiting, state.rules.time_up_keeps_stowed)
+
+    def to_move(self, state: DiggerState) -> int | None:
+        return self.phase_player(state, state.digger)
 
     def prompt(self, state: DiggerState) -> Prompt:
         dice = (FACES,) * DICE_COUNT
         who = {"digger": state.names[state.digger], "keeper": state.names[state.keeper], "turn": state.turn}
+        player, expects = self.to_move(state), self.expects(state)
         if state.over:
-            return Prompt(player=None, expects=(), message=N_("The game is over."), params=who)
+            return Prompt(player=player, expects=expects, message=N_("The game is over."), params=who)
         if not state.roll:
-            return Prompt(player=state.digger, expects=("roll",), dice=dice, roll_action="roll", params=who,
+            return Prompt(player=player, expects=expects, dice=dice, roll_action="roll", params=who,
                           message=N_("{digger}: roll all five colour dice. {keeper} turns the sand timer "
                                      "at the first roll."))
-        takeable = [colour for colour in unique_colours(state.roll)
-                    if colour not in state.claimed and state.middle.count(colour)]
-        robbable = [colour for colour in unique_colours(state.roll) if colour != "B" and may_rob(state.roll)
-                    and colour not in state.claimed
-                    and any(box.count(colour) for seat, box in enumerate(state.boxes) if seat != state.digger)]
-        expects = ["roll"] + (["take"] if takeable else []) + (["rob"] if robbable else []) + ["stop"]
-        if not state.rules.fumble_needs_black or may_rob(state.roll):
-            expects.append("fumble")
-        expects.append("time_up")
-        return Prompt(player=state.digger, expects=tuple(expects), dice=dice, roll_action="roll",
-                      params=who | {"take": takeable, "rob": robbable, "waiting": state.waiting.model_dump()},
+        return Prompt(player=player, expects=expects, dice=dice, roll_action="roll",
+                      params=who | {"take": takeable(state), "rob": robbable(state),
+                                    "waiting": state.waiting.model_dump()},
                       message=N_("{digger}: take or rob what this roll allows, roll again, or stow and call "
                                  "Stop. {keeper} calls time when the sand runs out."))
+
+    # The phase table (DIG-3, DIG-4, DIG-6, DIG-11 ... DIG-13) and the handler per action.  A time-up is
+    # accepted before the first roll too, so it is refused by its own rule (the sand is not running).
+    phases: ClassVar[Mapping[str, PhaseRule]] = {
+        "start": PhaseRule(allows=("roll", "time_up"), rule="DIG-11", offered={"time_up": lambda state: False},
+                           otherwise=lambda state: refuse(
+                               "turn.roll_first",
+                               N_("{digger} has not rolled yet; a turn starts with a roll of all five dice."),
+                               "DIG-11", digger=state.names[state.digger])),
+        "rolled": PhaseRule(allows=("roll", "take", "rob", "stop", "fumble", "time_up"), rule="DIG-4", offered={
+            "take": lambda state: bool(takeable(state)), "rob": lambda state: bool(robbable(state)),
+            "fumble": lambda state: not state.rules.fumble_needs_black or may_rob(state.roll)}),
+        "over": PhaseRule(allows=(), rule="DIG-13", seated=False,
+                          otherwise=lambda state: refuse("game.over", N_("The game is over."), "DIG-13")),
+    }
+    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
+        Roll: Handler(_check_roll, _roll), Take: Handler(_check_take, _take),
+        Rob: Handler(_check_robbing, _rob), Stop: Handler(_check_stop, _stop),
+        Fumble: Handler(_check_fumble, _fumble), TimeUp: Handler(_check_time_up, _time_up)}
+    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
+        "roll": lambda game, state: ALL_ROLLS, "take": lambda game, state: game._takes(state),
+        "rob": lambda game, state: game._robs(state), "stop": lambda game, state: (_STOP,),
+        "fumble": lambda game, state: (_FUMBLE,), "time_up": lambda game, state: game._time_up_choices(state)}
 
     # -- outcome -----------------------------------------------------------------------------------
     def is_over(self, state: DiggerState) -> bool:

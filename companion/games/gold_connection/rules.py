@@ -7,15 +7,32 @@ Rule ids (GC-n, GC-Rn) refer to docs/rules/gold_connection.md.  The vault comes 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from itertools import product
 from pathlib import Path
 from random import Random
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
+from companion.engine.core import (
+    N_,
+    ActionModel,
+    DiceRefusals,
+    Event,
+    FrozenDict,
+    FrozenMap,
+    Game,
+    Handler,
+    PhaseRule,
+    Prompt,
+    Refusal,
+    Setup,
+    Value,
+    check_dice,
+    refuse,
+)
 from companion.engine.registry import register
 from companion.games.gold_connection.board import COUNTER_FIELDS, LAYOUT_FILE, Vault, load_vault
 
@@ -31,6 +48,14 @@ PLUNDER_MINIMUM = 10
 DIE_FACES: tuple[str, ...] = ("1", "2", "3", "4", "5", "6")
 TWO_DICE = (DIE_FACES, DIE_FACES)
 BEST_ROLL = 12
+
+
+DICE = DiceRefusals(rule="GC-9", count_code="dice.count", count_message=N_("Roll both dice: two values, not {count}."),
+                    face_code="dice.impossible", face_message=N_("A die shows 1 to 6, not {value}."))
+
+
+def _has_moved(state: GoldConnectionState) -> bool:
+    return state.moved
 
 
 def bar_colour(bar: str) -> str:
@@ -126,7 +151,7 @@ class Robber(Value):
     arrow: str | None = None
     heading: str | None = None
     chips: int = 0
-    rows: dict[str, tuple[int, ...]]
+    rows: FrozenMap[str, tuple[int, ...]]
 
     def bar_count(self) -> int:
         return sum(len(row) for row in self.rows.values())
@@ -141,7 +166,7 @@ class Announcement(Value):
     kind: Literal["loot", "plunder", "stop"]
     bars: tuple[str, ...] = ()
     victim: int | None = None
-    take: dict[str, int] = Field(default_factory=dict)
+    take: FrozenMap[str, int] = Field(default_factory=FrozenDict)
     target: int
 
 
@@ -154,7 +179,7 @@ class GoldConnectionState(Value):
     names: tuple[str, ...]
     rules: GoldConnectionRules
     phase: Phase
-    safes: dict[str, tuple[str, ...]]
+    safes: FrozenMap[str, tuple[str, ...]]
     robbers: tuple[Robber, ...]
     chip_supply: int = CHIP_SUPPLY
     counter: int = 0
@@ -233,7 +258,7 @@ class Plunder(ActionModel):
 
     type: Literal["plunder"] = "plunder"
     victim: int
-    take: dict[str, int]
+    take: FrozenMap[str, int]
 
 
 class Stop(ActionModel):
@@ -259,14 +284,11 @@ class Sort(ActionModel):
     """Lay the tray's bars onto rows: row id -> numbers placed there; bars not named go back to the safe."""
 
     type: Literal["sort"] = "sort"
-    rows: dict[str, tuple[int, ...]] = Field(default_factory=dict)
+    rows: FrozenMap[str, tuple[int, ...]] = Field(default_factory=FrozenDict)
 
 
-GoldConnectionAction = Annotated[EnterSafe | Roll | ChooseStart | PlaceArrow | Move | Loot | Plunder | Stop | EndTurn | UseChips | Sort, Field(discriminator="type")]
-
-
-def _refuse(code: str, message: str, rule: str, **params: Any) -> Refusal:
-    return Refusal(code=code, message=message, rule=rule, params=params)
+GoldConnectionAction = Annotated[EnterSafe | Roll | ChooseStart | PlaceArrow | Move | Loot | Plunder | Stop | EndTurn
+                                 | UseChips | Sort, Field(discriminator="type")]
 
 
 def _remove_bars(pile: tuple[str, ...], bars: tuple[str, ...]) -> tuple[str, ...]:
@@ -280,7 +302,7 @@ def _add_bars(pile: tuple[str, ...], bars: tuple[str, ...] | list[str]) -> tuple
     return tuple(sorted((*pile, *bars), key=bar_sort_key))
 
 
-def top_bars(rows: dict[str, tuple[int, ...]], take: dict[str, int]) -> tuple[str, ...]:
+def top_bars(rows: Mapping[str, tuple[int, ...]], take: Mapping[str, int]) -> tuple[str, ...]:
     """The bars taken from the top of rows (highest number first), as bar codes."""
     bars: list[str] = []
     for row, count in take.items():
@@ -288,7 +310,7 @@ def top_bars(rows: dict[str, tuple[int, ...]], take: dict[str, int]) -> tuple[st
     return tuple(bars)
 
 
-def auto_sort(rows: dict[str, tuple[int, ...]], tray: tuple[str, ...],
+def auto_sort(rows: Mapping[str, tuple[int, ...]], tray: tuple[str, ...],
               prefer: Literal["long", "short"] = "long") -> dict[str, tuple[int, ...]]:
     """A legal sorting of the tray: bars ascending, each onto the longest (or shortest) row it fits.
 
@@ -340,7 +362,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
     rule_prefix = "GC"
     options_model = GoldConnectionOptions
     state_model = GoldConnectionState
-    action_adapter: TypeAdapter[Any] = TypeAdapter(GoldConnectionAction)
+    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(GoldConnectionAction)
 
     @property
     def vault(self) -> Vault:
@@ -373,82 +395,43 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             current=setup.first_player)
 
     # -- validation --------------------------------------------------------------------------------
-    def validate(self, state: GoldConnectionState, action: ActionModel) -> Refusal | None:
-        expected = self._expects(state)
-        if action.type not in expected:
-            if state.phase == "over":
-                return _refuse("game.over", N_("The game is over."), "GC-18")
-            return _refuse("action.not_now", N_("Not now: the table expects {expected}."), self._phase_rule(state),
-                           expected=", ".join(expected), action=action.type)
-        check = getattr(self, f"_check_{action.type}")
-        return check(state, action)  # type: ignore[no-any-return]
-
-    def _expects(self, state: GoldConnectionState) -> tuple[str, ...]:
-        phase = state.phase
-        if phase == "enter_safes":
-            return ("enter_safe",)
-        if phase in ("start_roll", "roll"):
-            return ("roll",)
-        if phase == "start_choose":
-            return ("choose_start",)
-        if phase == "arrows":
-            return ("place_arrow",)
-        if phase == "chips":
-            return ("use_chips",)
-        if phase == "sort":
-            return ("sort",)
-        if phase == "turn":
-            return ("move", "loot", "plunder", "stop", "end_turn")
-        return ()
-
-    @staticmethod
-    def _phase_rule(state: GoldConnectionState) -> str:
-        return {"enter_safes": "GC-2", "start_roll": "GC-4", "start_choose": "GC-4", "arrows": "GC-5",
-                "turn": "GC-7", "roll": "GC-9", "chips": "GC-10", "sort": "GC-13"}.get(state.phase, "GC-18")
-
     def _check_enter_safe(self, state: GoldConnectionState, action: EnterSafe) -> Refusal | None:
         if action.safe not in state.safes:
-            return _refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=action.safe)
+            return refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=action.safe)
         if state.safes[action.safe]:
-            return _refuse("setup.safe_filled", N_("Safe {safe} is already filled; undo to correct it."), "GC-2",
-                           safe=action.safe)
+            return refuse("setup.safe_filled", N_("Safe {safe} is already filled; undo to correct it."), "GC-2",
+                          safe=action.safe)
         if len(action.bars) != BARS_PER_SAFE:
-            return _refuse("setup.six_bars", N_("Every safe starts with exactly 6 bars, not {count}."), "GC-2",
-                           count=len(action.bars))
+            return refuse("setup.six_bars", N_("Every safe starts with exactly 6 bars, not {count}."), "GC-2",
+                          count=len(action.bars))
         for bar in action.bars:
             if not is_bar(bar):
-                return _refuse("bar.unknown", N_("{bar} is not a gold bar (colour B, G, R or Y and a number 1-6)."),
-                               "GC-2", bar=bar)
+                return refuse("bar.unknown", N_("{bar} is not a gold bar (colour B, G, R or Y and a number 1-6)."),
+                              "GC-2", bar=bar)
         laid = Counter(bar for bars in state.safes.values() for bar in bars)
         wanted = Counter(action.bars)
         for bar, count in wanted.items():
             if laid[bar] + count > ALL_BARS.count(bar):
-                return _refuse("setup.too_many", N_("The game has only {available} of bar {bar}."), "GC-2",
-                               bar=bar, available=ALL_BARS.count(bar))
+                return refuse("setup.too_many", N_("The game has only {available} of bar {bar}."), "GC-2",
+                              bar=bar, available=ALL_BARS.count(bar))
         return None
 
     def _check_roll(self, state: GoldConnectionState, action: Roll) -> Refusal | None:
-        if len(action.values) != 2:
-            return _refuse("dice.count", N_("Roll both dice: two values, not {count}."), "GC-9",
-                           count=len(action.values))
-        for value in action.values:
-            if not 1 <= value <= 6:
-                return _refuse("dice.impossible", N_("A die shows 1 to 6, not {value}."), "GC-9", value=value)
-        return None
+        return check_dice(self.prompt(state), action.values, DICE)
 
     def _check_choose_start(self, state: GoldConnectionState, action: ChooseStart) -> Refusal | None:
         assert state.start_roll is not None
         number = self.vault.numbers.get(action.safe)
         allowed = self.start_numbers(state)
         if action.safe not in state.safes:
-            return _refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=action.safe)
+            return refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=action.safe)
         if state.stone_owner(action.safe) is not None:
-            return _refuse("start.taken", N_("Safe {safe} already has a robber stone."), "GC-4", safe=action.safe)
+            return refuse("start.taken", N_("Safe {safe} already has a robber stone."), "GC-4", safe=action.safe)
         if number not in allowed:
             first, second = state.start_roll
-            return _refuse("start.not_rolled", N_("With {first} and {second} the start safe is number {first}, "
-                                                  "{second} or {sum}."), "GC-4",
-                           first=first, second=second, sum=first + second, safe=action.safe)
+            return refuse("start.not_rolled", N_("With {first} and {second} the start safe is number {first}, "
+                                                 "{second} or {sum}."), "GC-4",
+                          first=first, second=second, sum=first + second, safe=action.safe)
         return None
 
     def _check_place_arrow(self, state: GoldConnectionState, action: PlaceArrow) -> Refusal | None:
@@ -460,12 +443,12 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
 
     def _step_refusal(self, here: str, there: str, rule: str) -> Refusal:
         if there not in self.vault.numbers:
-            return _refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=there)
+            return refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=there)
         walls = {frozenset(wall) for wall in self.vault.layout.walls}
         if frozenset((here, there)) in walls:
-            return _refuse("move.wall", N_("A wall stands between {here} and {there}."), "GC-7",
-                           here=here, there=there)
-        return _refuse("move.not_adjacent", N_("{there} is not next to {here}."), rule, here=here, there=there)
+            return refuse("move.wall", N_("A wall stands between {here} and {there}."), "GC-7",
+                          here=here, there=there)
+        return refuse("move.not_adjacent", N_("{there} is not next to {here}."), rule, here=here, there=there)
 
     def first_steps(self, state: GoldConnectionState) -> tuple[str, ...]:
         """Where the next move may start: the arrow's heading, or on a choice point where the turn goes on
@@ -481,45 +464,45 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         robber = state.robbers[state.current]
         assert robber.arrow is not None and robber.heading is not None
         if not action.path:
-            return _refuse("move.at_least_one", N_("Move the arrow at least one field."), "GC-7")
+            return refuse("move.at_least_one", N_("Move the arrow at least one field."), "GC-7")
         firsts = self.first_steps(state)
         if action.path[0] not in firsts:
             if action.path[0] in self.vault.neighbours[robber.arrow]:
-                return _refuse("move.against_arrow", N_("Move in the arrow's direction, towards {heading}."), "GC-7",
-                               heading=" / ".join(firsts))
+                return refuse("move.against_arrow", N_("Move in the arrow's direction, towards {heading}."), "GC-7",
+                              heading=" / ".join(firsts))
             return self._step_refusal(robber.arrow, action.path[0], "GC-7")
         came, here = robber.arrow, action.path[0]
         for step in action.path[1:]:
             if step not in self.vault.neighbours[here]:
                 return self._step_refusal(here, step, "GC-7")
             if step == came:
-                return _refuse("move.reverse", N_("No turning back: from {here} the arrow cannot return to {there}."),
-                               "GC-7", here=here, there=step)
+                return refuse("move.reverse", N_("No turning back: from {here} the arrow cannot return to {there}."),
+                              "GC-7", here=here, there=step)
             came, here = here, step
         exits = self.vault.exits(here, came)
         if self.vault.is_choice_point(here):
             if action.heading is None:
-                return _refuse("move.heading_needed", N_("{safe} is a choice point: say where the arrow points "
-                                                         "next ({options})."), "GC-7",
-                               safe=here, options=", ".join(exits))
+                return refuse("move.heading_needed", N_("{safe} is a choice point: say where the arrow points "
+                                                        "next ({options})."), "GC-7",
+                              safe=here, options=", ".join(exits))
             if action.heading not in exits:
-                return _refuse("move.bad_heading", N_("From {safe} the arrow can point to {options}, not "
-                                                      "{heading}."), "GC-7",
-                               safe=here, options=", ".join(exits), heading=action.heading)
+                return refuse("move.bad_heading", N_("From {safe} the arrow can point to {options}, not "
+                                                     "{heading}."), "GC-7",
+                              safe=here, options=", ".join(exits), heading=action.heading)
         elif action.heading is not None and action.heading != exits[0]:
-            return _refuse("move.no_choice", N_("Only the unnumbered safes allow a choice of direction; at {safe} "
-                                                "the arrow points to {heading}."), "GC-7",
-                           safe=here, heading=exits[0])
+            return refuse("move.no_choice", N_("Only the unnumbered safes allow a choice of direction; at {safe} "
+                                               "the arrow points to {heading}."), "GC-7",
+                          safe=here, heading=exits[0])
         return None
 
     def _need_fresh_move(self, state: GoldConnectionState) -> Refusal | None:
         if state.moved:
             return None
         if state.last_success == "plunder":
-            return _refuse("plunder.move_on", N_("After a successful plunder you must move on."), "GC-17")
+            return refuse("plunder.move_on", N_("After a successful plunder you must move on."), "GC-17")
         if state.last_success == "loot":
-            return _refuse("turn.move_first", N_("To go on looting, move the arrow first."), "GC-11")
-        return _refuse("move.at_least_one", N_("Move the arrow at least one field first."), "GC-7")
+            return refuse("turn.move_first", N_("To go on looting, move the arrow first."), "GC-11")
+        return refuse("move.at_least_one", N_("Move the arrow at least one field first."), "GC-7")
 
     def _check_loot(self, state: GoldConnectionState, action: Loot) -> Refusal | None:
         if (refusal := self._need_fresh_move(state)) is not None:
@@ -529,50 +512,50 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         assert safe is not None
         owner = state.stone_owner(safe)
         if owner is not None and owner != state.current:
-            return _refuse("loot.occupied", N_("{owner}'s robber stone stands on {safe}: it cannot be looted."),
-                           "GC-8", owner=state.names[owner], safe=safe)
+            return refuse("loot.occupied", N_("{owner}'s robber stone stands on {safe}: it cannot be looted."),
+                          "GC-8", owner=state.names[owner], safe=safe)
         if safe == state.turn_start:
-            return _refuse("loot.start_safe", N_("{safe} is where this turn began; it cannot be looted."), "GC-8",
-                           safe=safe)
+            return refuse("loot.start_safe", N_("{safe} is where this turn began; it cannot be looted."), "GC-8",
+                          safe=safe)
         if safe in state.looted:
-            return _refuse("loot.twice", N_("{safe} was already looted this turn."), "GC-8", safe=safe)
+            return refuse("loot.twice", N_("{safe} was already looted this turn."), "GC-8", safe=safe)
         if not action.bars:
-            return _refuse("loot.no_bars", N_("Name at least one bar to loot, or stop."), "GC-8")
+            return refuse("loot.no_bars", N_("Name at least one bar to loot, or stop."), "GC-8")
         available = Counter(state.safes[safe])
         for bar, count in Counter(action.bars).items():
             if available[bar] < count:
-                return _refuse("loot.bar_not_in_safe", N_("Bar {bar} is not in safe {safe}."), "GC-8",
-                               bar=bar, safe=safe)
+                return refuse("loot.bar_not_in_safe", N_("Bar {bar} is not in safe {safe}."), "GC-8",
+                              bar=bar, safe=safe)
         return None
 
     def _check_plunder(self, state: GoldConnectionState, action: Plunder) -> Refusal | None:
         if (refusal := self._need_fresh_move(state)) is not None:
             return refusal
         if not 0 <= action.victim < len(state.robbers) or action.victim == state.current:
-            return _refuse("plunder.victim", N_("Choose another player's box to plunder."), "GC-16",
-                           victim=action.victim)
+            return refuse("plunder.victim", N_("Choose another player's box to plunder."), "GC-16",
+                          victim=action.victim)
         robber = state.robbers[state.current]
         victim = state.robbers[action.victim]
         name = state.names[action.victim]
         if victim.stone != robber.arrow:
-            return _refuse("plunder.not_there", N_("Stop on {victim}'s robber stone to plunder that box."), "GC-16",
-                           victim=name)
+            return refuse("plunder.not_there", N_("Stop on {victim}'s robber stone to plunder that box."), "GC-16",
+                          victim=name)
         if victim.bar_count() < PLUNDER_MINIMUM:
-            return _refuse("plunder.too_few", N_("{victim}'s box holds {count} bars; it takes at least 10 to "
-                                                 "plunder it."), "GC-16", victim=name, count=victim.bar_count())
+            return refuse("plunder.too_few", N_("{victim}'s box holds {count} bars; it takes at least 10 to "
+                                                "plunder it."), "GC-16", victim=name, count=victim.bar_count())
         if action.victim in state.plundered:
-            return _refuse("plunder.twice", N_("{victim}'s box was already plundered this turn."), "GC-16",
-                           victim=name)
+            return refuse("plunder.twice", N_("{victim}'s box was already plundered this turn."), "GC-16",
+                          victim=name)
         if not action.take or not any(action.take.values()):
-            return _refuse("plunder.no_bars", N_("Name at least one bar to take."), "GC-16")
+            return refuse("plunder.no_bars", N_("Name at least one bar to take."), "GC-16")
         for row, count in action.take.items():
             if row not in victim.rows:
-                return _refuse("plunder.unknown_row", N_("{victim}'s box has no row {row}."), "GC-16",
-                               victim=name, row=row)
+                return refuse("plunder.unknown_row", N_("{victim}'s box has no row {row}."), "GC-16",
+                              victim=name, row=row)
             if not 1 <= count <= len(victim.rows[row]):
-                return _refuse("plunder.row_count", N_("Row {row} holds {length} bars; take 1 to {length} from "
-                                                       "its top, not {count}."), "GC-16",
-                               row=row, length=len(victim.rows[row]), count=count)
+                return refuse("plunder.row_count", N_("Row {row} holds {length} bars; take 1 to {length} from "
+                                                      "its top, not {count}."), "GC-16",
+                              row=row, length=len(victim.rows[row]), count=count)
         return None
 
     def _check_stop(self, state: GoldConnectionState, action: Stop) -> Refusal | None:
@@ -582,23 +565,23 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         assert safe is not None
         owner = state.stone_owner(safe)
         if owner is not None and owner != state.current:
-            return _refuse("stop.occupied", N_("{owner}'s robber stone stands on {safe}: a turn cannot end there."),
-                           "GC-14", owner=state.names[owner], safe=safe)
+            return refuse("stop.occupied", N_("{owner}'s robber stone stands on {safe}: a turn cannot end there."),
+                          "GC-14", owner=state.names[owner], safe=safe)
         return None
 
     def _check_end_turn(self, state: GoldConnectionState, action: EndTurn) -> Refusal | None:
         if state.last_success == "plunder" and not state.moved:
-            return _refuse("plunder.move_on", N_("After a successful plunder you must move on."), "GC-17")
+            return refuse("plunder.move_on", N_("After a successful plunder you must move on."), "GC-17")
         if state.last_success != "loot" or state.moved:
-            return _refuse("end.needs_roll", N_("A turn ends freely only right after a successful loot; "
-                                                "otherwise stop and roll at least the distance."), "GC-14")
+            return refuse("end.needs_roll", N_("A turn ends freely only right after a successful loot; "
+                                               "otherwise stop and roll at least the distance."), "GC-14")
         return None
 
     def _check_use_chips(self, state: GoldConnectionState, action: UseChips) -> Refusal | None:
         shortfall = self._shortfall(state)
         if action.count not in (0, shortfall):
-            return _refuse("chips.exact", N_("Spend exactly {shortfall} chips to reach the target, or none."),
-                           "GC-10", shortfall=shortfall, count=action.count)
+            return refuse("chips.exact", N_("Spend exactly {shortfall} chips to reach the target, or none."),
+                          "GC-10", shortfall=shortfall, count=action.count)
         return None
 
     def _check_sort(self, state: GoldConnectionState, action: Sort) -> Refusal | None:
@@ -607,38 +590,34 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         lengths = {row: len(numbers) for row, numbers in robber.rows.items()}
         for row, numbers in action.rows.items():
             if row not in robber.rows:
-                return _refuse("sort.unknown_row", N_("Your box has no row {row}."), "GC-13", row=row)
+                return refuse("sort.unknown_row", N_("Your box has no row {row}."), "GC-13", row=row)
             for number in numbers:
                 bar = f"{row[0]}{number}"
                 if tray[bar] == 0:
-                    return _refuse("sort.not_in_tray", N_("Bar {bar} is not in your tray."), "GC-13", bar=bar)
+                    return refuse("sort.not_in_tray", N_("Bar {bar} is not in your tray."), "GC-13", bar=bar)
                 tray[bar] -= 1
             expected = list(range(lengths[row] + 1, lengths[row] + 1 + len(numbers)))
             if sorted(numbers) != expected:
-                return _refuse("sort.order", N_("Row {row} holds {length} bars; the next ones must be "
-                                                "{expected}."), "GC-13",
-                               row=row, length=lengths[row], expected=", ".join(map(str, expected)) or "-")
+                return refuse("sort.order", N_("Row {row} holds {length} bars; the next ones must be "
+                                               "{expected}."), "GC-13",
+                              row=row, length=lengths[row], expected=", ".join(map(str, expected)) or "-")
             if lengths[row] + len(numbers) > row_capacity(row):
-                return _refuse("sort.full", N_("Row {row} holds at most {capacity} bars."), "GC-13",
-                               row=row, capacity=row_capacity(row))
+                return refuse("sort.full", N_("Row {row} holds at most {capacity} bars."), "GC-13",
+                              row=row, capacity=row_capacity(row))
             lengths[row] += len(numbers)
         for bar, count in tray.items():
             if count and any(row[0] == bar_colour(bar) and lengths[row] == bar_number(bar) - 1
                              and bar_number(bar) <= row_capacity(row) for row in robber.rows):
-                return _refuse("sort.must_place", N_("Bar {bar} fits a row; only bars that fit nowhere go back."),
-                               "GC-13", bar=bar)
+                return refuse("sort.must_place", N_("Bar {bar} fits a row; only bars that fit nowhere go back."),
+                              "GC-13", bar=bar)
         return None
 
     # -- applying ----------------------------------------------------------------------------------
-    def _apply(self, state: GoldConnectionState, action: ActionModel) -> tuple[GoldConnectionState, list[Event]]:
-        handler = getattr(self, f"_do_{action.type}")
-        return handler(state, action)  # type: ignore[no-any-return]
-
     def _do_enter_safe(self, state: GoldConnectionState, action: EnterSafe) -> tuple[GoldConnectionState, list[Event]]:
         safes = dict(state.safes)
         safes[action.safe] = tuple(sorted(action.bars, key=bar_sort_key))
         done = all(safes.values())
-        state = state.model_copy(update={"safes": safes, "phase": "start_roll" if done else "enter_safes"})
+        state = state.evolve(safes=safes, phase="start_roll" if done else "enter_safes")
         events = [Event(kind="setup.safe", message=N_("Safe {safe} filled."), params={"safe": action.safe})]
         return state, events
 
@@ -658,36 +637,36 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
 
     def _start_roll(self, state: GoldConnectionState, dice: tuple[int, int]) -> tuple[GoldConnectionState,
                                                                                       list[Event]]:
-        rolled = state.model_copy(update={"start_roll": dice})
+        rolled = state.evolve(start_roll=dice)
         if not self.start_numbers(rolled):
             return state, [Event(kind="start.reroll", message=N_("{first}, {second} and {sum} are all taken: "
                                                                  "roll again."),
                                  params={"first": dice[0], "second": dice[1], "sum": sum(dice)})]
-        return rolled.model_copy(update={"phase": "start_choose"}), []
+        return rolled.evolve(phase="start_choose"), []
 
     def _do_choose_start(self, state: GoldConnectionState,
                          action: ChooseStart) -> tuple[GoldConnectionState, list[Event]]:
         robbers = list(state.robbers)
-        robbers[state.current] = robbers[state.current].model_copy(update={"stone": action.safe, "arrow": action.safe})
+        robbers[state.current] = robbers[state.current].evolve(stone=action.safe, arrow=action.safe)
         events = [Event(kind="start.placed", message=N_("{player} starts on {safe}."),
                         params={"player": state.names[state.current], "safe": action.safe})]
         players = len(robbers)
         if all(robber.stone is not None for robber in robbers):
             first = max(range(players), key=lambda seat: self.vault.numbers[robbers[seat].stone or ""] or 0)
             order = tuple((first + k) % players for k in range(players))
-            return state.model_copy(update={"robbers": tuple(robbers), "phase": "arrows", "start_roll": None,
-                                            "arrow_order": order, "current": first}), events
-        return state.model_copy(update={"robbers": tuple(robbers), "phase": "start_roll", "start_roll": None,
-                                        "current": (state.current + 1) % players}), events
+            return state.evolve(robbers=tuple(robbers), phase="arrows", start_roll=None, arrow_order=order,
+                                current=first), events
+        return state.evolve(robbers=tuple(robbers), phase="start_roll", start_roll=None,
+                            current=(state.current + 1) % players), events
 
     def _do_place_arrow(self, state: GoldConnectionState,
                         action: PlaceArrow) -> tuple[GoldConnectionState, list[Event]]:
         robbers = list(state.robbers)
-        robbers[state.current] = robbers[state.current].model_copy(update={"heading": action.heading})
+        robbers[state.current] = robbers[state.current].evolve(heading=action.heading)
         order = state.arrow_order[1:]
-        state = state.model_copy(update={"robbers": tuple(robbers), "arrow_order": order})
+        state = state.evolve(robbers=tuple(robbers), arrow_order=order)
         if order:
-            return state.model_copy(update={"current": order[0]}), []
+            return state.evolve(current=order[0]), []
         first = max(range(len(robbers)), key=lambda seat: self.vault.numbers[robbers[seat].stone or ""] or 0)
         return self._begin_turn(state, first)
 
@@ -695,11 +674,9 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         """GC-6: a new turn; the counter moves one field (not in the variant without counter)."""
         robber = state.robbers[seat]
         counter = state.counter + 1 if state.rules.game_end == "counter" else state.counter
-        state = state.model_copy(update={
-            "phase": "turn", "current": seat, "counter": counter, "turn_start": robber.stone,
-            "start_heading": robber.heading, "arrow_came": None, "tray": (), "distance": 0, "moved": False,
-            "last_success": "none",
-            "looted": (), "plundered": (), "announcement": None, "roll": None})
+        state = state.evolve(phase="turn", current=seat, counter=counter, turn_start=robber.stone,
+                             start_heading=robber.heading, arrow_came=None, tray=(), distance=0, moved=False,
+                             last_success="none", looted=(), plundered=(), announcement=None, roll=None)
         params = {"player": state.names[seat], "counter": counter}
         message = (N_("{player}'s turn; the counter moves to {counter}.") if state.rules.game_end == "counter"
                    else N_("{player}'s turn."))
@@ -711,10 +688,9 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         here = action.path[-1]
         heading = action.heading if action.heading is not None else self.vault.exits(here, came or "")[0]
         robbers = list(state.robbers)
-        robbers[state.current] = robber.model_copy(update={"arrow": here, "heading": heading})
+        robbers[state.current] = robber.evolve(arrow=here, heading=heading)
         distance = state.distance + len(action.path)
-        state = state.model_copy(update={"robbers": tuple(robbers), "distance": distance, "moved": True,
-                                         "arrow_came": came})
+        state = state.evolve(robbers=tuple(robbers), distance=distance, moved=True, arrow_came=came)
         return state, [Event(kind="move", message=N_("Arrow to {safe}; distance this turn {distance}."),
                              params={"safe": here, "distance": distance})]
 
@@ -723,7 +699,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         odds = self.odds(state, announcement.target)
         params = {"target": announcement.target, "chance": odds.percent(odds.without_chips),
                   "chance_with_chips": odds.percent(odds.with_chips), "chips": odds.chips}
-        state = state.model_copy(update={"phase": "roll", "announcement": announcement})
+        state = state.evolve(phase="roll", announcement=announcement)
         return state, [Event(kind="roll.target", message=N_("Roll {target} or more: {chance}% ({chance_with_chips}% "
                                                             "with {chips} chips)."), params=params)]
 
@@ -750,15 +726,16 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
                                                                                        list[Event]]:
         assert state.announcement is not None
         total = sum(dice)
+        target = state.announcement.target
         events = [Event(kind="roll", message=N_("Rolled {first} and {second}: {total} against {target}."),
                         params={"first": dice[0], "second": dice[1], "total": total,
-                                "target": state.announcement.target})]
-        if total >= state.announcement.target:
+                                "target": target})]
+        if total >= target:
             state, more = self._success(state)
             return state, events + more
-        shortfall = state.announcement.target - total
+        shortfall = target - total
         if state.robbers[state.current].chips >= shortfall:
-            return state.model_copy(update={"phase": "chips", "roll": dice}), events
+            return state.evolve(phase="chips", roll=dice), events
         state, more = self._failure(state)
         return state, events + more
 
@@ -767,8 +744,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             return self._failure(state)
         robbers = list(state.robbers)
         robber = robbers[state.current]
-        robbers[state.current] = robber.model_copy(update={"chips": robber.chips - action.count})
-        state = state.model_copy(update={"robbers": tuple(robbers), "chip_supply": state.chip_supply + action.count})
+        robbers[state.current] = robber.evolve(chips=robber.chips - action.count)
+        state = state.evolve(robbers=tuple(robbers), chip_supply=state.chip_supply + action.count)
         events = [Event(kind="chips.spent", message=N_("{player} spends {count} chips."),
                         params={"player": state.names[state.current], "count": action.count})]
         state, more = self._success(state)
@@ -781,24 +758,22 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         robber = state.robbers[state.current]
         base = {"phase": "turn", "announcement": None, "roll": None, "moved": False}
         if announcement.kind == "stop":
-            return self._end_turn(state.model_copy(update=base))
+            return self._end_turn(state.evolve(**base))
         if announcement.kind == "loot":
             safe = robber.arrow or ""
             safes = dict(state.safes)
             safes[safe] = _remove_bars(safes[safe], announcement.bars)
-            state = state.model_copy(update=base | {
-                "safes": safes, "tray": _add_bars(state.tray, announcement.bars), "looted": (*state.looted, safe),
-                "last_success": "loot"})
+            state = state.evolve(**base, safes=safes, tray=_add_bars(state.tray, announcement.bars),
+                                 looted=(*state.looted, safe), last_success="loot")
             return state, [Event(kind="loot.success", message=N_("Loot succeeds: {bars} into the tray."),
                                  params={"bars": " ".join(announcement.bars)})]
         assert announcement.victim is not None
         robbers = list(state.robbers)
         victim = robbers[announcement.victim]
         rows = {row: numbers[:len(numbers) - announcement.take.get(row, 0)] for row, numbers in victim.rows.items()}
-        robbers[announcement.victim] = victim.model_copy(update={"rows": rows})
-        state = state.model_copy(update=base | {
-            "robbers": tuple(robbers), "tray": _add_bars(state.tray, announcement.bars),
-            "plundered": (*state.plundered, announcement.victim), "last_success": "plunder"})
+        robbers[announcement.victim] = victim.evolve(rows=rows)
+        state = state.evolve(**base, robbers=tuple(robbers), tray=_add_bars(state.tray, announcement.bars),
+                             plundered=(*state.plundered, announcement.victim), last_success="plunder")
         return state, [Event(kind="plunder.success", message=N_("Plunder succeeds: {bars} taken from {victim}; "
                                                                 "move on."),
                              params={"bars": " ".join(announcement.bars), "victim": state.names[announcement.victim]})]
@@ -810,8 +785,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         if count <= 0:
             return state, 0
         robbers = list(state.robbers)
-        robbers[seat] = robber.model_copy(update={"chips": robber.chips + count})
-        return state.model_copy(update={"robbers": tuple(robbers), "chip_supply": state.chip_supply - count}), count
+        robbers[seat] = robber.evolve(chips=robber.chips + count)
+        return state.evolve(robbers=tuple(robbers), chip_supply=state.chip_supply - count), count
 
     def _failure(self, state: GoldConnectionState) -> tuple[GoldConnectionState, list[Event]]:
         """GC-15/GC-17: tray back into the safe under the arrow, arrow home, consolation chips."""
@@ -822,9 +797,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         safe = robber.arrow or ""
         safes = dict(state.safes)
         safes[safe] = _add_bars(safes[safe], state.tray)
-        robbers[state.current] = robber.model_copy(update={"arrow": robber.stone, "heading": state.start_heading})
-        state = state.model_copy(update={"robbers": tuple(robbers), "safes": safes, "tray": (), "announcement": None,
-                                         "roll": None})
+        robbers[state.current] = robber.evolve(arrow=robber.stone, heading=state.start_heading)
+        state = state.evolve(robbers=tuple(robbers), safes=safes, tray=(), announcement=None, roll=None)
         seat = announcement.victim if announcement.kind == "plunder" else state.current
         assert seat is not None
         state, chips = self.consolation(state, seat)
@@ -841,12 +815,12 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         """GC-12: the robber stone moves under the arrow; then the tray is sorted."""
         robbers = list(state.robbers)
         robber = robbers[state.current]
-        robbers[state.current] = robber.model_copy(update={"stone": robber.arrow})
-        state = state.model_copy(update={"robbers": tuple(robbers)})
+        robbers[state.current] = robber.evolve(stone=robber.arrow)
+        state = state.evolve(robbers=tuple(robbers))
         events = [Event(kind="turn.end", message=N_("{player}'s robber stone moves to {safe}."),
                         params={"player": state.names[state.current], "safe": robber.arrow})]
         if state.tray:
-            return state.model_copy(update={"phase": "sort"}), events
+            return state.evolve(phase="sort"), events
         state, more = self._finish_turn(state)
         return state, events + more
 
@@ -859,11 +833,11 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             rows[row] = rows[row] + tuple(sorted(numbers))
             for number in numbers:
                 left.remove(f"{row[0]}{number}")
-        robbers[state.current] = robber.model_copy(update={"rows": rows})
+        robbers[state.current] = robber.evolve(rows=rows)
         safes = dict(state.safes)
         safe = robber.stone or ""
         safes[safe] = _add_bars(safes[safe], left)
-        state = state.model_copy(update={"robbers": tuple(robbers), "safes": safes, "tray": ()})
+        state = state.evolve(robbers=tuple(robbers), safes=safes, tray=())
         events = [Event(kind="sort", message=N_("{player} sorts the tray; {back} back into {safe}."),
                         params={"player": state.names[state.current], "back": " ".join(left) or "-", "safe": safe})]
         state, more = self._finish_turn(state)
@@ -874,7 +848,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         finished = (state.counter >= COUNTER_FIELDS if state.rules.game_end == "counter"
                     else series_complete(state.robbers[state.current], state.rules.series_reading))
         if finished:
-            state = state.model_copy(update={"phase": "over", "announcement": None, "roll": None, "tray": ()})
+            state = state.evolve(phase="over", announcement=None, roll=None, tray=())
             return state, [Event(kind="game.over", message=N_("The game is over."))]
         return self._begin_turn(state, (state.current + 1) % len(state.robbers))
 
@@ -970,63 +944,94 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         Moves are listed up to a distance of 12 plus the player's chips; longer ones are allowed but can
         never be rolled (see `moves`).
         """
-        phase = state.phase
-        if phase in ("enter_safes", "sort", "over"):
+        listed = self.listed_actions(state)
+        if listed is None:
             return None
-        if phase in ("start_roll", "roll"):
-            return [Roll(values=(a, b)) for a in range(1, 7) for b in range(1, 7)]
-        if phase == "start_choose":
-            return [ChooseStart(safe=self.vault.by_number[n]) for n in self.start_numbers(state)]
-        if phase == "arrows":
-            stone = state.robbers[state.current].stone or ""
-            return [PlaceArrow(heading=n) for n in self.vault.neighbours[stone]]
-        if phase == "chips":
-            return [UseChips(count=0), UseChips(count=self._shortfall(state))]
-        candidates: list[ActionModel] = [*self.moves(state), Stop(), EndTurn()]
-        if self._need_fresh_move(state) is None:
-            candidates += [*self.loots(state), *self.plunders(state)]
-        return [action for action in candidates if self.validate(state, action) is None]
+        return [action for action in listed if self.validate(state, action) is None]
+
+    def _rolls(self, state: GoldConnectionState) -> list[Roll]:
+        return [Roll(values=(a, b)) for a in range(1, 7) for b in range(1, 7)]
+
+    def _starts(self, state: GoldConnectionState) -> list[ChooseStart]:
+        return [ChooseStart(safe=self.vault.by_number[n]) for n in self.start_numbers(state)]
+
+    def _arrows(self, state: GoldConnectionState) -> list[PlaceArrow]:
+        return [PlaceArrow(heading=n) for n in self.vault.neighbours[state.robbers[state.current].stone or ""]]
+
+    def _chip_choices(self, state: GoldConnectionState) -> list[UseChips]:
+        return [UseChips(count=0), UseChips(count=self._shortfall(state))]
+
+    def to_move(self, state: GoldConnectionState) -> int | None:
+        return self.phase_player(state, state.current)
 
     def prompt(self, state: GoldConnectionState) -> Prompt:
         phase = state.phase
         seat = state.current
         who = {"player": state.names[seat] if phase != "over" else "", "counter": state.counter}
+        player, expects = self.to_move(state), self.expects(state)
         if phase == "over":
-            return Prompt(player=None, expects=(), message=N_("The game is over."))
+            return Prompt(player=player, expects=expects, message=N_("The game is over."))
         if phase == "enter_safes":
             empty = [safe for safe, bars in state.safes.items() if not bars]
-            return Prompt(player=None, expects=("enter_safe",), params={"safe": empty[0], "left": len(empty)},
+            return Prompt(player=player, expects=expects, params={"safe": empty[0], "left": len(empty)},
                           message=N_("Lay six shuffled bars into safe {safe} and enter them ({left} safes to go)."))
         if phase == "start_roll":
-            return Prompt(player=seat, expects=("roll",), dice=TWO_DICE, roll_action="roll", params=who,
+            return Prompt(player=player, expects=expects, dice=TWO_DICE, roll_action="roll", params=who,
                           message=N_("{player}: roll both dice for your robber stone's start safe."))
         if phase == "start_choose":
-            first, second = state.start_roll or (0, 0)
             options = ", ".join(str(n) for n in self.start_numbers(state))
-            return Prompt(player=seat, expects=("choose_start",), params=who | {"options": options},
+            return Prompt(player=player, expects=expects, params=who | {"options": options},
                           message=N_("{player}: put your robber stone on safe {options}."))
         if phase == "arrows":
-            return Prompt(player=seat, expects=("place_arrow",), params=who,
+            return Prompt(player=player, expects=expects, params=who,
                           message=N_("{player}: lay your arrow on your robber stone, pointing the way you will go."))
         if phase == "roll":
             assert state.announcement is not None
             odds = self.odds(state)
             params = who | {"target": odds.target, "chance": odds.percent(odds.without_chips),
                             "chance_with_chips": odds.percent(odds.with_chips), "chips": odds.chips}
-            return Prompt(player=seat, expects=("roll",), dice=TWO_DICE, roll_action="roll", params=params,
+            return Prompt(player=player, expects=expects, dice=TWO_DICE, roll_action="roll", params=params,
                           message=N_("{player}: roll {target} or more ({chance}%; with your {chips} chips "
                                      "{chance_with_chips}%)."))
         if phase == "chips":
-            return Prompt(player=seat, expects=("use_chips",), params=who | {"shortfall": self._shortfall(state)},
+            return Prompt(player=player, expects=expects, params=who | {"shortfall": self._shortfall(state)},
                           message=N_("{player}: {shortfall} short. Spend {shortfall} chips, or accept the failure."))
         if phase == "sort":
-            return Prompt(player=seat, expects=("sort",), params=who | {"tray": " ".join(state.tray)},
+            return Prompt(player=player, expects=expects, params=who | {"tray": " ".join(state.tray)},
                           message=N_("{player}: sort {tray} into your rows, lowest numbers first."))
-        expects = ("move",) if not state.moved else ("move", "loot", "plunder", "stop")
-        if state.last_success == "loot" and not state.moved:
-            expects = ("move", "end_turn")
-        return Prompt(player=seat, expects=expects, params=who | {"distance": state.distance},
+        return Prompt(player=player, expects=expects, params=who | {"distance": state.distance},
                       message=N_("{player}: move the arrow, loot, or stop (distance so far {distance})."))
+
+    # The phase table (GC-2 ... GC-18) and the handler per action.
+    not_now_message = N_("Not now: the table expects {expected}.")
+    phases: ClassVar[Mapping[str, PhaseRule]] = {
+        "enter_safes": PhaseRule(allows=("enter_safe",), rule="GC-2", seated=False),
+        "start_roll": PhaseRule(allows=("roll",), rule="GC-4"),
+        "start_choose": PhaseRule(allows=("choose_start",), rule="GC-4"),
+        "arrows": PhaseRule(allows=("place_arrow",), rule="GC-5"),
+        # Looting, plundering and stopping need a fresh move; a free end only right after a loot (GC-11, GC-14).
+        "turn": PhaseRule(allows=("move", "loot", "plunder", "stop", "end_turn"), rule="GC-7", offered={
+            "loot": _has_moved, "plunder": _has_moved, "stop": _has_moved,
+            "end_turn": lambda state: state.last_success == "loot" and not state.moved}),
+        "roll": PhaseRule(allows=("roll",), rule="GC-9"),
+        "chips": PhaseRule(allows=("use_chips",), rule="GC-10"),
+        "sort": PhaseRule(allows=("sort",), rule="GC-13"),
+        "over": PhaseRule(allows=(), rule="GC-18", seated=False,
+                          otherwise=lambda state: refuse("game.over", N_("The game is over."), "GC-18")),
+    }
+    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
+        EnterSafe: Handler(_check_enter_safe, _do_enter_safe), Roll: Handler(_check_roll, _do_roll),
+        ChooseStart: Handler(_check_choose_start, _do_choose_start),
+        PlaceArrow: Handler(_check_place_arrow, _do_place_arrow), Move: Handler(_check_move, _do_move),
+        Loot: Handler(_check_loot, _do_loot), Plunder: Handler(_check_plunder, _do_plunder),
+        Stop: Handler(_check_stop, _do_stop), EndTurn: Handler(_check_end_turn, _do_end_turn),
+        UseChips: Handler(_check_use_chips, _do_use_chips), Sort: Handler(_check_sort, _do_sort)}
+    #: What `legal_actions` lists per offered type; safes to enter and sortings are too many to list.
+    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
+        "roll": _rolls, "choose_start": _starts, "place_arrow": _arrows, "use_chips": _chip_choices,
+        "move": lambda game, state: game.moves(state), "loot": lambda game, state: game.loots(state),
+        "plunder": lambda game, state: game.plunders(state), "stop": lambda game, state: [Stop()],
+        "end_turn": lambda game, state: [EndTurn()]}
 
     # -- outcome -------------------------------------------------------------------------------------
     def is_over(self, state: GoldConnectionState) -> bool:

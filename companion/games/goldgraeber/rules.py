@@ -8,13 +8,28 @@ chips still unseen.  Dice come from hardware, touch or the seeded RNG like every
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
+from companion.engine.core import (
+    N_,
+    ActionModel,
+    DiceRefusals,
+    Event,
+    Game,
+    Handler,
+    PhaseRule,
+    Prompt,
+    Refusal,
+    Setup,
+    Value,
+    check_dice,
+    refuse,
+)
 from companion.engine.registry import register
 from companion.games.goldgraeber.board import DEFAULT_LAYOUT, HEX_DIRECTIONS, Board, hex_rgb, load_board
 from companion.games.goldgraeber.movement import reachable
@@ -27,6 +42,9 @@ CHIP_POOL: tuple[int, ...] = (8, 10, 12, 10, 8, 1, 3, 4, 5, 3)
 CAPTURED_ROBBER_POINTS = 2
 DIE_FACES: tuple[str, ...] = ("L", "2", "3", "4", "5", "6")
 LOCOMOTIVE = "L"
+DICE = DiceRefusals(rule="GG-2", count_code="roll.count",
+                    count_message=N_("Goldgräber is played with one die, not {count}."), face_code="roll.face",
+                    face_message=N_("{face} is not a face of the die (L, 2-6)."))
 #: Chip kinds as words in messages (marked so translators see them).
 CHIP_WORDS: dict[str, str] = {"gold": N_("gold"), "robber": N_("robber")}
 
@@ -93,7 +111,7 @@ class GoldgraeberState(Value):
     The options ride along because the rules consult them and `Game` methods only see the state.
     """
 
-    options: GoldgraeberOptions = GoldgraeberOptions()
+    options: GoldgraeberOptions = GoldgraeberOptions.model_validate({})
     names: tuple[str, ...]
     houses: tuple[int, ...]
     figures: tuple[str, ...]
@@ -190,10 +208,6 @@ def assign_houses(player_colours: list[str], house_colours: tuple[str, ...]) -> 
     return tuple(claimed[seat] if seat in claimed else next(left) for seat in range(len(player_colours)))
 
 
-def _refuse(code: str, message: str, rule: str, **params: Any) -> Refusal:
-    return Refusal(code=code, message=message, rule=rule, params=params)
-
-
 @register
 class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
     """The rules of Goldgräber."""
@@ -205,7 +219,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
     rule_prefix = "GG"
     options_model = GoldgraeberOptions
     state_model = GoldgraeberState
-    action_adapter: TypeAdapter[Any] = TypeAdapter(GoldgraeberAction)
+    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(GoldgraeberAction)
 
     @property
     def board(self) -> Board:
@@ -287,89 +301,68 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         board = self.board
         seat = state.actor
         if target not in board.index:
-            return _refuse("move.unknown_field", N_("There is no field {field} on this board."), "GG-3",
-                           field=target)
+            return refuse("move.unknown_field", N_("There is no field {field} on this board."), "GG-3",
+                          field=target)
         index = board.index[target]
         kind = board.types[index]
         params = {"field": target, "steps": state.steps}
         if kind == "lake":
-            return _refuse("move.lake", N_("{field} is water: the lakes can only be crossed by raft."), "GG-15",
-                           **params)
+            return refuse("move.lake", N_("{field} is water: the lakes can only be crossed by raft."), "GG-15",
+                          **params)
         if kind == "house" and index != board.houses[state.houses[seat]]:
-            return _refuse("move.other_house", N_("{field} is another player's house."), "GG-5", **params)
+            return refuse("move.other_house", N_("{field} is another player's house."), "GG-5", **params)
         if index == board.rail[state.locomotive] and state.options.locomotive_field == "closed":
-            return _refuse("move.locomotive", N_("The locomotive stands on {field}; it may not be entered."),
-                           "GG-4", **params)
+            return refuse("move.locomotive", N_("The locomotive stands on {field}; it may not be entered."),
+                          "GG-4", **params)
         if target in state.rafts and target in state.figures and state.figures[seat] != target:
-            return _refuse("move.raft_taken", N_("The raft on {field} already carries a figure."), "GG-15",
-                           **params)
+            return refuse("move.raft_taken", N_("The raft on {field} already carries a figure."), "GG-15",
+                          **params)
         if target in state.rafts and target == state.figures[seat]:
-            return _refuse("move.raft_again", N_("A figure on a raft must leave it over land."), "GG-15", **params)
+            return refuse("move.raft_again", N_("A figure on a raft must leave it over land."), "GG-15", **params)
         start = board.index[state.figures[seat]]
         if index in self.walk_ends(state, seat, start, state.steps, train_open=True):
-            return _refuse("move.past_locomotive", N_("{field} can only be reached by passing the locomotive."),
-                           "GG-4", **params)
+            return refuse("move.past_locomotive", N_("{field} can only be reached by passing the locomotive."),
+                          "GG-4", **params)
         literal = state.options.shuttle == "two_fields_only"
         if not literal and index in self.walk_ends(state, seat, start, state.steps, back_steps=True):
-            return _refuse("move.shuttle", N_("{field} can only be reached by stepping straight back: no going "
-                                              "back and forth."), "GG-20", **params)
+            return refuse("move.shuttle", N_("{field} can only be reached by stepping straight back: no going "
+                                             "back and forth."), "GG-20", **params)
         if literal and (index == start if state.steps % 2 == 0 else index in board.neighbours[start]):
-            return _refuse("move.shuttle", N_("{field} can only be reached by going back and forth between two "
-                                              "fields."), "GG-20", **params)
+            return refuse("move.shuttle", N_("{field} can only be reached by going back and forth between two "
+                                             "fields."), "GG-20", **params)
         if kind == "house":
-            return _refuse("move.house_count", N_("Your house is entered only through its door and with the "
-                                                  "exact count; {steps} does not get there."), "GG-5", **params)
+            return refuse("move.house_count", N_("Your house is entered only through its door and with the "
+                                                 "exact count; {steps} does not get there."), "GG-5", **params)
         if self._through_the_wall(state, start, index):
-            return _refuse("move.house_wall", N_("Your house is left only through its door; {field} cannot be "
-                                                 "reached that way with exactly {steps}."), "GG-5", **params)
+            return refuse("move.house_wall", N_("Your house is left only through its door; {field} cannot be "
+                                                "reached that way with exactly {steps}."), "GG-5", **params)
         if state.phase == "away":
             after = "GG-13" if state.defender is not None else "GG-10"
-            return _refuse("move.away_count", N_("After the fight the figure moves away exactly {steps} fields; "
-                                                 "{field} is not one of them."), after, **params)
-        return _refuse("move.not_reachable", N_("{field} cannot be reached with exactly {steps} steps."), "GG-3",
-                       **params)
+            return refuse("move.away_count", N_("After the fight the figure moves away exactly {steps} fields; "
+                                                "{field} is not one of them."), after, **params)
+        return refuse("move.not_reachable", N_("{field} cannot be reached with exactly {steps} steps."), "GG-3",
+                      **params)
 
     # -- validation --------------------------------------------------------------------------------
-    def validate(self, state: GoldgraeberState, action: ActionModel) -> Refusal | None:
-        if state.phase == "over":
-            return _refuse("game.over", N_("The game is over."), "GG-17")
-        expected = self._expects(state)
-        if isinstance(action, Look) and state.phase == "roll":
-            return self._validate_look(state)
-        if action.type not in expected:
-            return _refuse("action.not_now", N_("Now expected: {expected}, not {got}."), "GG-1",
-                           expected=", ".join(expected), got=action.type)
-        if isinstance(action, Roll):
-            return self._validate_roll(action)
-        if isinstance(action, Move):
-            if action.to not in self.destinations(state):
-                return self._why_not_reachable(state, action.to)
-            return None
-        if isinstance(action, Reveal):
-            return self._validate_reveal(state, action)
-        if isinstance(action, Raft):
-            return self._validate_raft(state, action)
+    def _validate_move(self, state: GoldgraeberState, action: Move) -> Refusal | None:
+        if action.to not in self.destinations(state):
+            return self._why_not_reachable(state, action.to)
         return None
 
-    def _validate_roll(self, action: Roll) -> Refusal | None:
-        if len(action.values) != 1:
-            return _refuse("roll.count", N_("Goldgräber is played with one die, not {count}."), "GG-2",
-                           count=len(action.values))
-        face = action.values[0]
-        if face == "1":
-            return _refuse("roll.one", N_("The die has no 1: that face shows the locomotive (L)."), "GG-2")
-        if face not in DIE_FACES:
-            return _refuse("roll.face", N_("{face} is not a face of the die (L, 2-6)."), "GG-2", face=face)
-        return None
+    def _validate_roll(self, state: GoldgraeberState, action: Roll) -> Refusal | None:
+        refusal = check_dice(self.prompt(state), action.values, DICE)
+        if refusal is not None and refusal.code == "roll.face" and refusal.params["face"] == "1":
+            return refuse("roll.one", N_("The die has no 1: that face shows the locomotive (L)."), "GG-2")
+        return refusal
 
     def _validate_reveal(self, state: GoldgraeberState, action: Reveal) -> Refusal | None:
         if not 1 <= action.value <= 5:
-            return _refuse("reveal.value", N_("Chips show 1 to 5, not {value}."), "GG-8", value=action.value)
+            return refuse("reveal.value", N_("Chips show 1 to 5, not {value}."), "GG-8", value=action.value)
         kind = f"{'G' if action.chip == 'gold' else 'R'}{action.value}"
         if state.unseen[CHIP_KINDS.index(kind)] == 0:
-            return _refuse("reveal.none_left", N_("No {chip} chip of value {value} can still be face down: all "
-                                                  "of them have been turned already."), "GG-8",
-                           chip=CHIP_WORDS[action.chip], value=action.value)
+            return refuse("reveal.none_left", N_("No {chip} chip of value {value} can still be face down: all "
+                                                 "of them have been turned already."), "GG-8",
+                          chip=CHIP_WORDS[action.chip], value=action.value)
         return None
 
     def _validate_raft(self, state: GoldgraeberState, action: Raft) -> Refusal | None:
@@ -377,91 +370,92 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         here = board.index[state.figures[state.actor]]
         target = board.index.get(action.to)
         if target is None or board.lake_of_shore.get(target) != board.lake_of_shore[here]:
-            return _refuse("raft.other_lake", N_("{field} is not on the shore of this lake."), "GG-15",
-                           field=action.to)
+            return refuse("raft.other_lake", N_("{field} is not on the shore of this lake."), "GG-15",
+                          field=action.to)
         if action.to == state.figures[state.actor]:
-            return _refuse("raft.stay", N_("The raft must be taken to another shore field."), "GG-15",
-                           field=action.to)
+            return refuse("raft.stay", N_("The raft must be taken to another shore field."), "GG-15",
+                          field=action.to)
         if action.to in state.rafts:
-            return _refuse("raft.occupied", N_("Another raft already lies at {field}."), "GG-15", field=action.to)
+            return refuse("raft.occupied", N_("Another raft already lies at {field}."), "GG-15", field=action.to)
         if action.to in state.figures:
-            return _refuse("raft.figure", N_("A figure stands on {field}; rafts carry one figure and nobody "
-                                             "brawls on a raft."), "GG-14", field=action.to)
+            return refuse("raft.figure", N_("A figure stands on {field}; rafts carry one figure and nobody "
+                                            "brawls on a raft."), "GG-14", field=action.to)
         return None
 
-    def _validate_look(self, state: GoldgraeberState) -> Refusal | None:
+    def _validate_look(self, state: GoldgraeberState, action: Look | None = None) -> Refusal | None:
         if not self._look_enabled(state):
-            return _refuse("look.off", N_("Looking at chips instead of rolling is a variant that is not in "
-                                          "play."), "GG-19")
+            return refuse("look.off", N_("Looking at chips instead of rolling is a variant that is not in "
+                                         "play."), "GG-19")
         if not self._chips_next_to(state, state.current):
-            return _refuse("look.nothing", N_("There is no face-down chip next to your figure."), "GG-19")
+            return refuse("look.nothing", N_("There is no face-down chip next to your figure."), "GG-19")
         return None
 
     # -- what is due -------------------------------------------------------------------------------
-    def _expects(self, state: GoldgraeberState) -> tuple[str, ...]:
-        phase = state.phase
-        if phase == "roll":
-            return ("roll", "look") if self._look_enabled(state) else ("roll",)
-        return {"move": ("move",), "away": ("move",), "reveal": ("reveal",), "robber": ("roll",),
-                "brawl": ("roll",), "away_roll": ("roll",), "raft": ("raft",), "over": ()}[phase]
-
     def _look_enabled(self, state: GoldgraeberState) -> bool:
         return state.options.look_variant
+
+    def to_move(self, state: GoldgraeberState) -> int | None:
+        return self.phase_player(state, state.actor)
 
     def prompt(self, state: GoldgraeberState) -> Prompt:
         die = (DIE_FACES,)
         seat = state.actor
         names = {"seat": seat}
+        player, expects = self.to_move(state), self.expects(state)
         if state.phase == "over":
-            return Prompt(player=None, expects=(), message=N_("The game is over."))
+            return Prompt(player=player, expects=expects, message=N_("The game is over."))
         if state.phase == "roll":
-            return Prompt(player=seat, expects=self._expects(state), message=N_("Roll the die."), params=names,
+            return Prompt(player=player, expects=expects, message=N_("Roll the die."), params=names,
                           dice=die, roll_action="roll")
         if state.phase in ("move", "away"):
-            return Prompt(player=seat, expects=("move",), message=N_("Move your figure exactly {steps} fields."),
+            return Prompt(player=player, expects=expects, message=N_("Move your figure exactly {steps} fields."),
                           params={**names, "steps": state.steps})
         if state.phase == "reveal":
-            return Prompt(player=seat, expects=("reveal",), message=N_("Turn the chip on {field} over and enter "
+            return Prompt(player=player, expects=expects, message=N_("Turn the chip on {field} over and enter "
                                                                        "what it shows."),
                           params={**names, "field": state.figures[seat]})
         if state.phase == "robber":
             stack = self._stack_at(state, state.fight_field)
             strength = int(stack.robber[1]) if stack else 0
-            return Prompt(player=seat, expects=("roll",), message=N_("Fight the robber of strength {strength}: "
+            return Prompt(player=player, expects=expects, message=N_("Fight the robber of strength {strength}: "
                                                                      "roll the die."),
                           params={**names, "strength": strength}, dice=die, roll_action="roll")
         if state.phase == "brawl":
-            return Prompt(player=seat, expects=("roll",), message=N_("Brawl: roll the die."), params=names,
+            return Prompt(player=player, expects=expects, message=N_("Brawl: roll the die."), params=names,
                           dice=die, roll_action="roll")
         if state.phase == "away_roll":
-            return Prompt(player=seat, expects=("roll",), message=N_("You won the brawl: roll to move away."),
+            return Prompt(player=player, expects=expects, message=N_("You won the brawl: roll to move away."),
                           params=names, dice=die, roll_action="roll")
-        return Prompt(player=seat, expects=("raft",), message=N_("Choose a shore field for the raft."),
+        return Prompt(player=player, expects=expects, message=N_("Choose a shore field for the raft."),
                       params=names)
 
     # -- applying ----------------------------------------------------------------------------------
-    def _apply(self, state: GoldgraeberState, action: ActionModel) -> tuple[GoldgraeberState, list[Event]]:
+    def _do_roll(self, state: GoldgraeberState, action: Roll) -> tuple[GoldgraeberState, list[Event]]:
         events: list[Event] = []
-        if isinstance(action, Roll):
-            state = self._apply_roll(state, action.values[0], events)
-        elif isinstance(action, Move):
-            figures = list(state.figures)
-            figures[state.actor] = action.to
-            events.append(Event(kind="move", message=N_("{name} moves to {field}."),
-                                params={"seat": state.actor, "name": state.names[state.actor], "field": action.to}))
-            state = self._land(state.model_copy(update={"figures": tuple(figures)}), action.to,
-                               away=state.phase == "away", events=events)
-        elif isinstance(action, Reveal):
-            state = self._apply_reveal(state, action, events)
-        elif isinstance(action, Raft):
-            state = self._apply_raft(state, action.to, events)
-        else:
-            fields = self._chips_next_to(state, state.current)
-            events.append(Event(kind="look", message=N_("{name} looks secretly at the chips on {fields}."),
-                                params={"seat": state.current, "name": state.names[state.current],
-                                        "fields": ", ".join(fields)}))
-            state = self._end_turn(state, events)
-        return state, events
+        return self._apply_roll(state, action.values[0], events), events
+
+    def _do_move(self, state: GoldgraeberState, action: Move) -> tuple[GoldgraeberState, list[Event]]:
+        figures = list(state.figures)
+        figures[state.actor] = action.to
+        events = [Event(kind="move", message=N_("{name} moves to {field}."),
+                        params={"seat": state.actor, "name": state.names[state.actor], "field": action.to})]
+        return self._land(state.evolve(figures=tuple(figures)), action.to, away=state.phase == "away",
+                          events=events), events
+
+    def _do_reveal(self, state: GoldgraeberState, action: Reveal) -> tuple[GoldgraeberState, list[Event]]:
+        events: list[Event] = []
+        return self._apply_reveal(state, action, events), events
+
+    def _do_raft(self, state: GoldgraeberState, action: Raft) -> tuple[GoldgraeberState, list[Event]]:
+        events: list[Event] = []
+        return self._apply_raft(state, action.to, events), events
+
+    def _do_look(self, state: GoldgraeberState, action: Look) -> tuple[GoldgraeberState, list[Event]]:
+        fields = self._chips_next_to(state, state.current)
+        events = [Event(kind="look", message=N_("{name} looks secretly at the chips on {fields}."),
+                        params={"seat": state.current, "name": state.names[state.current],
+                                "fields": ", ".join(fields)})]
+        return self._end_turn(state, events), events
 
     def _apply_roll(self, state: GoldgraeberState, face: str, events: list[Event]) -> GoldgraeberState:
         seat = state.actor
@@ -475,7 +469,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
                 events.append(Event(kind="no_move", message=N_("No field can be reached with exactly {steps}; "
                                                                "the turn passes."), params={"steps": steps}))
                 return self._end_turn(state, events)
-            return state.model_copy(update={"phase": "move", "steps": steps})
+            return state.evolve(phase="move", steps=steps)
         value = fight_value(face)
         if state.phase == "robber":
             return self._robber_roll(state, value, events)
@@ -510,12 +504,11 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             figures[seat] = next((f for f in behind if f not in figures), behind[0])
             events.append(Event(kind="train_hit", message=N_("{name} is set back to {field}."),
                                 params={"seat": seat, "name": state.names[seat], "field": figures[seat]}))
-        state = state.model_copy(update={"locomotive": position, "figures": tuple(figures),
-                                         "open_chips": tuple(open_chips)})
+        state = state.evolve(locomotive=position, figures=tuple(figures), open_chips=tuple(open_chips))
         if position == len(board.rail) - 1:
             events.append(Event(kind="game_over", message=N_("The train has reached Golden City: the game is "
                                                              "over."), params={"reason": "train"}))
-            return state.model_copy(update={"phase": "over", "end_reason": "train"})
+            return state.evolve(phase="over", end_reason="train")
         return self._end_turn(state, events)
 
     def _land(self, state: GoldgraeberState, field: str, away: bool, events: list[Event]) -> GoldgraeberState:
@@ -526,7 +519,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         if index == board.houses[state.houses[seat]]:
             return self._end_turn(self._bring_home(state, seat, events), events)
         if field in state.rafts:
-            boarded = state.model_copy(update={"phase": "raft"})
+            boarded = state.evolve(phase="raft")
             if self.legal_actions(boarded):
                 return boarded
             events.append(Event(kind="raft_stuck", message=N_("Every other shore field is taken; the raft stays."),
@@ -541,16 +534,16 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             events.append(Event(kind="brawl", message=N_("Brawl on {field}: {name} attacks {defender}!"),
                                 params={"seat": seat, "name": state.names[seat], "defender": state.names[defender],
                                         "field": field}))
-            return state.model_copy(update={"phase": "brawl", "defender": defender, "fight_field": field})
+            return state.evolve(phase="brawl", defender=defender, fight_field=field)
         if field in state.face_down:
-            return state.model_copy(update={"phase": "reveal", "fight_field": field})
+            return state.evolve(phase="reveal", fight_field=field)
         stack = self._stack_at(state, field)
         if stack is not None:
             events.append(Event(kind="challenge", message=N_("{name} challenges the robber of strength {strength} "
                                                              "on {field}."),
                                 params={"seat": seat, "name": state.names[seat], "field": field,
                                         "strength": int(stack.robber[1])}))
-            return state.model_copy(update={"phase": "robber", "fight_field": field})
+            return state.evolve(phase="robber", fight_field=field)
         return self._end_turn(state, events)
 
     def _bring_home(self, state: GoldgraeberState, seat: int, events: list[Event]) -> GoldgraeberState:
@@ -561,9 +554,8 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         events.append(Event(kind="home", message=N_("{name} brings {count} chips home ({points} points)."),
                             params={"seat": seat, "name": state.names[seat], "count": len(chips),
                                     "points": sum(chip_points(c) for c in chips)}))
-        return state.model_copy(update={
-            "open_chips": _replace(state.open_chips, seat, ()),
-            "home_chips": _replace(state.home_chips, seat, state.home_chips[seat] + chips)})
+        return state.evolve(open_chips=_replace(state.open_chips, seat, ()),
+                            home_chips=_replace(state.home_chips, seat, state.home_chips[seat] + chips))
 
     def _apply_reveal(self, state: GoldgraeberState, action: Reveal, events: list[Event]) -> GoldgraeberState:
         """GG-8 ... GG-10: the turned chip leaves the unseen pool; gold is taken, a robber fights."""
@@ -571,19 +563,18 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         field = state.figures[state.actor]
         unseen = list(state.unseen)
         unseen[CHIP_KINDS.index(kind)] -= 1
-        state = state.model_copy(update={"unseen": tuple(unseen),
-                                         "face_down": tuple(f for f in state.face_down if f != field)})
+        state = state.evolve(unseen=tuple(unseen), face_down=tuple(f for f in state.face_down if f != field))
         if action.chip == "gold":
             events.append(Event(kind="gold", message=N_("{name} finds gold worth {value}."),
                                 params={"seat": state.actor, "name": state.names[state.actor], "value": action.value}))
-            state = state.model_copy(update={
-                "open_chips": _replace(state.open_chips, state.actor, state.open_chips[state.actor] + (kind,))})
+            carried = state.open_chips[state.actor] + (kind,)
+            state = state.evolve(open_chips=_replace(state.open_chips, state.actor, carried))
             return self._end_turn(state, events)
         events.append(Event(kind="robber", message=N_("{name} finds a robber of strength {value}!"),
                             params={"seat": state.actor, "name": state.names[state.actor], "value": action.value,
                                     "field": field}))
         stacks = tuple(sorted(state.stacks + (Stack(field=field, robber=kind),), key=lambda s: s.field))
-        return state.model_copy(update={"stacks": stacks, "phase": "robber", "fight_field": field})
+        return state.evolve(stacks=stacks, phase="robber", fight_field=field)
 
     def _robber_roll(self, state: GoldgraeberState, value: int, events: list[Event]) -> GoldgraeberState:
         """GG-10 and GG-11: beat the robber's strength to capture it (with its loot), else lose your chips."""
@@ -600,25 +591,25 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
                                                                    "chips."),
                                 params={"seat": seat, "name": state.names[seat], "count": len(stack.loot)}))
             taken = state.open_chips[seat] + (stack.robber,) + stack.loot
-            state = state.model_copy(update={"stacks": others, "open_chips": _replace(state.open_chips, seat, taken)})
+            state = state.evolve(stacks=others, open_chips=_replace(state.open_chips, seat, taken))
             return self._end_turn(state, events)
         lost = state.open_chips[seat]
         events.append(Event(kind="robber_won", message=N_("The robber beats {name} and keeps {count} chips."),
                             params={"seat": seat, "name": state.names[seat], "count": len(lost)}))
-        grown = stack.model_copy(update={"loot": stack.loot + lost})
-        state = state.model_copy(update={"stacks": tuple(sorted(others + (grown,), key=lambda s: s.field)),
-                                         "open_chips": _replace(state.open_chips, seat, ())})
-        return self._start_away(state, seat, state.fight_field, value, events)
+        grown = stack.evolve(loot=stack.loot + lost)
+        state = state.evolve(stacks=tuple(sorted(others + (grown,), key=lambda s: s.field)),
+                             open_chips=_replace(state.open_chips, seat, ()))
+        return self._start_away(state, seat, stack.field, value, events)
 
     def _brawl_roll(self, state: GoldgraeberState, value: int, events: list[Event]) -> GoldgraeberState:
         """GG-12: attacker rolls, defender rolls; ties repeat; the winner takes the loser's open chips."""
         attacker, defender = state.current, state.defender
         assert defender is not None
         if state.attacker_roll is None:
-            return state.model_copy(update={"attacker_roll": value, "actor": defender})
+            return state.evolve(attacker_roll=value, actor=defender)
         if value == state.attacker_roll:
             events.append(Event(kind="tie", message=N_("Tie: the brawl goes on."), params={"seat": attacker}))
-            return state.model_copy(update={"attacker_roll": None, "actor": attacker})
+            return state.evolve(attacker_roll=None, actor=attacker)
         winner, loser = (attacker, defender) if state.attacker_roll > value else (defender, attacker)
         taken = state.open_chips[loser]
         events.append(Event(kind="brawl_won", message=N_("{name} wins the brawl and takes {count} chips from "
@@ -627,8 +618,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
                                     "count": len(taken)}))
         open_chips = _replace(state.open_chips, winner, state.open_chips[winner] + taken)
         open_chips = _replace(open_chips, loser, ())
-        return state.model_copy(update={"open_chips": open_chips, "phase": "away_roll", "actor": winner,
-                                         "attacker_roll": None})
+        return state.evolve(open_chips=open_chips, phase="away_roll", actor=winner, attacker_roll=None)
 
     def _start_away(self, state: GoldgraeberState, seat: int, start: str, steps: int,
                     events: list[Event]) -> GoldgraeberState:
@@ -637,7 +627,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             events.append(Event(kind="no_move", message=N_("No field can be reached with exactly {steps}; "
                                                            "the figure stays."), params={"steps": steps}))
             return self._end_turn(state, events)
-        return state.model_copy(update={"phase": "away", "actor": seat, "steps": steps})
+        return state.evolve(phase="away", actor=seat, steps=steps)
 
     def _apply_raft(self, state: GoldgraeberState, target: str, events: list[Event]) -> GoldgraeberState:
         """GG-15: raft and figure cross to the chosen shore field; the raft stays there."""
@@ -646,8 +636,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         events.append(Event(kind="raft", message=N_("{name} crosses the lake by raft to {field}."),
                             params={"seat": state.actor, "name": state.names[state.actor], "from": here,
                                     "field": target}))
-        state = state.model_copy(update={"rafts": rafts,
-                                         "figures": _replace(state.figures, state.actor, target)})
+        state = state.evolve(rafts=rafts, figures=_replace(state.figures, state.actor, target))
         return self._end_turn(state, events)
 
     def _end_turn(self, state: GoldgraeberState, events: list[Event]) -> GoldgraeberState:
@@ -656,12 +645,10 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         if left <= len(state.figures):
             events.append(Event(kind="game_over", message=N_("Only {left} gold left on the board: the game is "
                                                              "over."), params={"left": left, "reason": "gold"}))
-            return state.model_copy(update={"phase": "over", "end_reason": "gold", "defender": None,
-                                            "attacker_roll": None, "fight_field": None})
+            return state.evolve(phase="over", end_reason="gold", defender=None, attacker_roll=None, fight_field=None)
         following = (state.current + 1) % len(state.figures)
-        return state.model_copy(update={"current": following, "actor": following, "phase": "roll", "steps": 0,
-                                        "defender": None, "attacker_roll": None,
-                                        "fight_field": None})
+        return state.evolve(current=following, actor=following, phase="roll", steps=0, defender=None,
+                            attacker_roll=None, fight_field=None)
 
     # -- reading the state -------------------------------------------------------------------------
     def gold_on_board(self, state: GoldgraeberState) -> int:
@@ -686,23 +673,49 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
 
     def legal_actions(self, state: GoldgraeberState) -> list[ActionModel]:
         """Every allowed action (few enough to list in every phase)."""
-        phase = state.phase
-        if phase == "over":
-            return []
-        if phase in ("roll", "robber", "brawl", "away_roll"):
-            actions: list[ActionModel] = [Roll(values=(face,)) for face in DIE_FACES]
-            if phase == "roll" and self._validate_look(state) is None:
-                actions.append(Look())
-            return actions
-        if phase in ("move", "away"):
-            return [Move(to=field) for field in sorted(self.destinations(state))]
-        if phase == "reveal":
-            return [Reveal(chip="gold" if kind[0] == "G" else "robber", value=int(kind[1]))
-                    for kind, count in zip(CHIP_KINDS, state.unseen) if count]
+        return self.listed_actions(state) or []
+
+    def _rolls(self, state: GoldgraeberState) -> list[Roll]:
+        return [Roll(values=(face,)) for face in DIE_FACES]
+
+    def _looks(self, state: GoldgraeberState) -> list[Look]:
+        return [Look()] if self._validate_look(state) is None else []
+
+    def _moves(self, state: GoldgraeberState) -> list[Move]:
+        return [Move(to=field) for field in sorted(self.destinations(state))]
+
+    def _reveals(self, state: GoldgraeberState) -> list[Reveal]:
+        return [Reveal(chip="gold" if kind[0] == "G" else "robber", value=int(kind[1]))
+                for kind, count in zip(CHIP_KINDS, state.unseen) if count]
+
+    def _rafts(self, state: GoldgraeberState) -> list[Raft]:
         board = self.board
         lake = board.lake_of_shore[board.index[state.figures[state.actor]]]
         return [Raft(to=board.ids[f]) for f in board.lake_shores[lake]
                 if self._validate_raft(state, Raft(to=board.ids[f])) is None]
+
+    # The phase table (GG-1, GG-17, GG-19) and the handler per action.  Looking is accepted whenever a roll
+    # is due, so with the variant off it is refused by its own rule rather than as "not now".
+    not_now_message = N_("Now expected: {expected}, not {got}.")
+    phases: ClassVar[Mapping[str, PhaseRule]] = {
+        "roll": PhaseRule(allows=("roll", "look"), rule="GG-1",
+                          offered={"look": lambda state: state.options.look_variant}),
+        "move": PhaseRule(allows=("move",), rule="GG-1"),
+        "away": PhaseRule(allows=("move",), rule="GG-1"),
+        "reveal": PhaseRule(allows=("reveal",), rule="GG-1"),
+        "robber": PhaseRule(allows=("roll",), rule="GG-1"),
+        "brawl": PhaseRule(allows=("roll",), rule="GG-1"),
+        "away_roll": PhaseRule(allows=("roll",), rule="GG-1"),
+        "raft": PhaseRule(allows=("raft",), rule="GG-1"),
+        "over": PhaseRule(allows=(), rule="GG-17", seated=False,
+                          otherwise=lambda state: refuse("game.over", N_("The game is over."), "GG-17")),
+    }
+    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
+        Roll: Handler(_validate_roll, _do_roll), Move: Handler(_validate_move, _do_move),
+        Reveal: Handler(_validate_reveal, _do_reveal), Raft: Handler(_validate_raft, _do_raft),
+        Look: Handler(_validate_look, _do_look)}
+    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
+        "roll": _rolls, "look": _looks, "move": _moves, "reveal": _reveals, "raft": _rafts}
 
     def is_over(self, state: GoldgraeberState) -> bool:
         return state.phase == "over"

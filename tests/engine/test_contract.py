@@ -1,0 +1,198 @@
+"""The shared engine contract: one refusal helper, one dice check against the prompt, one phase table per
+game from which "not now", the prompt's expectations and the legal candidates all follow, and one
+accessor for whose input is due."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from random import Random
+from typing import Any, ClassVar, Literal
+
+import pytest
+
+from companion.engine import Player, Prompt, Setup, get_game
+from companion.engine.core import (
+    ActionModel,
+    DiceRefusals,
+    Event,
+    Game,
+    Handler,
+    PhaseRule,
+    Refusal,
+    Value,
+    check_dice,
+    refuse,
+)
+from companion.games.chinagold.rules import FOUR_GONE
+from companion.games.gold_connection import bot as gc_bot
+from companion.games.goldgraeber import bot as gg_bot
+from tests.chinagold.cg_helpers import position
+
+GAMES = ("digger", "gold_connection", "goldgraeber", "chinagold")
+SEATS = {"digger": 3, "gold_connection": 3, "goldgraeber": 3, "chinagold": 2}
+#: Each game's own name for whose input is due, which `Game.to_move` must agree with.
+OWN_FIELD = {"digger": "digger", "gold_connection": "current", "goldgraeber": "actor", "chinagold": "to_move"}
+
+
+def test_refuse_takes_code_message_rule_and_keeps_every_keyword_as_a_param() -> None:
+    refusal = refuse("x.code", "Rule {rule} for {code}", "X-1", rule="R", code="C")
+    assert (refusal.code, refusal.rule, refusal.text()) == ("x.code", "X-1", "Rule R for C")
+
+
+WORDING = DiceRefusals(rule="X-2", count_code="dice.count", count_message="{want} dice, not {got}",
+                       face_code="dice.face", face_message="die {die} ({name}) has no {face}; faces {faces}")
+
+
+def test_check_dice_reads_count_and_faces_from_the_prompt() -> None:
+    prompt = Prompt(player=0, expects=("roll",), message="", dice=(("1", "2"), ("L", "3")))
+    assert check_dice(prompt, ("2", "L"), WORDING) is None
+    assert check_dice(prompt, (1, 3), WORDING) is None  # numbers are compared as face tokens
+    count = check_dice(prompt, ("1",), WORDING)
+    assert count is not None and (count.code, count.rule, count.text()) == ("dice.count", "X-2", "2 dice, not 1")
+    face = check_dice(prompt, ("1", "2"), WORDING, name=("red", "green"))
+    assert face is not None and face.code == "dice.face"
+    assert face.text() == "die 1 (green) has no 2; faces L 3" and face.params["value"] == "2"
+
+
+def test_chinagold_throw_is_checked_against_the_tiles_in_play() -> None:
+    game = get_game("chinagold")
+    state = position()
+    three = game.validate(state, game.parse_action({"type": "throw", "values": [0, 0, 1]}))
+    assert three is None
+    fewer = state.evolve(tiles=FOUR_GONE)  # two tiles: 0|1 and 1|2
+    too_many = game.validate(fewer, game.parse_action({"type": "throw", "values": [0, 0, 1]}))
+    assert too_many is not None and (too_many.code, too_many.rule) == ("throw.count", "CG-3")
+    face = game.validate(fewer, game.parse_action({"type": "throw", "values": [0, 0]}))
+    assert face is not None and face.code == "throw.face" and face.params["tile"] == "1|2"
+    assert game.validate(fewer, game.parse_action({"type": "throw", "values": [1, 2]})) is None
+
+
+# -- the phase table, on a game made only of it ------------------------------------------------------------
+class Step(Value):
+    phase: Literal["open", "closed", "over"]
+    ready: bool = False
+
+
+class Go(ActionModel):
+    type: Literal["go"] = "go"
+
+
+class Wait(ActionModel):
+    type: Literal["wait"] = "wait"
+
+
+class Knock(ActionModel):
+    type: Literal["knock"] = "knock"
+
+
+def _no_refusal(game: Any, state: Any, action: Any) -> Refusal | None:
+    return None
+
+
+def _advance(game: Any, state: Step, action: ActionModel) -> tuple[Step, list[Event]]:
+    return state.evolve(phase="closed" if action.type == "go" else "open"), [Event(kind=action.type)]
+
+
+class TableGame(Game[Step, Any]):
+    """Two phases: `open` accepts go (offered when ready) and wait; `closed` accepts knock only."""
+
+    id = "table_test"
+    not_now_message = "Expected {expected}"
+    phases: ClassVar[Mapping[str, PhaseRule]] = {
+        "open": PhaseRule(allows=("go", "wait"), rule="T-1", offered={"go": lambda state: state.ready}),
+        "closed": PhaseRule(allows=("knock",), rule="T-2",
+                            refusals={"go": lambda state: refuse("go.twice", "Gone already", "T-3")}),
+        "over": PhaseRule(allows=(), rule="T-9", seated=False,
+                          otherwise=lambda state: refuse("game.over", "Over", "T-9")),
+    }
+    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
+        Go: Handler(_no_refusal, _advance), Wait: Handler(_no_refusal, _advance),
+        Knock: Handler(lambda game, state, action: refuse("knock.no", "No", "T-4"), _advance)}
+    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
+        "go": lambda game, state: [Go()], "wait": lambda game, state: [Wait()]}
+
+    def initial_state(self, setup: Setup) -> Step:
+        return Step(phase="open")
+
+    def prompt(self, state: Step) -> Prompt:
+        return Prompt(player=self.phase_player(state, 0), expects=self.expects(state), message="")
+
+    def is_over(self, state: Step) -> bool:
+        return state.phase == "over"
+
+    def scores(self, state: Step) -> list[int]:
+        return [0]
+
+
+def test_phase_table_derives_expects_not_now_and_candidates() -> None:
+    game = TableGame()
+    waiting, ready = Step(phase="open"), Step(phase="open", ready=True)
+    assert game.expects(waiting) == ("wait",) and game.expects(ready) == ("go", "wait")
+    assert game.listed_actions(waiting) == [Wait()] and game.listed_actions(ready) == [Go(), Wait()]
+    assert game.validate(waiting, Go()) is None  # accepted though not offered: its own check decides
+    knock = game.validate(waiting, Knock())
+    assert knock is not None and (knock.code, knock.rule, knock.text()) == ("action.not_now", "T-1", "Expected wait")
+    closed = game.apply(ready, Go())[0]
+    assert closed.phase == "closed" and game.listed_actions(closed) is None  # knock has no candidates
+    assert game.validate(closed, Go()) == refuse("go.twice", "Gone already", "T-3")
+    assert game.validate(closed, Knock()) == refuse("knock.no", "No", "T-4")  # the handler's own check
+    over = Step(phase="over")
+    assert game.validate(over, Wait()) == refuse("game.over", "Over", "T-9")
+    assert game.prompt(over).player is None and game.to_move(over) is None and game.to_move(closed) == 0
+
+
+# -- the four games --------------------------------------------------------------------------------------
+def _next_action(game: Game, state: Any, rng: Random) -> ActionModel:  # type: ignore[type-arg]
+    if game.id == "gold_connection":
+        return gc_bot.choose_action(game, state, rng)  # type: ignore[arg-type]
+    if game.id == "goldgraeber":
+        return gg_bot.choose_action(game, state, rng)  # type: ignore[arg-type]
+    legal = game.legal_actions(state)
+    if not legal:
+        rolled = game.virtual_roll(state, rng)
+        assert rolled is not None
+        return rolled
+    return rng.choice(legal)
+
+
+def _check_contract(game: Game, state: Any) -> None:  # type: ignore[type-arg]
+    prompt = game.prompt(state)
+    row = game.phases[game.phase_of(state)]
+    assert prompt.expects == game.expects(state) and set(prompt.expects) <= set(row.allows)
+    assert game.to_move(state) == prompt.player
+    if prompt.player is not None:
+        assert prompt.player == getattr(state, OWN_FIELD[game.id])
+    for action in game.legal_actions(state) or []:
+        assert action.type in prompt.expects
+    # Every action type the phase does not accept is refused by the table alone, citing the game's rules.
+    for action_class in game.handlers:
+        action = action_class.model_construct()
+        if action.type in row.allows:
+            continue
+        refusal = game.validate(state, action)
+        assert refusal is not None and refusal == game.check_phase(state, action)
+        assert refusal.rule.startswith(game.rule_prefix + "-")
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_game_follows_its_phase_table(game_id: str) -> None:
+    game = get_game(game_id)
+    rng = Random(7)
+    setup = Setup(game=game_id, players=tuple(Player(name=f"P{seat}") for seat in range(SEATS[game_id])), seed=7)
+    state = game.initial_state(setup)
+    phases: set[str] = set()
+    for _ in range(250):
+        _check_contract(game, state)
+        phases.add(game.phase_of(state))
+        if game.is_over(state):
+            break
+        state, _ = game.apply(state, _next_action(game, state, rng))
+    assert len(phases) >= 2, phases  # the playout went through several rows of the table
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_action_a_game_parses_has_a_handler(game_id: str) -> None:
+    game = get_game(game_id)
+    parsed = set(game.action_adapter.json_schema()["discriminator"]["mapping"])
+    assert parsed == {cls.model_fields["type"].default for cls in game.handlers}
+    assert all(issubclass(cls, ActionModel) for cls in game.handlers)
