@@ -20,8 +20,8 @@ from firmware_bridge.protocol import Frame, FrameParser, encode_frame, frame_to_
 def make_stream(lines: int, seed: int = 1) -> bytes:
     rng = random.Random(seed)
     out = []
-    for seq in range(lines):
-        seq %= 65536
+    for index in range(lines):
+        seq = index % 65536
         kind = rng.random()
         if kind < 0.35:
             out.append(encode_frame("ROLL", seq, *rng.choices("123456L?", k=rng.randint(1, 5))))

@@ -7,6 +7,7 @@ N_) are looked up in the game's own domain first, then in `goldtable` (for the S
 
 from __future__ import annotations
 
+import contextlib
 import gettext
 import locale
 import os
@@ -24,10 +25,8 @@ _catalogs: dict[tuple[str, str], gettext.NullTranslations] = {}
 def system_language() -> str:
     """The first of our languages named by the environment or the system locale, else English."""
     candidates = [os.environ.get(name, "") for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")]
-    try:
+    with contextlib.suppress(ValueError):  # an odd locale setting: the environment still counts
         candidates.append(locale.getlocale()[0] or "")
-    except ValueError:
-        pass
     for value in candidates:
         for part in value.split(":"):
             code = part[:2].lower()
@@ -38,7 +37,7 @@ def system_language() -> str:
 
 def set_language(language: str) -> str:
     """Switch every lookup to `language` ('system' picks from the locale); returns the language used."""
-    global _current
+    global _current  # noqa: PLW0603 — one language for the whole process, switched from the Settings screen
     _current = system_language() if language == "system" else language if language in LANGUAGES else "en"
     return _current
 

@@ -69,8 +69,8 @@ def _problems(layout: GoldConnectionLayout) -> list[str]:
     known = set(ids)
     if len(layout.safes) != SAFE_COUNT:
         problems.append(f"safes: {len(layout.safes)} safes, the vault has {SAFE_COUNT}")
-    for duplicate in sorted({i for i in ids if ids.count(i) > 1}):
-        problems.append(f"safes: id {duplicate!r} used more than once")
+    problems.extend(f"safes: id {duplicate!r} used more than once"
+                    for duplicate in sorted({i for i in ids if ids.count(i) > 1}))
     numbers = [safe.number for safe in layout.safes if safe.number is not None]
     if sorted(numbers) != list(range(1, NUMBERED_SAFES + 1)):
         missing = sorted(set(range(1, NUMBERED_SAFES + 1)) - set(numbers))
@@ -79,9 +79,8 @@ def _problems(layout: GoldConnectionLayout) -> list[str]:
     unnumbered = [safe.id for safe in layout.safes if safe.number is None]
     if len(unnumbered) != SAFE_COUNT - NUMBERED_SAFES:
         problems.append(f"safes: {len(unnumbered)} unnumbered safes, the vault has {SAFE_COUNT - NUMBERED_SAFES}")
-    for safe in layout.safes:
-        if not (0 <= safe.x <= layout.width and 0 <= safe.y <= layout.height):
-            problems.append(f"safes.{safe.id}: position ({safe.x}, {safe.y}) is outside the canvas")
+    problems.extend(f"safes.{safe.id}: position ({safe.x}, {safe.y}) is outside the canvas"
+                    for safe in layout.safes if not (0 <= safe.x <= layout.width and 0 <= safe.y <= layout.height))
     dangling = len(known) != len(ids)
     seen: set[frozenset[str]] = set()
     for index, (a, b) in enumerate(layout.connections):
@@ -115,9 +114,8 @@ def _problems(layout: GoldConnectionLayout) -> list[str]:
             problems.append(f"safes.{safe.id}: a numbered safe needs exactly 2 open passages (no choice of "
                             f"direction there), not {degree}")
     reachable = _reachable(graph, ids[0])
-    for safe_id in ids:
-        if safe_id not in reachable:
-            problems.append(f"safes.{safe_id}: unreachable from {ids[0]} without crossing a wall")
+    problems.extend(f"safes.{safe_id}: unreachable from {ids[0]} without crossing a wall"
+                    for safe_id in ids if safe_id not in reachable)
     return problems + _counter_problems(layout)
 
 
@@ -126,9 +124,8 @@ def _counter_problems(layout: GoldConnectionLayout) -> list[str]:
     indexes = [spot.index for spot in layout.counter]
     if sorted(indexes) != list(range(1, COUNTER_FIELDS + 1)):
         problems.append(f"counter: {len(indexes)} fields; the track needs fields 1-{COUNTER_FIELDS}, each once")
-    for spot in layout.counter:
-        if not (0 <= spot.x <= layout.width and 0 <= spot.y <= layout.height):
-            problems.append(f"counter.{spot.index}: position ({spot.x}, {spot.y}) is outside the canvas")
+    problems.extend(f"counter.{spot.index}: position ({spot.x}, {spot.y}) is outside the canvas"
+                    for spot in layout.counter if not (0 <= spot.x <= layout.width and 0 <= spot.y <= layout.height))
     return problems
 
 

@@ -136,9 +136,8 @@ def problems(layout: GoldgraeberLayout) -> list[str]:
                 listed_shore.add(shore)
                 if not any(adjacent(shore, w) for w in water):
                     found.append(f"{where}.shore: {shore} does not touch the lake's water")
-        for post in lake.raft_posts:
-            if post not in lake.shore:
-                found.append(f"{where}.raft_posts: {post} is not one of the lake's shore fields")
+        found.extend(f"{where}.raft_posts: {post} is not one of the lake's shore fields"
+                     for post in lake.raft_posts if post not in lake.shore)
         if len(set(lake.raft_posts)) != len(lake.raft_posts):
             found.append(f"{where}.raft_posts: a post is listed twice")
     for board_field in layout.fields:
@@ -172,9 +171,9 @@ def problems(layout: GoldgraeberLayout) -> list[str]:
             if nxt not in seen:
                 seen.add(nxt)
                 queue.append(nxt)
-    for board_field in layout.fields:
-        if board_field.type != "lake" and board.index[board_field.id] not in seen:
-            found.append(f"fields.{board_field.id}: cannot be reached on foot from Golden City")
+    found.extend(f"fields.{board_field.id}: cannot be reached on foot from Golden City"
+                 for board_field in layout.fields
+                 if board_field.type != "lake" and board.index[board_field.id] not in seen)
     return found
 
 
