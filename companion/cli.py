@@ -19,14 +19,14 @@ COMMAND_MODULES: tuple[str, ...] = ("companion.layout.cli", "companion.app.cli",
 Handler = Callable[[argparse.Namespace], int]
 
 
-def _journal(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _journal(args: argparse.Namespace):
     """The journal for a reading command: opened read-only, so nothing is created or changed."""
     from companion.engine.journal import Journal
 
     return Journal(args.journal, read_only=True)
 
 
-def _notices(journal) -> None:  # type: ignore[no-untyped-def]
+def _notices(journal) -> None:
     """What the journal found while reading (damage), after the command's own output."""
     for notice in journal.notices:
         print(f"goldtable: {notice}", file=sys.stderr)

@@ -349,7 +349,7 @@ class FrameParser:
                 continue
             result = parse(parts, line)
             if result.__class__ is str:
-                reject(result, line, out)  # type: ignore[arg-type]
+                reject(result, line, out)
             else:
                 frames += 1
                 append(result)  # type: ignore[arg-type]

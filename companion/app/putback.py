@@ -8,7 +8,7 @@ from companion.engine.putback import Instruction, put_back, put_back_refused
 from companion.engine.session import Session
 
 
-def translator(domain: str):  # type: ignore[no-untyped-def]
+def translator(domain: str):
     """Look a phrase up in the game's catalog, then the app's (colour words live there)."""
     def translate(message: str) -> str:
         found = catalog(domain).gettext(message)

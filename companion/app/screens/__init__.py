@@ -144,7 +144,7 @@ class MessageBox(BoxLayout):
 class TableScreen(Screen):
     """The shared table frame; the game's panel goes into `ids.panel`."""
 
-    module: ModuleType | None = ObjectProperty(None, allownone=True)  # type: ignore[assignment]
+    module: ModuleType | None = ObjectProperty(None, allownone=True)
 
     def show_panel(self, module: ModuleType, controller: Any) -> None:
         """The game's panel, forwarding its taps to `controller`, replaces the previous one."""

@@ -68,10 +68,10 @@ class TableBot:
                       if seat != state.digger and state.boxes[seat].count(colour)]
             if colour != "B" and may_rob(state.roll) and rivals and self.rng.random() < 0.7:
                 victim = max(rivals, key=lambda seat: (scores[seat], seat))
-                options.append((card.value(colour) + 1.5, Rob(colour=colour, victim=victim)))  # type: ignore[arg-type]
+                options.append((card.value(colour) + 1.5, Rob(colour=colour, victim=victim)))
             elif state.middle.count(colour):
                 worth = card.value(colour) if colour != "B" else (3.0 if box.total() >= 5 else 0.5)
-                options.append((worth, Take(colour=colour)))  # type: ignore[arg-type]
+                options.append((worth, Take(colour=colour)))
         if options:
             return max(options, key=lambda option: option[0])[1]
         enough = state.waiting.total() >= 3 + self.rng.randrange(4) or state.rolls >= 5
@@ -109,7 +109,7 @@ def play_example(setup: Setup = EXAMPLE_SETUP, start: datetime = EXAMPLE_START) 
             record(Fumble(), "touch", ROB_SECONDS)
         elif choice is None and turn_clock + ROLL_SECONDS > limit:
             stowed = tuple(colour for colour in COLOURS if state.waiting.count(colour) and bot.rng.random() < 0.5)
-            record(TimeUp(stowed=stowed), "virtual", limit - turn_clock)  # type: ignore[arg-type]
+            record(TimeUp(stowed=stowed), "virtual", limit - turn_clock)
         elif choice is None:
             rolled = game.virtual_roll(state, Random(f"{setup.seed}:{len(actions)}"))
             assert rolled is not None

@@ -251,7 +251,7 @@ DEFAULT_LAYOUT = LAYOUTS_DIR / "goldgraeber.json"
 
 GOLDGRAEBER_BOARD = register_layout_kind(LayoutKind(
     kind="goldgraeber-board", model=GoldgraeberLayout,
-    problems=problems,  # type: ignore[arg-type]
+    problems=problems,
     board_module="goldgraeber"))
 
 
