@@ -120,8 +120,9 @@ def games_csv(results: list[GameResult]) -> str:
     for result in sorted(results, key=lambda r: r.summary.id):
         for seat, name in enumerate(result.names):
             score = result.scores[seat] if seat < len(result.scores) else ""
-            writer.writerow([result.summary.id, result.summary.game, result.summary.created.isoformat(),
-                             result.status, seat, name, score, "yes" if seat in result.winners else ""])
+            started = result.summary.created.isoformat() if result.summary.created else ""
+            writer.writerow([result.summary.id, result.summary.game, started, result.status, seat, name, score,
+                             "yes" if seat in result.winners else ""])
     return out.getvalue()
 
 
@@ -194,7 +195,8 @@ class HistoryModel(EventDispatcher):
                  "unreadable": _("cannot be read")}
         self.rows = [{"id": r.summary.id, "status": r.status,
                       "text": _("{date} {game}: {players} ({status})").format(
-                          date=r.summary.created.astimezone().strftime("%d.%m. %H:%M"), game=r.title,
+                          date=r.summary.created.astimezone().strftime("%d.%m. %H:%M") if r.summary.created else "",
+                          game=r.title,
                           players=", ".join(r.names), status=words[r.status])} for r in self.results]
         self.stats = [{"name": s.name, "game": s.game, "plays": s.plays, "wins": s.wins,
                        "average": f"{s.average:.1f}"} for s in player_stats(self.results)]

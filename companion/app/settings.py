@@ -53,7 +53,8 @@ class AppSettings:
         values["language"] = raw.get("language") if raw.get("language") in LANGUAGE_CHOICES else "system"
         values["serial_url"] = raw["serial_url"] if isinstance(raw.get("serial_url"), str) else ""
         values["last_game"] = raw["last_game"] if isinstance(raw.get("last_game"), str) else "digger"
-        players = raw.get("players") if isinstance(raw.get("players"), list) else []
+        listed = raw.get("players")
+        players = listed if isinstance(listed, list) else []
         values["players"] = tuple(
             RememberedPlayer(name=entry["name"][:24], colour=entry["colour"]) for entry in players
             if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"].strip()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import Field, ValidationError, field_validator
 
@@ -29,7 +29,7 @@ from companion.engine.core import (
 from companion.engine.errors import UserError, describe_validation_error, read_json_file
 from companion.engine.registry import get_game
 
-RECORD_FORMAT = "goldtable-record/1"
+RECORD_FORMAT: Final = "goldtable-record/1"
 
 Source = Literal["gpio", "serial", "touch", "keyboard", "virtual", "bot"]
 
@@ -133,7 +133,7 @@ def load_record(path: str | Path) -> GameRecord:
     return record
 
 
-def parse_recorded(game: Game, entry: RecordedAction, source: str | Path, index: int) -> ActionModel:
+def parse_recorded(game: Game[Any, Any], entry: RecordedAction, source: str | Path, index: int) -> ActionModel:
     """The typed action of one record entry, or a ReplayError naming its index."""
     try:
         return game.parse_action(entry.action)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from random import Random
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,7 +21,7 @@ from companion.engine.errors import UserError
 from companion.games.chinagold.geometry import REFLECTIONS, Grid, grid, is_connected, mask_of, symmetry
 from companion.layout import LAYOUTS_DIR, LayoutKind, load_layout, register_layout_kind
 
-LAYOUT_KIND = "chinagold-board"
+LAYOUT_KIND: Final = "chinagold-board"
 BOARD_DIR = LAYOUTS_DIR / "chinagold"
 #: Regions of each kind per board size (sites per edge -> count).
 REGION_COUNT: dict[int, int] = {6: 17, 5: 12}

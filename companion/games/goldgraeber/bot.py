@@ -12,7 +12,16 @@ from random import Random
 
 from companion.engine.core import ActionModel
 from companion.games.goldgraeber.board import Board
-from companion.games.goldgraeber.rules import CHIP_KINDS, Goldgraeber, GoldgraeberState, Reveal, Roll, chip_points
+from companion.games.goldgraeber.rules import (
+    CHIP_KINDS,
+    Goldgraeber,
+    GoldgraeberState,
+    Move,
+    Raft,
+    Reveal,
+    Roll,
+    chip_points,
+)
 
 #: Open points at which the bot turns for home.
 GO_HOME_AT = 6
@@ -58,7 +67,8 @@ def choose_action(game: Goldgraeber, state: GoldgraeberState, rng: Random) -> Ac
     if not targets:
         targets = {board.houses[state.houses[seat]]}
     dist = distances_to(board, targets)
-    return min(legal, key=lambda action: (dist[board.index[action.to]], rng.random()))
+    moves = [action for action in legal if isinstance(action, Move | Raft)]  # walking or rafting: both go `to`
+    return min(moves, key=lambda action: (dist[board.index[action.to]], rng.random()))
 
 
 def play(game: Goldgraeber, state: GoldgraeberState, rng: Random,
