@@ -786,6 +786,15 @@ class Journal:
             summaries.append(self._summary(row, problem))
         return summaries
 
+    def is_recorded(self, ref: str) -> bool:
+        """Whether `ref` (`<source>:<seq>`) is the newest hardware frame journalled from its source, in any
+        game: a device resends its one unanswered frame to a restarted app, maybe before any game is open
+        again, and must then hear "recorded", not "no game".  One indexed-free query on the last rows."""
+        prefix = ref.rpartition(":")[0] + ":"
+        row = self._conn.execute("SELECT ref FROM entries WHERE ref IS NOT NULL AND substr(ref, 1, ?) = ? "
+                                 "ORDER BY rowid DESC LIMIT 1", (len(prefix), prefix)).fetchone()
+        return row is not None and row[0] == ref
+
     def latest_unfinished(self) -> int | None:
         """The most recent game that has not ended and is not damaged, for the Home screen's Resume."""
         summary = self.latest_unfinished_summary()

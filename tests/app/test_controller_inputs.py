@@ -4,7 +4,9 @@ journal has the action."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ from kivy.core.window import Window
 
 from companion.app.launch import pump
 from companion.engine.core import Player, Setup
+from companion.engine.journal import Journal
 from companion.engine.session import Session
 from firmware_bridge.events import ButtonEvent, TimerEvent
 from tests.app.conftest import ManualClock
@@ -53,6 +56,17 @@ class Answers:
         session = self.app.table.session
         rows = len(self.app.journal.actions(session.game_id)) if session is not None else -1
         self.calls.append((event, recorded, reason, rows))
+
+
+@pytest.fixture(autouse=True)
+def own_journal(fresh_app: Any, tmp_path: Path) -> Iterator[None]:
+    """A journal of this test's own: frame references are answered from the whole journal, so frames
+    of other tests' games must not look like resends."""
+    shared = fresh_app.journal.path
+    fresh_app.open_journal(Journal(tmp_path / "journal.sqlite3"))
+    yield
+    fresh_app.controller.open(None)
+    fresh_app.open_journal(Journal(shared))
 
 
 @pytest.fixture
@@ -172,6 +186,25 @@ def test_digger_colour_buttons_enter_a_roll_from_gpio(fresh_app: Any, answers: A
     open_game(app, "gold_connection")
     hardware(app, ButtonEvent(source="gpio", name="colour_B", action="down"))
     assert answers.calls[-1][1:3] == (False, "input.no_use")
+
+
+def test_a_recorded_frame_resent_before_any_game_is_open_is_answered_recorded(fresh_app: Any,
+                                                                             answers: Answers) -> None:
+    """A restarted app hears the device's one unanswered frame again before the table has resumed: it is
+    in the journal already, so it is ACKed (not refused as "no game") and not played again."""
+    app = fresh_app
+    session = open_game(app, "digger")
+    frame = Frame(values=("B", "Y", "R", "G", "W"), seq=77)
+    hardware(app, frame)
+    assert session.actions[-1].ref == "sensor:77" and answers.calls[-1][:2] == (frame, True)
+    app.controller.close()
+    app.controller = app._new_controller("")  # the app right after a restart: no game on the table
+    app.controller.open(None)
+    hardware(app, frame)
+    assert answers.calls[-1][:3] == (frame, True, None) and len(session.actions) == 1
+    assert app.journal.is_recorded("sensor:77") and not app.journal.is_recorded("sensor:76")
+    hardware(app, Frame(values=("B", "Y", "R", "G", "W"), seq=78))  # a new frame: no game to go to
+    assert answers.calls[-1][1:3] == (False, "table.no_game")
 
 
 def test_input_with_no_game_is_told_on_screen_and_refused(fresh_app: Any, answers: Answers) -> None:

@@ -73,9 +73,12 @@ class TableController:
     def __init__(self, table: TableModel, timer: TimerModel | None = None, hardware: Any = None,
                  announce: Callable[[str], None] | None = None, show_table: Callable[[], None] | None = None,
                  call_soon: Callable[[Callable[[], None]], None] | None = None,
-                 play_sound: Callable[[str], None] | None = None, clocks: Any = None) -> None:
+                 play_sound: Callable[[str], None] | None = None, clocks: Any = None,
+                 recorded: Callable[[str], bool] | None = None) -> None:
         self.table = table
         self.clocks = clocks  # the chess clock of games without a sand timer (companion.app.clocks)
+        #: Whether a frame is already in the journal, whatever game is open (Journal.is_recorded).
+        self._recorded = recorded or (lambda _ref: False)
         self.timer = timer
         self.hardware = hardware
         self._announce = announce or (lambda _text: None)
@@ -160,17 +163,19 @@ class TableController:
         if kind == "button" and event.action != "down":  # `up` and `held` carry no meaning of their own
             settle(self.hardware, event, recorded=True)
             return
+        ref = frame_ref(event)
+        if ref is not None and (self._recorded(ref) or (self.session is not None and self.session.is_recorded(ref))):
+            # A resend of a frame already in the journal (its answer was lost, or the app restarted since,
+            # perhaps with no game or another game open now): answered, never played twice.
+            settle(self.hardware, event, recorded=True)
+            return
         if self.session is None:
             self._refuse_no_game(event)
             return
-        ref = frame_ref(event)
         if ref is not None and ref == self._pending.get("ref"):  # resent while the table decides
             if not self.table.partial and "confirm" not in self.table.notice_choices:
                 self._ask_about_pending()  # the question was cleared away meanwhile
             return  # answered together with the table's decision
-        if ref is not None and self.session.is_recorded(ref):
-            settle(self.hardware, event, recorded=True)  # a resend of a frame already in the journal
-            return
         if kind == "roll":
             uncertain = [index for index, value in enumerate(event.values) if value == "?"]
             if event.uncertain and not uncertain:
