@@ -165,3 +165,19 @@ def test_the_colour_tray_picture_is_drawn_from_board_py(tmp_path: Path) -> None:
         assert fresh.size == committed.size == (draw.W, draw.H)
     assert [draw.expander_pin(n) for n in (0, 7, 8, 15)] == [("GPA0", 21), ("GPA7", 28), ("GPB0", 1), ("GPB7", 8)]
     assert "wiring/pico-colour-tray.png" in HARDWARE.read_text(encoding="utf-8")
+
+
+def test_the_face_strings_in_the_doc_give_each_game_its_own_faces() -> None:
+    """A tray set up as the doc says reads faces the game accepts (codes 1-6), and `?` for 0 and 7."""
+    from companion.games.gold_connection.rules import DIE_FACES as PIP
+    from companion.games.goldgraeber.rules import DIE_FACES as GOLDGRAEBER
+
+    board = pico_board()
+    reader = section("Dice reader")
+    pip = re.search(r'`PIP_FACES = "([^"]+)"` for pip dice', reader)
+    locomotive = re.search(r'`"([^"]+)"` for the Goldgräber die', reader)
+    colour = re.search(r'`COLOUR_FACES = "([^"]+)"` for\s+Digger', reader)
+    assert pip and locomotive and colour
+    assert pip.group(1) == board.PIP_FACES and colour.group(1) == board.COLOUR_FACES
+    for faces, game_faces in ((pip.group(1), PIP), (locomotive.group(1), GOLDGRAEBER), (colour.group(1), FACES)):
+        assert faces[0] == faces[7] == "?" and tuple(faces[1:7]) == tuple(game_faces), faces
