@@ -41,9 +41,9 @@ def test_the_pin_table_in_hardware_md_is_the_shipped_map() -> None:
     rows = re.findall(r"^\| (.+?) \| (\d+) \| (\d+) \| (\d+) \|$", section, re.M)
     documented = {}
     for what, bcm, pin, ground in rows:
-        name = re.search(r"`(\w+)`", what)
-        label = f"buttons.{name.group(1)}" if what.startswith("button") else (
-            f"leds.{name.group(1)}" if what.startswith("LED") else name.group(1) if name else "buzzer")
+        found = re.search(r"`(\w+)`", what)
+        name = found.group(1) if found else "buzzer"
+        label = f"buttons.{name}" if what.startswith("button") else f"leds.{name}" if what.startswith("LED") else name
         documented[label] = int(bcm)
         assert header_pin[int(bcm)] == int(pin), what
         assert int(ground) == draw.nearest_ground(int(pin)) and int(ground) in draw.GROUND, what
@@ -61,3 +61,123 @@ def test_the_wiring_picture_is_drawn_from_the_map(tmp_path: Path) -> None:
                      4: ("led", "LED seat1 + 330 Ω"), 18: ("buzzer", "buzzer  (1 kΩ to NPN base)"),
                      26: ("switch", "timer_tilt  (tilt switch, hourglass)")}
     assert "gpio-wiring.png" in HARDWARE.read_text(encoding="utf-8")
+
+
+GAMES = ("digger", "gold_connection", "goldgraeber", "chinagold")
+NO_USE = "no use in this game"
+
+
+def section(title: str) -> str:
+    return HARDWARE.read_text(encoding="utf-8").split(f"### {title}")[1].split("\n##")[0]
+
+
+def per_game_rows() -> dict[str, tuple[int, dict[str, str]]]:
+    """The per-game table: input name -> (GPIO in the doc, {game: what it does})."""
+    rows = {}
+    for line in section("What each wired part does in each game").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        name = re.match(r"`(\w+)`", cells[0]) if len(cells) == 2 + len(GAMES) else None
+        if name:
+            rows[name.group(1)] = (int(cells[1]), dict(zip(GAMES, cells[2:])))
+    return rows
+
+
+def test_every_wired_input_has_a_job_or_no_use_in_every_game() -> None:
+    pin_map = load_pin_map()
+    inputs = {**pin_map.buttons, "timer_tilt": pin_map.timer_tilt, "timer_flat": pin_map.timer_flat}
+    rows = per_game_rows()
+    assert set(rows) == set(inputs), "every pin-map input has exactly one row in the per-game table"
+    for name, (gpio, jobs) in rows.items():
+        assert gpio == inputs[name], f"{name}: the per-game table says GPIO {gpio}, the pin map {inputs[name]}"
+        assert all(jobs.values()), f"{name}: a game's cell is empty"
+
+
+def test_the_table_says_no_use_exactly_where_the_game_has_no_such_die_face() -> None:
+    from companion.games.chinagold.rules import TILE_FACES
+    from companion.games.gold_connection.rules import DIE_FACES as GC_FACES
+    from companion.games.goldgraeber.rules import DIE_FACES as GG_FACES
+
+    face_count = {"digger": len(FACES), "gold_connection": len(GC_FACES), "goldgraeber": len(GG_FACES),
+                  "chinagold": max(len(faces) for faces in TILE_FACES.values())}
+    colours = {"digger": set(FACES), "gold_connection": set(GC_FACES), "goldgraeber": set(GG_FACES),
+               "chinagold": {str(face) for faces in TILE_FACES.values() for face in faces}}
+    for name, (_gpio, jobs) in per_game_rows().items():
+        for game, job in jobs.items():
+            if name.startswith("value_"):
+                assert job.startswith(NO_USE) == (int(name[6:]) > face_count[game]), (name, game, job)
+            elif name.startswith("colour_"):
+                assert job.startswith(NO_USE) == (name[7] not in colours[game]), (name, game, job)
+            elif name == "hint":
+                assert job.startswith(NO_USE) == (game != "chinagold"), (name, game, job)
+
+
+def test_gpio_numbers_in_the_prose_are_the_shipped_map() -> None:
+    """The interfaces that must stay off are the ones whose pins the map uses, and the buzzer's pin."""
+    pin_map = load_pin_map()
+    text = HARDWARE.read_text(encoding="utf-8")
+    used = {pin for pin, _ in pin_map.pin_uses()}
+    assert re.findall(r"GPIO (\d+) → 1 kΩ → base", text) == [str(pin_map.buzzer)]
+    for bus, pins in (("I²C", {2, 3}), ("SPI", set(range(7, 12)))):
+        found = re.search(rf"\*\*{bus}\*\*\s+\(GPIO (\d+)[/–](\d+)", text)
+        assert found, bus
+        first, last = int(found.group(1)), int(found.group(2))
+        documented = {first, last} if bus == "I²C" else set(range(first, last + 1))
+        assert documented == pins and pins <= used, bus
+    assert "on GPIO 14/15" in text and {14, 15} <= used
+
+
+def pico_board() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("board", ROOT / "firmware_bridge" / "firmware" / "board.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_colour_tray_section_is_board_py() -> None:
+    board = pico_board()
+    tray = section("Digger's 5-die colour tray")
+    cell = r" (GP[AB]\d) \(pin (\d+)\) \|"
+    rows = re.findall(rf"^\| (\d) \|{cell}{cell}{cell}$", tray, re.M)
+    assert [int(row[0]) for row in rows] == list(range(1, len(board.EXPANDER_SLOTS) + 1))
+    for row, slot in zip(rows, board.EXPANDER_SLOTS):
+        for bit, number in enumerate(slot):
+            name, pin = row[1 + 2 * bit], int(row[2 + 2 * bit])
+            assert name == (f"GPA{number}" if number < 8 else f"GPB{number - 8}")
+            assert pin == (21 + number if number < 8 else number - 7)
+    _block, sda, scl = board.EXPANDER_I2C
+    assert f"GP{sda} (pin {sda + 1}) → expander SDA" in tray and f"GP{scl} (pin {scl + 1}) → SCL" in tray
+    assert f"**0x{board.EXPANDER_ADDRESS:02X}**" in tray
+    assert f"EXPANDER_I2C = {board.EXPANDER_I2C}" in tray and f"EXPANDER_FREQ = {board.EXPANDER_FREQ}" in tray
+    codes = section("Dice reader")
+    faces = re.search(r"^\| colour tray reads \|(.+)\|$", codes, re.M)
+    assert faces and [cell.strip()[1] for cell in faces.group(1).split("|")] == list(board.COLOUR_FACES)
+    assert set(board.COLOUR_FACES[1:7]) == set(FACES) and board.COLOUR_FACES[0] == board.COLOUR_FACES[7] == "?"
+
+
+def test_the_colour_tray_picture_is_drawn_from_board_py(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("draw_pico_tray", ROOT / "docs" / "wiring" / "draw_pico_tray.py")
+    assert spec is not None and spec.loader is not None
+    draw = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(draw)
+    out = draw.render(tmp_path / "tray.png")
+    with Image.open(out) as fresh, Image.open(ROOT / "docs" / "wiring" / "pico-colour-tray.png") as committed:
+        assert fresh.size == committed.size == (draw.W, draw.H)
+    assert [draw.expander_pin(n) for n in (0, 7, 8, 15)] == [("GPA0", 21), ("GPA7", 28), ("GPB0", 1), ("GPB7", 8)]
+    assert "wiring/pico-colour-tray.png" in HARDWARE.read_text(encoding="utf-8")
+
+
+def test_the_face_strings_in_the_doc_give_each_game_its_own_faces() -> None:
+    """A tray set up as the doc says reads faces the game accepts (codes 1-6), and `?` for 0 and 7."""
+    from companion.games.gold_connection.rules import DIE_FACES as PIP
+    from companion.games.goldgraeber.rules import DIE_FACES as GOLDGRAEBER
+
+    board = pico_board()
+    reader = section("Dice reader")
+    pip = re.search(r'`PIP_FACES = "([^"]+)"` for pip dice', reader)
+    locomotive = re.search(r'`"([^"]+)"` for the Goldgräber die', reader)
+    colour = re.search(r'`COLOUR_FACES = "([^"]+)"` for\s+Digger', reader)
+    assert pip and locomotive and colour
+    assert pip.group(1) == board.PIP_FACES and colour.group(1) == board.COLOUR_FACES
+    for faces, game_faces in ((pip.group(1), PIP), (locomotive.group(1), GOLDGRAEBER), (colour.group(1), FACES)):
+        assert faces[0] == faces[7] == "?" and tuple(faces[1:7]) == tuple(game_faces), faces
