@@ -207,6 +207,15 @@ def test_a_recorded_frame_resent_before_any_game_is_open_is_answered_recorded(fr
     assert answers.calls[-1][1:3] == (False, "table.no_game")
 
 
+def test_chinagold_hint_before_the_throw_is_refused_not_acked(fresh_app: Any, answers: Answers) -> None:
+    """No move to suggest while the tiles must be thrown: the hint button is refused with a notice."""
+    app = fresh_app
+    session = open_game(app, "chinagold")
+    assert session.state.phase != "move"
+    hardware(app, ButtonEvent(source="gpio", name="hint", action="down"))
+    assert answers.calls[-1][1:3] == (False, "input.no_use") and "hint" in app.table.notice_text.lower()
+
+
 def test_input_with_no_game_is_told_on_screen_and_refused(fresh_app: Any, answers: Answers) -> None:
     app = fresh_app
     app.go("settings")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion.app.controllers.base import TableController, settle
 from companion.app.controllers.worker import Thinker
+from companion.engine.core import N_
 from companion.games.chinagold.bot import hint
 
 if TYPE_CHECKING:
@@ -82,13 +83,15 @@ class ChinagoldController(TableController):
             self.request_hint()
 
     # -- the bot -------------------------------------------------------------------------------------
-    def request_hint(self) -> None:
-        """Let the bot work out a move for whoever is to move (nothing while tiles must be thrown)."""
+    def request_hint(self) -> bool:
+        """Let the bot work out a move for whoever is to move; False while tiles must be thrown (no move
+        to suggest yet)."""
         state = self.state
         if state is None or state.phase != "move":
-            return
+            return False
         self.thinker.think(lambda: self.search(state, BOT_SECONDS), lambda action: self._answer(state, action))
         self.changed()
+        return True
 
     def _answer(self, state: ChinagoldState, action: ActionModel | None) -> None:
         """The bot's move, on the UI thread: marked only if the position is still the one it searched."""
@@ -110,8 +113,12 @@ class ChinagoldController(TableController):
 
     def button(self, name: str, source: Source, event: Any) -> bool:
         if name == "hint":
-            self.request_hint()
-            settle(self.hardware, event, recorded=True)
+            if self.request_hint():
+                settle(self.hardware, event, recorded=True)
+            else:
+                self.table.show_notice(self.table.game_text(N_("A hint comes once the tiles are thrown; nothing "
+                                                               "changed.")))
+                settle(self.hardware, event, recorded=False, reason="input.no_use")
             return True
         if name in ("confirm", "next") and self.confirm_action() is not None:
             self.confirm_pi_move(source, event)
