@@ -149,7 +149,7 @@ class Simulator:
         self.log = log or (lambda message: None)
         self.port: int | None = None
         self.pty_path: str | None = None
-        self.commands: list[tuple] = []
+        self.commands: list[gtp.Command] = []
         #: Every frame the host answered, in order: ("ACK", line, None) or ("NAK", line, reason).
         self.answers: list[tuple[str, bytes, str | None]] = []
         self.noise_counts: dict[str, int] = dict.fromkeys(NOISE_KINDS, 0)

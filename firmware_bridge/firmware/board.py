@@ -8,7 +8,7 @@ BUTTONS = {"confirm": 2, "undo": 3, "stop": 4, "next": 5}
 #: Tilt switch in the hourglass cradle: every settled change is one `$TIMER,...,FLIP`.
 TIMER_TILT = 6
 #: Switch that closes when the hourglass lies on its side: `$TIMER,...,FLAT`.  None if not fitted.
-TIMER_FLAT = 7
+TIMER_FLAT = 7  # type: int | None
 #: Vibration switch under the dice tray: chatter means dice are moving (`$ROLLING`).
 TRAY_MOTION = 8
 #: How the tray reads the dice: "pins" (DICE_SLOTS, up to three slots on GP pins) or "expander" (the

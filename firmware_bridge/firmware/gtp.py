@@ -1,11 +1,17 @@
 """GTP/1 device side: framing, seq numbering, stop-and-wait resend, heartbeat and HELLO rules.
 
 Runs unchanged on MicroPython (copied to the Pico as `gtp.py`) and on CPython (the simulator and the
-tests import it as `firmware_bridge.firmware.gtp`).  Therefore: no imports, no f-strings, no
-dataclasses, annotations only on functions and only with built-in names; time is passed in as
-milliseconds by the caller so nothing here reads a clock.
+tests import it as `firmware_bridge.firmware.gtp`).  Therefore: no f-strings, no dataclasses, no
+imports but the guarded one of `typing` below; types in function annotations (MicroPython never
+evaluates them), type comments on attributes and locals, and the one alias a plain string at run time.
+Time is passed in as milliseconds by the caller so nothing here reads a clock.
 """
 # ruff: noqa: UP031 — %-formatting on purpose: the oldest MicroPython builds have no f-strings
+
+try:  # noqa: SIM105 — MicroPython has no contextlib
+    from typing import Literal, TypeAlias
+except ImportError:  # MicroPython has no typing module; the names are only read by type checkers and CPython
+    pass
 
 PROTOCOL = "GTP1"
 MAX_LINE = 82
@@ -25,6 +31,11 @@ HOST_SILENCE_MS = 3000
 HELLO_MS = 5000
 #: Events waiting behind the unacknowledged frame; beyond this the oldest are dropped.
 QUEUE_LIMIT = 32
+
+#: What `HostReader` and `Device.receive` hand on: a host command or the answer to a frame.
+#: A plain string at run time (MicroPython cannot subscript types), so `Command | None` is quoted.
+Command: TypeAlias = ("tuple[Literal['ACK'], int] | tuple[Literal['NAK'], int, str]"
+                      " | tuple[Literal['LED'], str, str] | tuple[Literal['BEEP'], int]")
 
 
 def checksum(body: bytes) -> int:
@@ -65,8 +76,8 @@ class HostReader:
         self.pending = b""
         self.rejected = 0
 
-    def feed(self, data: bytes) -> list:
-        commands = []
+    def feed(self, data: bytes) -> list[Command]:
+        commands = []  # type: list[Command]
         self.pending += data
         while True:
             end = self.pending.find(b"\n")
@@ -83,7 +94,7 @@ class HostReader:
             self.rejected += 1
         return commands
 
-    def parse_line(self, line: bytes):  # -> tuple | None
+    def parse_line(self, line: bytes) -> "Command | None":
         """One line without its LF.  Works on str after decoding, the methods MicroPython surely has."""
         try:
             text = line.decode()
@@ -115,7 +126,7 @@ class HostReader:
         return command
 
     @staticmethod
-    def meaning(parts: list):  # -> tuple | None
+    def meaning(parts: list[str]) -> "Command | None":
         kind = parts[0]
         if kind == "ACK" and len(parts) == 2 and parts[1].isdigit() and len(parts[1]) <= 5:
             seq = int(parts[1])
@@ -154,11 +165,11 @@ class Device:
         self.host_silence_ms = host_silence_ms
         self.hello_ms = hello_ms
         self.queue_limit = queue_limit
-        self.hello_at = None
-        self.queue = []
-        self.outstanding = None  # (seq, line) awaiting its ACK or NAK
+        self.hello_at = 0  # read only once the first HELLO (`hello_due`) has set it
+        self.queue = []  # type: list[tuple[str, str]]
+        self.outstanding = None  # type: tuple[int, bytes] | None  # (seq, line) awaiting its ACK or NAK
         self.sent_at = 0
-        self.last_sent = None
+        self.last_sent = None  # type: int | None
         self.hello_due = True
         self.host_present = False
         self.last_host = 0
@@ -170,7 +181,7 @@ class Device:
 
     # --- what happened at the table ---------------------------------------------------------------
 
-    def roll(self, values: list) -> None:
+    def roll(self, values: list[str]) -> None:
         """Dice at rest; `values` are face tokens ("3", "L", "R", "0", "?" for unreadable)."""
         if not values or len(values) > 30:
             raise ValueError("a roll has 1 to 30 values")
@@ -200,11 +211,11 @@ class Device:
 
     # --- the link ---------------------------------------------------------------------------------
 
-    def receive(self, data: bytes, now: int) -> list:
+    def receive(self, data: bytes, now: int) -> list[Command]:
         """Bytes from the host; returns the LED/BEEP commands in them, and the answer to the frame that
         was waiting (("ACK", seq) or ("NAK", seq, reason), so the board can signal a refusal).  Answers
         for any other seq are stale and ignored."""
-        commands = []
+        commands = []  # type: list[Command]
         for command in self.reader.feed(data):
             if not self.host_present:
                 # The host may have opened the port after our last HELLO (opening a port discards
@@ -250,7 +261,7 @@ class Device:
             return self.transmit(self.numbered("HB", str(now % 4294967296))[1], now)
         return b""
 
-    def numbered(self, kind: str, fields: str) -> tuple:
+    def numbered(self, kind: str, fields: str) -> tuple[int, bytes]:
         seq = self.next_seq
         self.next_seq = (seq + 1) % SEQ_LIMIT
         body = kind + "," + str(seq) + ("," + fields if fields else "")

@@ -2,7 +2,8 @@
 
 MicroPython runs this file at boot.  Everything except `run()` takes its pins (and I2C bus) from
 factories and its time as milliseconds, so the tests drive it with a fake `machine` module, on CPython
-and on a real MicroPython interpreter (tests/bridge/test_firmware_interpreters.py).
+and on a real MicroPython interpreter (tests/bridge/test_firmware_interpreters.py).  Typed like gtp.py:
+function annotations, type comments elsewhere, names for type checkers behind a guarded import.
 """
 
 import sys
@@ -12,6 +13,11 @@ import board
 import gtp
 import machine
 
+try:  # noqa: SIM105 — MicroPython has no contextlib
+    from collections.abc import Callable
+except ImportError:  # MicroPython has no collections.abc; the name is only read by type checkers and CPython
+    pass
+
 VERSION = "1.0.0"
 
 
@@ -19,11 +25,11 @@ class Input:
     """An active-low switch, debounced like the host's GPIO source: the leading edge of a change
     counts at once, anything in the next `debounce_ms` is bounce.  Polled, so short taps settle too."""
 
-    def __init__(self, pin, debounce_ms: int) -> None:
+    def __init__(self, pin: machine.Pin, debounce_ms: int) -> None:
         self.pin = pin
         self.debounce_ms = debounce_ms
         self.stable = self.active()
-        self.changed_at = None
+        self.changed_at = None  # type: int | None
         self.held_sent = False
 
     def active(self) -> bool:
@@ -45,14 +51,14 @@ class Input:
 class PinSlots:
     """Dice slots wired straight to GP pins: three pins per slot, a low pin is a 1 bit."""
 
-    def __init__(self, pin_factory, slots: list) -> None:
+    def __init__(self, pin_factory: type[machine.Pin], slots: list[tuple[int, int, int]]) -> None:
         pin = pin_factory
-        self.slots = []
+        self.slots = []  # type: list[list[machine.Pin]]
         for slot in slots:
             self.slots.append([pin(number, pin.IN, pin.PULL_UP) for number in slot])
 
-    def codes(self) -> list:
-        codes = []
+    def codes(self) -> list[int]:
+        codes = []  # type: list[int]
         for slot in self.slots:
             code = 0
             for bit in range(len(slot)):
@@ -74,14 +80,14 @@ class ExpanderSlots:
     GPPUA = 0x0C
     GPIOA = 0x12
 
-    def __init__(self, i2c, address: int, slots: list) -> None:
+    def __init__(self, i2c: machine.I2C, address: int, slots: list[tuple[int, int, int]]) -> None:
         self.i2c = i2c
         self.address = address
         self.slots = slots
         self.ready = False
         self.errors = 0
 
-    def codes(self) -> list:
+    def codes(self) -> list[int]:
         try:
             if not self.ready:
                 self.i2c.writeto_mem(self.address, self.IODIRA, b"\xff\xff")
@@ -93,7 +99,7 @@ class ExpanderSlots:
             self.errors += 1
             return [0] * len(self.slots)
         low = ~(data[0] | (data[1] << 8))
-        codes = []
+        codes = []  # type: list[int]
         for slot in self.slots:
             code = 0
             for bit in range(len(slot)):
@@ -103,9 +109,11 @@ class ExpanderSlots:
         return codes
 
 
-def dice_reader(pin_factory, i2c_factory):
+def dice_reader(pin_factory: type[machine.Pin], i2c_factory: type[machine.I2C] | None) -> PinSlots | ExpanderSlots:
     """The tray `board.DICE_READER` names: "pins" or "expander"."""
     if board.DICE_READER == "expander":
+        if i2c_factory is None:
+            raise ValueError("the expander tray needs an I2C factory")
         block, sda, scl = board.EXPANDER_I2C
         i2c = i2c_factory(block, sda=pin_factory(sda), scl=pin_factory(scl), freq=board.EXPANDER_FREQ)
         return ExpanderSlots(i2c, board.EXPANDER_ADDRESS, board.EXPANDER_SLOTS)
@@ -117,14 +125,15 @@ def dice_reader(pin_factory, i2c_factory):
 class Table:
     """Everything wired to the Pico, turned into device events and driven by host commands."""
 
-    def __init__(self, device, pin_factory, i2c_factory=None) -> None:
+    def __init__(self, device: gtp.Device, pin_factory: type[machine.Pin],
+                 i2c_factory: type[machine.I2C] | None = None) -> None:
         self.device = device
         pin = pin_factory
 
-        def switch(number: int):
+        def switch(number: int) -> Input:
             return Input(pin(number, pin.IN, pin.PULL_UP), board.DEBOUNCE_MS)
 
-        self.buttons = {}
+        self.buttons = {}  # type: dict[str, Input]
         for name in board.BUTTONS:
             self.buttons[name] = switch(board.BUTTONS[name])
         self.tilt = switch(board.TIMER_TILT)
@@ -134,12 +143,12 @@ class Table:
         self.rolling = False
         self.last_motion = 0
         self.dice = dice_reader(pin, i2c_factory)
-        self.leds = {}
+        self.leds = {}  # type: dict[str, machine.Pin]
         for name in board.LEDS:
             self.leds[name] = pin(board.LEDS[name], pin.OUT, value=0)
-        self.blinking = []
+        self.blinking = []  # type: list[machine.Pin]
         self.buzzer = pin(board.BUZZER, pin.OUT, value=0)
-        self.beep_until = None
+        self.beep_until = None  # type: int | None
 
     def scan(self, now: int) -> None:
         for name in self.buttons:
@@ -171,15 +180,15 @@ class Table:
             self.rolling = False
             self.device.roll(self.read_dice())
 
-    def read_dice(self) -> list:
+    def read_dice(self) -> list[str]:
         return [board.FACES_BY_CODE[code] for code in self.dice.codes()]
 
-    def apply(self, command: tuple, now: int) -> None:
+    def apply(self, command: gtp.Command, now: int) -> None:
         """Carry out ("LED", name, mode) or ("BEEP", ms); unknown LED names are ignored.  A refused
         frame (("NAK", seq, reason): the game did not take it) beeps, so the table looks at the screen."""
         if command[0] == "ACK":
             return
-        if command[0] in ("BEEP", "NAK"):
+        if command[0] == "BEEP" or command[0] == "NAK":  # not `in`: mypy narrows the Command union by ==
             self.buzzer.value(1)
             self.beep_until = now + (command[1] if command[0] == "BEEP" else board.REFUSED_BEEP_MS)
             return
@@ -205,7 +214,8 @@ class Table:
 class Firmware:
     """One step of the main loop: host bytes in, inputs scanned, at most one frame out."""
 
-    def __init__(self, pin_factory, write, device_id: str, first_seq: int = 0, i2c_factory=None) -> None:
+    def __init__(self, pin_factory: type[machine.Pin], write: Callable[[bytes], object], device_id: str,
+                 first_seq: int = 0, i2c_factory: type[machine.I2C] | None = None) -> None:
         self.device = gtp.Device(device_id, VERSION, first_seq)
         self.table = Table(self.device, pin_factory, i2c_factory)
         self.write = write
@@ -231,17 +241,18 @@ def run() -> None:
     poller.register(sys.stdin, select.POLLIN)
     device_id = "pico-" + binascii.hexlify(machine.unique_id()).decode()[-8:]
     firmware = Firmware(machine.Pin, sys.stdout.buffer.write, device_id, random.getrandbits(16), machine.I2C)
-    last = time.ticks_ms()
+    # ticks_ms, ticks_diff and sleep_ms are MicroPython's own; CPython's time (typeshed) has none of them.
+    last = time.ticks_ms()  # type: ignore[attr-defined]
     elapsed = 0
     while True:
-        tick = time.ticks_ms()
-        elapsed += time.ticks_diff(tick, last)
+        tick = time.ticks_ms()  # type: ignore[attr-defined]
+        elapsed += time.ticks_diff(tick, last)  # type: ignore[attr-defined]
         last = tick
         data = b""
         while len(data) < 256 and poller.poll(0):
             data += sys.stdin.buffer.read(1)
         firmware.step(data, elapsed)
-        time.sleep_ms(1)
+        time.sleep_ms(1)  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__":

@@ -307,6 +307,13 @@ def check_a_missing_expander_reads_unknown_dice_until_it_answers():
     with_colour_tray(check)
 
 
+def check_the_colour_tray_without_an_i2c_bus_is_refused_at_start():
+    def check():
+        assert raises(ValueError, lambda: main.Firmware(machine.Pin, print, "no-bus"))
+
+    with_colour_tray(check)
+
+
 def check_led_and_beep_commands():
     pico = Pico()
     pico.run(2, gtp.encode("LED,seat3,ON") + gtp.encode("BEEP,50") + gtp.encode("LED,seat1,BLINK"))
