@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from kivy.core.text import Label as CoreLabel
-from kivy.graphics import Color, Mesh, Rectangle
+from kivy.graphics import Color, InstructionGroup, Mesh, Rectangle
 
 SQRT3 = math.sqrt(3.0)
 
@@ -44,20 +44,20 @@ def hex_corners(cx: float, cy: float, size: float) -> list[float]:
     return points
 
 
-def fill_hex(cx: float, cy: float, size: float, rgb: RGB) -> None:
-    """A filled pointy-top hex (a triangle fan around its centre) on the current canvas."""
+def fill_hex(group: InstructionGroup, cx: float, cy: float, size: float, rgb: RGB) -> None:
+    """A filled pointy-top hex (a triangle fan around its centre) added to `group`."""
     corners = hex_corners(cx, cy, size)
     vertices = [cx, cy, 0.0, 0.0]
     for k in range(7):
         vertices += [corners[(2 * k) % 12], corners[(2 * k + 1) % 12], 0.0, 0.0]
-    Color(*rgb)
-    Mesh(vertices=vertices, indices=list(range(8)), mode="triangle_fan")
+    group.add(Color(*rgb))
+    group.add(Mesh(vertices=vertices, indices=list(range(8)), mode="triangle_fan"))
 
 
-def centred_text(text: str, cx: float, cy: float, size: float, rgb: RGB) -> None:
-    """Bold text centred on (cx, cy) on the current canvas (never smaller than 6 px)."""
+def centred_text(group: InstructionGroup, text: str, cx: float, cy: float, size: float, rgb: RGB) -> None:
+    """Bold text centred on (cx, cy) added to `group` (never smaller than 6 px)."""
     label = CoreLabel(text=text, font_size=max(6.0, size), bold=True)
     label.refresh()
     texture = label.texture
-    Color(*rgb)
-    Rectangle(texture=texture, size=texture.size, pos=(cx - texture.width / 2, cy - texture.height / 2))
+    group.add(Color(*rgb))
+    group.add(Rectangle(texture=texture, size=texture.size, pos=(cx - texture.width / 2, cy - texture.height / 2)))

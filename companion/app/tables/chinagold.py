@@ -160,7 +160,8 @@ class ChinagoldPanel(BoxLayout):
             m=mountains, r=rivers, h=state.sites.count("h"))
         self._rebuild_faces()
         highlights = self._highlight_sites(state)
-        board.view = BoardView(sites=state.sites, selected=self.selected, highlights=highlights)
+        board.view = BoardView(sites=state.sites, selected=self.selected, highlights=highlights,
+                               line_length=state.total or 0)
         if self.pi_to_move and self.suggestion is None:
             Clock.schedule_once(lambda _dt: self.plan_pi_move(), 0)
 
