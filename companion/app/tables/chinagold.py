@@ -193,7 +193,7 @@ class ChinagoldPanel(BoxLayout):
             return
         state = self.state
         tile = state.tiles[entered] if state is not None and entered < len(state.tiles) else ""
-        box.add_widget(Factory.Label(text=tile, size_hint_x=None, width=44, font_size="16sp"))
+        box.add_widget(Factory.Label(text=tile, size_hint_x=None, width=44, font_size="18sp"))
         for face in dice[entered]:
             button = Factory.GButton(text=face)
             button.bind(on_release=lambda _b, f=face: self._enter_face(f))
