@@ -126,7 +126,9 @@ class ChinagoldPanel(BoxLayout):
     @property
     def state(self) -> ChinagoldState | None:
         session = self.table.session
-        return session.state if session is not None else None  # type: ignore[return-value]
+        if session is None or session.game.id != GAME_ID:  # another game is being put on the table
+            return None
+        return session.state  # type: ignore[no-any-return]
 
     # -- showing -------------------------------------------------------------------------------------
     def _ensure_board(self, state: ChinagoldState) -> ChinagoldBoard:

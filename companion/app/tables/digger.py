@@ -121,7 +121,10 @@ class DiggerPanel(BoxLayout):
 
     @property
     def state(self) -> Any:
-        return self.table.session.state if self.table.session is not None else None
+        session = self.table.session
+        if session is None or session.game.id != GAME_ID:  # another game is being put on the table
+            return None
+        return session.state
 
     # -- showing -------------------------------------------------------------------------------------
     def refresh(self, *_args: Any) -> None:
