@@ -14,7 +14,7 @@ from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle
 from kivy.properties import BooleanProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
-from companion.app.boards.drawing import SQRT3, axial_at, centred_text, fill_hex, hex_centre
+from companion.app.boards.drawing import SQRT3, BakedLayer, axial_at, centred_text, discs, fill_hex, hex_centre
 from companion.games.chinagold.board import ChinagoldBoardLayout
 from companion.games.chinagold.geometry import NEIGHBOUR_STEPS, grid
 
@@ -79,9 +79,9 @@ def river_tree(layout: ChinagoldBoardLayout, sites: list[int]) -> list[tuple[int
 
 
 class ChinagoldBoard(Widget):
-    """Hex board widget.  The printed board (mountains, borders, rivers, ids) is built into one
-    instruction group when the size, position or `show_ids` changes; a new `view` only rebuilds the
-    markers and marks on top of it (see docs/performance.md)."""
+    """Hex board widget.  The printed board (mountains, borders, rivers, ids) is drawn into a baked layer
+    (an off-screen texture) when the size, position or `show_ids` changes; a new `view` only rebuilds
+    the markers and marks on top of it (see docs/performance.md)."""
 
     view = ObjectProperty(None, allownone=True)
     show_ids = BooleanProperty(False)
@@ -93,10 +93,9 @@ class ChinagoldBoard(Widget):
         self._mountain_of = {site: n for n, region in enumerate(layout.mountains) for site in region.sites}
         self._radius = 10.0
         self._origin = (0.0, 0.0)
-        self._static = InstructionGroup()
         self._pieces = InstructionGroup()
         super().__init__(**kwargs)
-        self.canvas.add(self._static)
+        self._printed = BakedLayer(self.canvas)
         self.canvas.add(self._pieces)
         self.show_ids = show_ids
         self.bind(pos=self.redraw, size=self.redraw, show_ids=self.redraw, view=self.draw_pieces)
@@ -148,10 +147,9 @@ class ChinagoldBoard(Widget):
 
     # -- drawing -----------------------------------------------------------------------------------
     def redraw(self, *_: object) -> None:
-        """The printed board into the static group (mountains, borders, rivers, ids), then the pieces."""
+        """The printed board into the baked layer (mountains, borders, rivers, ids), then the pieces."""
         self._fit()
-        group = self._static
-        group.clear()
+        group = self._printed.rebuild(self.pos, self.size)
         g = self.grid
         group.add(Color(*BACKGROUND))
         group.add(Rectangle(pos=self.pos, size=self.size))
@@ -194,17 +192,19 @@ class ChinagoldBoard(Widget):
             return
         size = self._radius * 0.46
         ring_width = max(1.0, self._radius * 0.06)
+        markers: dict[str, list[tuple[float, float]]] = {"h": [], "g": []}
         for site, mark in enumerate(view.sites):
             cx, cy = self.centre_of(site)
             if mark in TAKEN_RING:
                 group.add(Color(*TAKEN_RING[mark]))
                 group.add(Line(circle=(cx, cy, size * 0.6), width=ring_width, segments=DOT_SEGMENTS))
-                continue
-            group.add(Color(0, 0, 0, 0.5))
-            group.add(Ellipse(pos=(cx - size + 1.5, cy - size - 1.5), size=(2 * size, 2 * size),
-                              segments=DOT_SEGMENTS))
-            group.add(Color(*(GOLD_MARKER if mark == "g" else HIDDEN_MARKER)))
-            group.add(Ellipse(pos=(cx - size, cy - size), size=(2 * size, 2 * size), segments=DOT_SEGMENTS))
+            else:
+                markers["g" if mark == "g" else "h"].append((cx, cy))
+        group.add(Color(0, 0, 0, 0.5))  # shadows, then the markers: one mesh per colour
+        group.add(discs([(x + 1.5, y - 1.5) for x, y in markers["h"] + markers["g"]], size, DOT_SEGMENTS))
+        for mark, rgb in (("h", HIDDEN_MARKER), ("g", GOLD_MARKER)):
+            group.add(Color(*rgb))
+            group.add(discs(markers[mark], size, DOT_SEGMENTS))
         if view.selected is not None and view.line_length > 1:
             self._draw_preview(group, view.selected, view.line_length, size)
         if len(view.highlights) > 1:

@@ -17,6 +17,7 @@ from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle, Rou
 from kivy.properties import BooleanProperty, ListProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
+from companion.app.boards.drawing import BakedLayer
 from companion.games.gold_connection.board import GoldConnectionLayout
 
 BAR_COLOURS = {"B": (0.25, 0.45, 0.95), "G": (0.2, 0.7, 0.3), "R": (0.9, 0.25, 0.2), "Y": (0.95, 0.8, 0.15)}
@@ -58,11 +59,10 @@ class VaultBoard(Widget):
     __events__ = ("on_safe", "on_bar")
 
     def __init__(self, **kwargs: Any) -> None:
-        self._static = InstructionGroup()
         self._pieces = InstructionGroup()
         self._static_for_game: bool | None = None
         super().__init__(**kwargs)
-        self.canvas.add(self._static)
+        self._printed = BakedLayer(self.canvas)
         self.canvas.add(self._pieces)
         self._bar_boxes: list[tuple[str, str, float, float, float]] = []
         self.bind(size=self.redraw, pos=self.redraw, show_ids=self.redraw, layout=self.redraw,
@@ -127,11 +127,10 @@ class VaultBoard(Widget):
             self.draw_pieces()
 
     def redraw(self, *_: Any) -> None:
-        """The vault (walls, counter track, passages, safes) into the static group, then the pieces."""
+        """The vault (walls, counter track, passages, safes) into the baked layer, then the pieces."""
         if self.layout is None:
             return
-        group = self._static
-        group.clear()
+        group = self._printed.rebuild(self.pos, self.size)
         self._static_for_game = self.state is not None
         layout: GoldConnectionLayout = self.layout
         scale = self.scale

@@ -14,7 +14,16 @@ from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle
 from kivy.properties import BooleanProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
-from companion.app.boards.drawing import SQRT3, axial_at, centred_text, fill_hex, hex_centre, hex_corners
+from companion.app.boards.drawing import (
+    SQRT3,
+    BakedLayer,
+    axial_at,
+    centred_text,
+    discs,
+    fill_hex,
+    hex_centre,
+    hex_corners,
+)
 from companion.games.goldgraeber.board import HEX_DIRECTIONS, GoldgraeberLayout, compile_board, hex_rgb
 
 #: Hexes are filled a little smaller than their cells so a thin seam of background separates them.
@@ -60,8 +69,8 @@ DOT_SEGMENTS = 24
 
 class GoldgraeberBoard(Widget):
     """Hex board widget: the whole map, as large as the widget allows, always whole (the train and every
-    figure stay in view).  The printed map is built into one instruction group when the size, position
-    or `show_ids` changes; a new `view` only rebuilds the pieces and highlights on top of it."""
+    figure stay in view).  The printed map is drawn into a baked layer (an off-screen texture) when the
+    size, position or `show_ids` changes; a new `view` only rebuilds the pieces and highlights on top."""
 
     layout = ObjectProperty(None)
     view = ObjectProperty(None, allownone=True)
@@ -72,10 +81,9 @@ class GoldgraeberBoard(Widget):
         self._radius = 10.0
         self._origin = (0.0, 0.0)
         self._at_coord = {coord: self.board.ids[i] for i, coord in enumerate(self.board.coords)}
-        self._static = InstructionGroup()
         self._pieces = InstructionGroup()
         super().__init__(**kwargs)
-        self.canvas.add(self._static)
+        self._printed = BakedLayer(self.canvas)
         self.canvas.add(self._pieces)
         self.layout = layout
         self.show_ids = show_ids
@@ -110,10 +118,9 @@ class GoldgraeberBoard(Widget):
 
     # -- drawing -----------------------------------------------------------------------------------
     def redraw(self, *_: object) -> None:
-        """The printed map into the static group, then whatever `view` puts on it."""
+        """The printed map into the baked layer, then whatever `view` puts on it."""
         self._fit()
-        group = self._static
-        group.clear()
+        group = self._printed.rebuild(self.pos, self.size)
         board = self.board
         radius = self._radius
         house_colour = dict(zip(board.houses, board.house_colours))
@@ -228,13 +235,11 @@ class GoldgraeberBoard(Widget):
             group.add(Line(points=hex_corners(cx, cy, radius * 0.92), close=True, width=max(1.5, radius * 0.12)))
         for field_id in view.rafts:
             self._draw_raft(group, *self.centre_of(field_id))
-        for field_id in view.face_down:
-            cx, cy = self.centre_of(field_id)
-            group.add(Color(0.95, 0.75, 0.2))
-            group.add(Ellipse(pos=(cx - radius * 0.55, cy - radius * 0.55), size=(radius * 1.1, radius * 1.1),
-                              segments=DOT_SEGMENTS))
-            group.add(Color(0.5, 0.35, 0.1))
-            group.add(Line(circle=(cx, cy, radius * 0.55), width=1.2, segments=DOT_SEGMENTS))
+        chips = [self.centre_of(field_id) for field_id in view.face_down]
+        group.add(Color(0.5, 0.35, 0.1))  # a rim, then the chip: one mesh each for all face-down chips
+        group.add(discs(chips, radius * 0.55 + 1.2, DOT_SEGMENTS))
+        group.add(Color(0.95, 0.75, 0.2))
+        group.add(discs(chips, radius * 0.55, DOT_SEGMENTS))
         for field_id, label in view.stacks.items():
             cx, cy = self.centre_of(field_id)
             group.add(Color(0.2, 0.2, 0.2))
