@@ -11,7 +11,6 @@ from kivy.uix.gridlayout import GridLayout
 from kivy.uix.widget import Widget
 from kivy.utils import get_color_from_hex
 
-
 #: Smallest side of anything tapped on a table screen (48 px is about 9 mm on the 7" 800x480 display).
 MIN_TAP_PX = 48
 #: Smallest font size of game information on a table screen, readable from a chair at the table.

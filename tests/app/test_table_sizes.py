@@ -31,8 +31,8 @@ def problems(screen: Widget) -> list[str]:
             found.append(f"{name}: text {widget.font_size / sp(1):.0f} sp")
         if isinstance(widget, ButtonBehavior) and min(widget.size) < MIN_TAP_PX:
             found.append(f"{name}: tap target {widget.width:.0f}x{widget.height:.0f} px")
-        if isinstance(widget, ButtonBehavior) and on_screen(widget) and not (
-                -1 <= x and x + widget.width <= Window.width + 1 and -1 <= y and y + widget.height <= Window.height + 1):
+        inside = -1 <= x <= Window.width + 1 - widget.width and -1 <= y <= Window.height + 1 - widget.height
+        if isinstance(widget, ButtonBehavior) and on_screen(widget) and not inside:
             found.append(f"{name}: outside the window at ({x:.0f}, {y:.0f})")
     return found
 
