@@ -374,15 +374,16 @@ def main() -> None:
             print("   " + ratio_line("p99", percentile(times, 0.99), percentile(bare, 0.99), 2.0))
             print(ratio_line("5. resident memory after the full game vs hello-world", rss, hello_rss, 1.25, "MB"))
 
-            times = redraws(app, 30)
+            board_times = redraws(app, 30)
             print("3. boards, one frame drawn each:")
-            print("   " + ratio_line("a frame with nothing changed, Chinagold vs Digger", times["chinagold frame"],
-                                     times["digger frame"], 2.0))
+            print("   " + ratio_line("a frame with nothing changed, Chinagold vs Digger", board_times["chinagold frame"],
+                                     board_times["digger frame"], 2.0))
             print("   " + ratio_line("table refreshed, nothing changed, Chinagold vs Digger",
-                                     times["chinagold refresh"], times["digger refresh"], 2.0))
+                                     board_times["chinagold refresh"], board_times["digger refresh"], 2.0))
             print("   " + ratio_line("Chinagold pieces and marks rebuilt vs Digger table refreshed",
-                                     times["chinagold pieces"], times["digger refresh"], 2.0))
-            print(f"   (Chinagold board rebuilt whole, as after a size change: {times['chinagold whole'] * 1000:.1f} ms)")
+                                     board_times["chinagold pieces"], board_times["digger refresh"], 2.0))
+            whole = board_times["chinagold whole"] * 1000
+            print(f"   (Chinagold board rebuilt whole, as after a size change: {whole:.1f} ms)")
             empty, full = data / "empty.sqlite3", data / "full.sqlite3"
             fill_journal(full, 1000)
             visits = {path: home_visits(app, path, 15) for path in (empty, full)}
