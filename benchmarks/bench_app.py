@@ -376,8 +376,8 @@ def main() -> None:
 
             board_times = redraws(app, 30)
             print("3. boards, one frame drawn each:")
-            print("   " + ratio_line("a frame with nothing changed, Chinagold vs Digger", board_times["chinagold frame"],
-                                     board_times["digger frame"], 2.0))
+            print("   " + ratio_line("a frame with nothing changed, Chinagold vs Digger",
+                                     board_times["chinagold frame"], board_times["digger frame"], 2.0))
             print("   " + ratio_line("table refreshed, nothing changed, Chinagold vs Digger",
                                      board_times["chinagold refresh"], board_times["digger refresh"], 2.0))
             print("   " + ratio_line("Chinagold pieces and marks rebuilt vs Digger table refreshed",
