@@ -31,8 +31,8 @@ GOLD_MARKER = (0.98, 0.80, 0.15)
 TAKEN_RING = {"M": (0.45, 0.25, 0.08), "R": (0.10, 0.30, 0.75)}
 HIGHLIGHT = (1.0, 0.45, 0.1)
 PREVIEW = (1.0, 1.0, 1.0)
-#: Enough segments for a round dot of under 30 px (Kivy's default of 180 costs time on a software renderer).
-DOT_SEGMENTS = 24
+#: Enough segments for the round markers of under 25 px (Kivy's default of 180 costs time on a software renderer).
+DOT_SEGMENTS = 16
 
 
 @dataclass
