@@ -30,7 +30,8 @@ HIDDEN_MARKER = (0.22, 0.22, 0.24)
 GOLD_MARKER = (0.98, 0.80, 0.15)
 TAKEN_RING = {"M": (0.45, 0.25, 0.08), "R": (0.10, 0.30, 0.75)}
 HIGHLIGHT = (1.0, 0.45, 0.1)
-PREVIEW = (1.0, 1.0, 1.0)
+PREVIEW = (0.85, 0.92, 1.0)
+SELECTED = (1.0, 1.0, 1.0)
 #: Enough segments for the round markers of under 25 px (Kivy's default of 180 costs time on a software renderer).
 DOT_SEGMENTS = 16
 
@@ -93,10 +94,9 @@ class ChinagoldBoard(Widget):
         self._mountain_of = {site: n for n, region in enumerate(layout.mountains) for site in region.sites}
         self._radius = 10.0
         self._origin = (0.0, 0.0)
-        self._pieces = InstructionGroup()
         super().__init__(**kwargs)
         self._printed = BakedLayer(self.canvas)
-        self.canvas.add(self._pieces)
+        self._pieces = BakedLayer(self.canvas)
         self.show_ids = show_ids
         self.bind(pos=self.redraw, size=self.redraw, show_ids=self.redraw, view=self.draw_pieces)
         self.redraw()
@@ -184,20 +184,28 @@ class ChinagoldBoard(Widget):
                 group.add(Ellipse(pos=(cx - dot, cy - dot), size=(2 * dot, 2 * dot), segments=DOT_SEGMENTS))
 
     def draw_pieces(self, *_: object) -> None:
-        """Markers, highlights, the selected site and the line preview from `view` (nothing else)."""
-        group = self._pieces
-        group.clear()
+        """The line preview and suggested line (under the markers), markers, rings on the highlighted and
+        selected sites, from `view` (nothing else)."""
+        group = self._pieces.rebuild(self.pos, self.size)
         view = self.view
         if view is None:
             return
         size = self._radius * 0.46
-        ring_width = max(1.0, self._radius * 0.06)
+        ring = max(1.5, self._radius * 0.08)
+        ends: list[int] = []
+        if view.selected is not None and view.line_length > 1:
+            for line in self.lines_from(view.selected, view.line_length):
+                self._draw_band(group, list(line), PREVIEW)
+                ends.append(line[-1])
+        if len(view.highlights) > 1:
+            self._draw_band(group, sorted(view.highlights, key=self.grid.coords.__getitem__), HIGHLIGHT)
         markers: dict[str, list[tuple[float, float]]] = {"h": [], "g": []}
         for site, mark in enumerate(view.sites):
             cx, cy = self.centre_of(site)
             if mark in TAKEN_RING:
                 group.add(Color(*TAKEN_RING[mark]))
-                group.add(Line(circle=(cx, cy, size * 0.6), width=ring_width, segments=DOT_SEGMENTS))
+                group.add(Line(circle=(cx, cy, size * 0.6), width=max(1.0, self._radius * 0.06),
+                               segments=DOT_SEGMENTS))
             else:
                 markers["g" if mark == "g" else "h"].append((cx, cy))
         group.add(Color(0, 0, 0, 0.5))  # shadows, then the markers: one mesh per colour
@@ -205,37 +213,21 @@ class ChinagoldBoard(Widget):
         for mark, rgb in (("h", HIDDEN_MARKER), ("g", GOLD_MARKER)):
             group.add(Color(*rgb))
             group.add(discs(markers[mark], size, DOT_SEGMENTS))
-        if view.selected is not None and view.line_length > 1:
-            self._draw_preview(group, view.selected, view.line_length, size)
-        if len(view.highlights) > 1:
-            self._draw_band(group, sorted(view.highlights, key=self.grid.coords.__getitem__), HIGHLIGHT, 0.35)
-        group.add(Color(*HIGHLIGHT))
-        for site in view.highlights:
-            cx, cy = self.centre_of(site)
-            group.add(Line(circle=(cx, cy, size * 1.2), width=max(1.5, self._radius * 0.08),
-                           segments=DOT_SEGMENTS))
-        if view.selected is not None:
-            cx, cy = self.centre_of(view.selected)
-            group.add(Color(1.0, 1.0, 1.0))
-            group.add(Line(circle=(cx, cy, size * 1.25), width=max(1.5, self._radius * 0.1),
-                           segments=DOT_SEGMENTS))
+        for sites, rgb, scale, width in ((ends, PREVIEW, 1.2, ring), (view.highlights, HIGHLIGHT, 1.2, ring),
+                                         ([] if view.selected is None else [view.selected], SELECTED, 1.25,
+                                          max(1.5, self._radius * 0.1))):
+            group.add(Color(*rgb))
+            for site in sites:
+                cx, cy = self.centre_of(site)
+                group.add(Line(circle=(cx, cy, size * scale), width=width, segments=DOT_SEGMENTS))
 
-    def _draw_preview(self, group: InstructionGroup, start: int, length: int, size: float) -> None:
-        """The lines of the thrown length that start at the selected site: a band along each and a ring
-        on its far end, where the second tap goes."""
-        for line in self.lines_from(start, length):
-            self._draw_band(group, list(line), PREVIEW, 0.3)
-            cx, cy = self.centre_of(line[-1])
-            group.add(Color(*PREVIEW))
-            group.add(Line(circle=(cx, cy, size * 1.2), width=max(1.5, self._radius * 0.08),
-                           segments=DOT_SEGMENTS))
-
-    def _draw_band(self, group: InstructionGroup, sites: list[int], rgb: tuple[float, float, float],
-                   alpha: float) -> None:
-        """A translucent band joining the centres of `sites` (in order)."""
-        group.add(Color(*rgb, alpha))
+    def _draw_band(self, group: InstructionGroup, sites: list[int], rgb: tuple[float, float, float]) -> None:
+        """A band joining the centres of `sites` (in order), drawn under the markers: the preview of a line
+        of the thrown length starting at the selected site (the second tap goes on a ringed far end),
+        or the suggested line."""
+        group.add(Color(*rgb))
         points = [coordinate for site in sites for coordinate in self.centre_of(site)]
-        group.add(Line(points=points, width=self._radius * 0.5, cap="round"))
+        group.add(Line(points=points, width=self._radius * 0.3, cap="round"))
 
 
 def board_widget(layout: ChinagoldBoardLayout, show_ids: bool = False) -> ChinagoldBoard:

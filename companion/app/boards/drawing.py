@@ -1,6 +1,6 @@
 """Drawing helpers shared by the boards: pointy-top axial geometry, filled hexes and centred labels (so
 both hex boards place, hit-test and label hexes the same way), and the baked layer every board draws its
-printed part into.
+printed part and its pieces into.
 """
 
 from __future__ import annotations
@@ -86,13 +86,16 @@ class BakedLayer:
     """Instructions drawn once into an off-screen texture and shown as one textured rectangle.
 
     The printed part of a board is hundreds of meshes and lines; drawn every frame they cost a software
-    renderer (llvmpipe) about 13 ms per frame for Chinagold, the texture well under one. `rebuild` empties
-    the layer for new instructions (in widget coordinates) after a size or layout change.
+    renderer (llvmpipe) about 13 ms per frame for Chinagold, the texture well under one. Boards keep two:
+    the printed board (rebuilt after a size or layout change) and the pieces (rebuilt after a state
+    change), so a frame in which neither changed draws two textured rectangles. `rebuild` empties the
+    layer for new instructions in widget coordinates. Half-transparent pieces come out lighter than
+    drawn straight on the board (they are blended twice), which only shadows use.
     """
 
     def __init__(self, canvas: Canvas) -> None:
         self.group = InstructionGroup()
-        self._fbo = Fbo(size=(1, 1))
+        self._fbo = Fbo(size=(1, 1), with_stencilbuffer=True)  # Kivy draws wide lines with the stencil
         self._shift = Translate(0, 0)
         for instruction in (ClearColor(0, 0, 0, 0), ClearBuffers(), self._shift, self.group):
             self._fbo.add(instruction)

@@ -59,11 +59,10 @@ class VaultBoard(Widget):
     __events__ = ("on_safe", "on_bar")
 
     def __init__(self, **kwargs: Any) -> None:
-        self._pieces = InstructionGroup()
         self._static_for_game: bool | None = None
         super().__init__(**kwargs)
         self._printed = BakedLayer(self.canvas)
-        self.canvas.add(self._pieces)
+        self._pieces = BakedLayer(self.canvas)
         self._bar_boxes: list[tuple[str, str, float, float, float]] = []
         self.bind(size=self.redraw, pos=self.redraw, show_ids=self.redraw, layout=self.redraw,
                   state=self._state_changed,
@@ -153,8 +152,7 @@ class VaultBoard(Widget):
 
     def draw_pieces(self, *_: Any) -> None:
         """The counter, highlighted safes, bars, robber stones and arrows (nothing of the vault itself)."""
-        group = self._pieces
-        group.clear()
+        group = self._pieces.rebuild(self.pos, self.size)
         self._bar_boxes = []
         layout: GoldConnectionLayout = self.layout
         if layout is None:

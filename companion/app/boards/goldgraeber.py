@@ -81,10 +81,9 @@ class GoldgraeberBoard(Widget):
         self._radius = 10.0
         self._origin = (0.0, 0.0)
         self._at_coord = {coord: self.board.ids[i] for i, coord in enumerate(self.board.coords)}
-        self._pieces = InstructionGroup()
         super().__init__(**kwargs)
         self._printed = BakedLayer(self.canvas)
-        self.canvas.add(self._pieces)
+        self._pieces = BakedLayer(self.canvas)
         self.layout = layout
         self.show_ids = show_ids
         self.bind(pos=self.redraw, size=self.redraw, show_ids=self.redraw, view=self.draw_pieces)
@@ -217,8 +216,7 @@ class GoldgraeberBoard(Widget):
     def draw_pieces(self, *_: object) -> None:
         """Highlights, rafts, chips, robbers, the locomotive and the figures from `view`; on the bare
         board (no view, as `layout render` shows it) the rafts lie at their posts."""
-        group = self._pieces
-        group.clear()
+        group = self._pieces.rebuild(self.pos, self.size)
         view = self.view
         if view is None:
             for post in self.board.raft_posts:
