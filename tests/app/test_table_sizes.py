@@ -4,6 +4,7 @@ each game (with a refusal and a notice shown): no game information under 18 sp, 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from kivy.uix.widget import Widget
 
 from companion.app.launch import pump
 from companion.app.widgets import MIN_TAP_PX, MIN_TEXT_SP
-from tests.app.test_tap_every_button import GAMES, advance, open_table
+from tests.app.test_tap_every_button import GAMES, advance, back_home, open_table
 from tests.app.ui import on_screen, visible_widgets
 
 MOVES = 30
@@ -37,9 +38,15 @@ def problems(screen: Widget) -> list[str]:
     return found
 
 
+@pytest.fixture
+def table_app(fresh_app: Any) -> Iterator[Any]:
+    yield fresh_app
+    back_home(fresh_app)
+
+
 @pytest.mark.parametrize("game", list(GAMES))
-def test_table_screen_text_and_targets_are_big_enough(fresh_app: Any, game: str) -> None:
-    app = fresh_app
+def test_table_screen_text_and_targets_are_big_enough(table_app: Any, game: str) -> None:
+    app = table_app
     assert tuple(Window.size) == (800, 480)
     open_table(app, game, GAMES[game])
     screen = app.root.current_screen
