@@ -96,7 +96,8 @@ class ChinagoldBoard(Widget):
         self._origin = (0.0, 0.0)
         super().__init__(**kwargs)
         self._printed = BakedLayer(self.canvas)
-        self._pieces = BakedLayer(self.canvas)
+        self._pieces = InstructionGroup()  # rebuilt often: drawn straight, a re-baked texture costs more
+        self.canvas.add(self._pieces)
         self.show_ids = show_ids
         self.bind(pos=self.redraw, size=self.redraw, show_ids=self.redraw, view=self.draw_pieces)
         self.redraw()
@@ -186,7 +187,8 @@ class ChinagoldBoard(Widget):
     def draw_pieces(self, *_: object) -> None:
         """The line preview and suggested line (under the markers), markers, rings on the highlighted and
         selected sites, from `view` (nothing else)."""
-        group = self._pieces.rebuild(self.pos, self.size)
+        group = self._pieces
+        group.clear()
         view = self.view
         if view is None:
             return

@@ -1,6 +1,6 @@
 """Drawing helpers shared by the boards: pointy-top axial geometry, filled hexes and centred labels (so
 both hex boards place, hit-test and label hexes the same way), and the baked layer every board draws its
-printed part and its pieces into.
+printed part into.
 """
 
 from __future__ import annotations
@@ -86,11 +86,11 @@ class BakedLayer:
     """Instructions drawn once into an off-screen texture and shown as one textured rectangle.
 
     The printed part of a board is hundreds of meshes and lines; drawn every frame they cost a software
-    renderer (llvmpipe) about 13 ms per frame for Chinagold, the texture well under one. Boards keep two:
-    the printed board (rebuilt after a size or layout change) and the pieces (rebuilt after a state
-    change), so a frame in which neither changed draws two textured rectangles. `rebuild` empties the
-    layer for new instructions in widget coordinates. Half-transparent pieces come out lighter than
-    drawn straight on the board (they are blended twice), which only shadows use.
+    renderer (llvmpipe) about 13 ms per frame for Chinagold, the texture well under one. Only the printed
+    board is baked (rebuilt after a size or layout change): the pieces change with every move, and
+    rendering them into a texture again each time cost more (about 20 ms) than drawing them straight
+    (about 4 ms, see docs/performance.md). `rebuild` empties the layer for new instructions in widget
+    coordinates.
     """
 
     def __init__(self, canvas: Canvas) -> None:

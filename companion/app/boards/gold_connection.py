@@ -62,7 +62,8 @@ class VaultBoard(Widget):
         self._static_for_game: bool | None = None
         super().__init__(**kwargs)
         self._printed = BakedLayer(self.canvas)
-        self._pieces = BakedLayer(self.canvas)
+        self._pieces = InstructionGroup()  # rebuilt often: drawn straight, a re-baked texture costs more
+        self.canvas.add(self._pieces)
         self._bar_boxes: list[tuple[str, str, float, float, float]] = []
         self.bind(size=self.redraw, pos=self.redraw, show_ids=self.redraw, layout=self.redraw,
                   state=self._state_changed,
@@ -152,7 +153,8 @@ class VaultBoard(Widget):
 
     def draw_pieces(self, *_: Any) -> None:
         """The counter, highlighted safes, bars, robber stones and arrows (nothing of the vault itself)."""
-        group = self._pieces.rebuild(self.pos, self.size)
+        group = self._pieces
+        group.clear()
         self._bar_boxes = []
         layout: GoldConnectionLayout = self.layout
         if layout is None:

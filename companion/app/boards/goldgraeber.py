@@ -83,7 +83,8 @@ class GoldgraeberBoard(Widget):
         self._at_coord = {coord: self.board.ids[i] for i, coord in enumerate(self.board.coords)}
         super().__init__(**kwargs)
         self._printed = BakedLayer(self.canvas)
-        self._pieces = BakedLayer(self.canvas)
+        self._pieces = InstructionGroup()  # rebuilt often: drawn straight, a re-baked texture costs more
+        self.canvas.add(self._pieces)
         self.layout = layout
         self.show_ids = show_ids
         self.bind(pos=self.redraw, size=self.redraw, show_ids=self.redraw, view=self.draw_pieces)
@@ -216,7 +217,8 @@ class GoldgraeberBoard(Widget):
     def draw_pieces(self, *_: object) -> None:
         """Highlights, rafts, chips, robbers, the locomotive and the figures from `view`; on the bare
         board (no view, as `layout render` shows it) the rafts lie at their posts."""
-        group = self._pieces.rebuild(self.pos, self.size)
+        group = self._pieces
+        group.clear()
         view = self.view
         if view is None:
             for post in self.board.raft_posts:
