@@ -73,9 +73,16 @@ def buttons_in(panel: Widget, names: tuple[str, ...]) -> list[Widget]:
     return sorted(found, key=lambda w: (-w.to_window(*w.center)[1], w.to_window(*w.center)[0]))
 
 
-def tap_reaches(button: Widget) -> None:
-    """Touch the button's centre through the window; the button itself must get the touch."""
+def tap_reaches(button: Widget, panel: Widget) -> None:
+    """Touch the button's centre through the window; the button itself must get the touch. It must also
+    lie inside its panel: a button that overflows into the scores column gets a touch there only as
+    long as nothing of that column (the log) lies under it."""
     assert on_screen(button), f"{button.text!r} is scrolled out of sight"
+    left, bottom = button.to_window(button.x, button.y)
+    panel_left, panel_bottom = panel.to_window(panel.x, panel.y)
+    assert (panel_left - 1 <= left and left + button.width <= panel_left + panel.width + 1
+            and panel_bottom - 1 <= bottom + button.height / 2 <= panel_bottom + panel.height + 1), \
+        f"{button.text!r} at ({left:.0f}, {bottom:.0f}) reaches outside the game panel"
     x, y = button.to_window(*button.center)
     assert 0 <= x <= Window.width and 0 <= y <= Window.height, f"{button.text!r} lies outside the window"
     pressed: list[bool] = []
@@ -115,7 +122,7 @@ def check_dice(app: Any, panel_of: Callable[[], Widget]) -> set[str]:
             for value in values:
                 button = next((b for b in buttons_in(panel_of(), ("faces",)) if b.text == value), None)
                 assert button is not None, f"no button for die face {value!r}"
-                tap_reaches(button)
+                tap_reaches(button, panel_of())
                 tapped.add(value)
         assert seen and seen[-1]["values"] == values, f"tapped {values}, the session got {seen}"
         restore(app, before)
@@ -132,7 +139,7 @@ def check_choices(app: Any, panel_of: Callable[[], Widget]) -> int:
         assert button.text == text
         before = len(session.actions)
         with submissions(session) as seen:
-            tap_reaches(button)
+            tap_reaches(button, panel_of())
         if len(session.actions) > before:
             assert seen, f"{text!r} changed the game without going through the session"
         restore(app, before)
