@@ -402,7 +402,11 @@ class GoldtableApp(App):
         return controller_class(game_id)(self.table, timer=self.timer, hardware=self.hardware,
                                          announce=self.announce, show_table=lambda: self.go("table"),
                                          play_sound=self.play_sound, clocks=self.clocks,
-                                         recorded=lambda ref: self.journal.is_recorded(ref))
+                                         recorded=self._frame_recorded)
+
+    def _frame_recorded(self, ref: str) -> bool:
+        """Whether a hardware frame is in the journal in use now (tests and start-up may swap journals)."""
+        return bool(self.journal.is_recorded(ref))
 
     def play_sound(self, name: str) -> None:
         """A warning through the speaker, when the sound setting is on."""

@@ -1,4 +1,5 @@
-"""Small widgets shared by the screens: the score chart (Kivy graphics), colour swatches."""
+"""Small widgets shared by the screens: the score chart (Kivy graphics), the grid of choice buttons, and
+the table screens' two size rules (docs/design.md)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,14 @@ from typing import Any
 
 from kivy.graphics import Color, Line, Rectangle
 from kivy.properties import ListProperty, NumericProperty
+from kivy.uix.gridlayout import GridLayout
 from kivy.uix.widget import Widget
 from kivy.utils import get_color_from_hex
+
+#: Smallest side of anything tapped on a table screen (48 px is about 9 mm on the 7" 800x480 display).
+MIN_TAP_PX = 48
+#: Smallest font size of game information on a table screen, readable from a chair at the table.
+MIN_TEXT_SP = 18
 
 
 def make(class_name: str, **properties: Any) -> Widget:
@@ -18,6 +25,15 @@ def make(class_name: str, **properties: Any) -> Widget:
     for name, value in properties.items():
         setattr(widget, name, value)
     return widget
+
+
+class ChoiceGrid(GridLayout):
+    """Choice or dice buttons of a table panel in rows of `MIN_TAP_PX`, whatever height a panel gives a
+    button, so no game can make a tap target too small (rule in widgets.kv)."""
+
+    def add_widget(self, widget: Widget, *args: Any, **kwargs: Any) -> None:
+        widget.size_hint_y = 1  # take the forced row height
+        super().add_widget(widget, *args, **kwargs)
 
 
 class ScoreChart(Widget):

@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from kivy.graphics import Color, Ellipse, Line, Rectangle
+from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle
 from kivy.properties import BooleanProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
-from companion.app.boards.drawing import SQRT3, axial_at, centred_text, fill_hex, hex_centre
+from companion.app.boards.drawing import SQRT3, BakedLayer, axial_at, centred_text, discs, fill_hex, hex_centre
 from companion.games.chinagold.board import ChinagoldBoardLayout
 from companion.games.chinagold.geometry import NEIGHBOUR_STEPS, grid
 
@@ -29,15 +29,25 @@ BORDER = (0.28, 0.19, 0.10)
 HIDDEN_MARKER = (0.22, 0.22, 0.24)
 GOLD_MARKER = (0.98, 0.80, 0.15)
 TAKEN_RING = {"M": (0.45, 0.25, 0.08), "R": (0.10, 0.30, 0.75)}
+HIGHLIGHT = (1.0, 0.45, 0.1)
+PREVIEW = (0.85, 0.92, 1.0)
+SELECTED = (1.0, 1.0, 1.0)
+#: Enough segments for the round markers of under 25 px (Kivy's default of 180 costs time on a software renderer).
+DOT_SEGMENTS = 16
 
 
 @dataclass
 class BoardView:
-    """What lies on the board: one character per site as in the game state (h, g, M, R), plus marks."""
+    """What lies on the board: one character per site as in the game state (h, g, M, R), plus marks.
+
+    With a site `selected` and `line_length` markers to turn, the board previews every line of that
+    length starting there.
+    """
 
     sites: str = ""
     selected: int | None = None
     highlights: set[int] = field(default_factory=set)
+    line_length: int = 0
 
 
 def mountain_colours(layout: ChinagoldBoardLayout) -> list[int]:
@@ -70,7 +80,9 @@ def river_tree(layout: ChinagoldBoardLayout, sites: list[int]) -> list[tuple[int
 
 
 class ChinagoldBoard(Widget):
-    """Hex board widget; redraws when resized or when `view` changes."""
+    """Hex board widget.  The printed board (mountains, borders, rivers, ids) is drawn into a baked layer
+    (an off-screen texture) when the size, position or `show_ids` changes; a new `view` only rebuilds
+    the markers and marks on top of it (see docs/performance.md)."""
 
     view = ObjectProperty(None, allownone=True)
     show_ids = BooleanProperty(False)
@@ -83,8 +95,11 @@ class ChinagoldBoard(Widget):
         self._radius = 10.0
         self._origin = (0.0, 0.0)
         super().__init__(**kwargs)
+        self._printed = BakedLayer(self.canvas)
+        self._pieces = InstructionGroup()  # rebuilt often: drawn straight, a re-baked texture costs more
+        self.canvas.add(self._pieces)
         self.show_ids = show_ids
-        self.bind(pos=self.redraw, size=self.redraw, view=self.redraw, show_ids=self.redraw)
+        self.bind(pos=self.redraw, size=self.redraw, show_ids=self.redraw, view=self.draw_pieces)
         self.redraw()
 
     # -- geometry ----------------------------------------------------------------------------------
@@ -96,6 +111,11 @@ class ChinagoldBoard(Widget):
         self._radius = max(2.0, min(self.width / span_x, self.height / span_y))
         self._origin = self.center
 
+    @property
+    def site_spacing(self) -> float:
+        """Distance in pixels between the centres of two neighbouring sites (the tap target's size)."""
+        return self._radius * SQRT3
+
     def centre_of(self, site: int) -> tuple[float, float]:
         """Pixel centre of a site."""
         q, r = self.grid.coords[site]
@@ -104,6 +124,16 @@ class ChinagoldBoard(Widget):
     def site_at(self, x: float, y: float) -> int | None:
         """The site under a pixel (cube rounding), or None outside the board."""
         return self.grid.index.get(axial_at(self._origin, self._radius, x, y))
+
+    def lines_from(self, site: int, length: int) -> list[tuple[int, ...]]:
+        """Every straight line of `length` sites that starts at `site` and stays on the board."""
+        q, r = self.grid.coords[site]
+        found = []
+        for dq, dr in NEIGHBOUR_STEPS:
+            cells = [self.grid.index.get((q + dq * i, r + dr * i)) for i in range(length)]
+            if None not in cells:
+                found.append(tuple(cell for cell in cells if cell is not None))
+        return found
 
     def _edge(self, site: int, step: tuple[int, int]) -> list[float]:
         """The cell edge of `site` that faces the neighbour in direction `step`."""
@@ -118,63 +148,88 @@ class ChinagoldBoard(Widget):
 
     # -- drawing -----------------------------------------------------------------------------------
     def redraw(self, *_: object) -> None:
-        """Mountains, their borders, rivers, then markers and marks from `view`."""
-        self.canvas.clear()
+        """The printed board into the baked layer (mountains, borders, rivers, ids), then the pieces."""
         self._fit()
+        group = self._printed.rebuild(self.pos, self.size)
         g = self.grid
-        with self.canvas:
-            Color(*BACKGROUND)
-            Rectangle(pos=self.pos, size=self.size)
+        group.add(Color(*BACKGROUND))
+        group.add(Rectangle(pos=self.pos, size=self.size))
+        for site in range(g.size):
+            fill_hex(group, *self.centre_of(site), self._radius,
+                     MOUNTAIN_TONES[self._tones[self._mountain_of[site]]])
+        group.add(Color(*BORDER))
+        border_width = max(1.0, self._radius * 0.07)
+        for site, (q, r) in enumerate(g.coords):
+            for step in NEIGHBOUR_STEPS:
+                other = g.index.get((q + step[0], r + step[1]))
+                if other is None or (other > site and self._mountain_of[other] != self._mountain_of[site]):
+                    group.add(Line(points=self._edge(site, step), width=border_width, cap="round"))
+        self._draw_rivers(group)
+        if self.show_ids:
             for site in range(g.size):
-                fill_hex(*self.centre_of(site), self._radius, MOUNTAIN_TONES[self._tones[self._mountain_of[site]]])
-            Color(*BORDER)
-            for site, (q, r) in enumerate(g.coords):
-                for step in NEIGHBOUR_STEPS:
-                    other = g.index.get((q + step[0], r + step[1]))
-                    if other is None or (other > site and self._mountain_of[other] != self._mountain_of[site]):
-                        Line(points=self._edge(site, step), width=max(1.0, self._radius * 0.07), cap="round")
-            self._draw_rivers()
-            if self.view is not None:
-                self._draw_view(self.view)
-            if self.show_ids:
-                for site in range(g.size):
-                    cx, cy = self.centre_of(site)
-                    centred_text(str(site), cx, cy, self._radius * 0.5, (0.05, 0.05, 0.05))
+                cx, cy = self.centre_of(site)
+                centred_text(group, str(site), cx, cy, self._radius * 0.5, (0.05, 0.05, 0.05))
+        self.draw_pieces()
 
-    def _draw_rivers(self) -> None:
+    def _draw_rivers(self, group: InstructionGroup) -> None:
         width = max(1.2, self._radius * 0.13)
         for colour, line_width in ((RIVER_BANK, width * 1.8), (RIVER, width)):
-            Color(*colour)
+            group.add(Color(*colour))
             for region in self.layout.rivers:
                 for a, b in river_tree(self.layout, region.sites):
-                    Line(points=[*self.centre_of(a), *self.centre_of(b)], width=line_width, cap="round")
-            for region in self.layout.rivers:
-                if len(region.sites) and colour == RIVER:
-                    source = min(region.sites)
-                    cx, cy = self.centre_of(source)
-                    dot = width * 1.6
-                    Ellipse(pos=(cx - dot, cy - dot), size=(2 * dot, 2 * dot))
+                    group.add(Line(points=[*self.centre_of(a), *self.centre_of(b)], width=line_width, cap="round"))
+        for region in self.layout.rivers:
+            if len(region.sites):
+                cx, cy = self.centre_of(min(region.sites))
+                dot = width * 1.6
+                group.add(Ellipse(pos=(cx - dot, cy - dot), size=(2 * dot, 2 * dot), segments=DOT_SEGMENTS))
 
-    def _draw_view(self, view: BoardView) -> None:
+    def draw_pieces(self, *_: object) -> None:
+        """The line preview and suggested line (under the markers), markers, rings on the highlighted and
+        selected sites, from `view` (nothing else)."""
+        group = self._pieces
+        group.clear()
+        view = self.view
+        if view is None:
+            return
         size = self._radius * 0.46
+        ring = max(1.5, self._radius * 0.08)
+        ends: list[int] = []
+        if view.selected is not None and view.line_length > 1:
+            for line in self.lines_from(view.selected, view.line_length):
+                self._draw_band(group, list(line), PREVIEW)
+                ends.append(line[-1])
+        if len(view.highlights) > 1:
+            self._draw_band(group, sorted(view.highlights, key=self.grid.coords.__getitem__), HIGHLIGHT)
+        markers: dict[str, list[tuple[float, float]]] = {"h": [], "g": []}
         for site, mark in enumerate(view.sites):
             cx, cy = self.centre_of(site)
             if mark in TAKEN_RING:
-                Color(*TAKEN_RING[mark])
-                Line(circle=(cx, cy, size * 0.6), width=max(1.0, self._radius * 0.06))
-                continue
-            Color(0, 0, 0, 0.5)
-            Ellipse(pos=(cx - size + 1.5, cy - size - 1.5), size=(2 * size, 2 * size))
-            Color(*(GOLD_MARKER if mark == "g" else HIDDEN_MARKER))
-            Ellipse(pos=(cx - size, cy - size), size=(2 * size, 2 * size))
-        for site in view.highlights:
-            cx, cy = self.centre_of(site)
-            Color(1.0, 0.45, 0.1)
-            Line(circle=(cx, cy, size * 1.2), width=max(1.5, self._radius * 0.08))
-        if view.selected is not None:
-            cx, cy = self.centre_of(view.selected)
-            Color(1.0, 1.0, 1.0)
-            Line(circle=(cx, cy, size * 1.25), width=max(1.5, self._radius * 0.1))
+                group.add(Color(*TAKEN_RING[mark]))
+                group.add(Line(circle=(cx, cy, size * 0.6), width=max(1.0, self._radius * 0.06),
+                               segments=DOT_SEGMENTS))
+            else:
+                markers["g" if mark == "g" else "h"].append((cx, cy))
+        group.add(Color(0, 0, 0, 0.5))  # shadows, then the markers: one mesh per colour
+        group.add(discs([(x + 1.5, y - 1.5) for x, y in markers["h"] + markers["g"]], size, DOT_SEGMENTS))
+        for mark, rgb in (("h", HIDDEN_MARKER), ("g", GOLD_MARKER)):
+            group.add(Color(*rgb))
+            group.add(discs(markers[mark], size, DOT_SEGMENTS))
+        for sites, rgb, scale, width in ((ends, PREVIEW, 1.2, ring), (view.highlights, HIGHLIGHT, 1.2, ring),
+                                         ([] if view.selected is None else [view.selected], SELECTED, 1.25,
+                                          max(1.5, self._radius * 0.1))):
+            group.add(Color(*rgb))
+            for site in sites:
+                cx, cy = self.centre_of(site)
+                group.add(Line(circle=(cx, cy, size * scale), width=width, segments=DOT_SEGMENTS))
+
+    def _draw_band(self, group: InstructionGroup, sites: list[int], rgb: tuple[float, float, float]) -> None:
+        """A band joining the centres of `sites` (in order), drawn under the markers: the preview of a line
+        of the thrown length starting at the selected site (the second tap goes on a ringed far end),
+        or the suggested line."""
+        group.add(Color(*rgb))
+        points = [coordinate for site in sites for coordinate in self.centre_of(site)]
+        group.add(Line(points=points, width=self._radius * 0.3, cap="round"))
 
 
 def board_widget(layout: ChinagoldBoardLayout, show_ids: bool = False) -> ChinagoldBoard:

@@ -1,5 +1,6 @@
-"""Drawing helpers shared by the hex boards (Goldgräber, Chinagold): pointy-top axial geometry,
-filled hexes and centred labels, so both boards place, hit-test and label hexes the same way.
+"""Drawing helpers shared by the boards: pointy-top axial geometry, filled hexes and centred labels (so
+both hex boards place, hit-test and label hexes the same way), and the baked layer every board draws its
+printed part into.
 """
 
 from __future__ import annotations
@@ -7,7 +8,8 @@ from __future__ import annotations
 import math
 
 from kivy.core.text import Label as CoreLabel
-from kivy.graphics import Color, Mesh, Rectangle
+from kivy.graphics import ClearBuffers, ClearColor, Color, Fbo, InstructionGroup, Mesh, Rectangle, Translate
+from kivy.graphics.instructions import Canvas
 
 SQRT3 = math.sqrt(3.0)
 
@@ -44,20 +46,72 @@ def hex_corners(cx: float, cy: float, size: float) -> list[float]:
     return points
 
 
-def fill_hex(cx: float, cy: float, size: float, rgb: RGB) -> None:
-    """A filled pointy-top hex (a triangle fan around its centre) on the current canvas."""
+def fill_hex(group: InstructionGroup, cx: float, cy: float, size: float, rgb: RGB) -> None:
+    """A filled pointy-top hex (a triangle fan around its centre) added to `group`."""
     corners = hex_corners(cx, cy, size)
     vertices = [cx, cy, 0.0, 0.0]
     for k in range(7):
         vertices += [corners[(2 * k) % 12], corners[(2 * k + 1) % 12], 0.0, 0.0]
-    Color(*rgb)
-    Mesh(vertices=vertices, indices=list(range(8)), mode="triangle_fan")
+    group.add(Color(*rgb))
+    group.add(Mesh(vertices=vertices, indices=list(range(8)), mode="triangle_fan"))
 
 
-def centred_text(text: str, cx: float, cy: float, size: float, rgb: RGB) -> None:
-    """Bold text centred on (cx, cy) on the current canvas (never smaller than 6 px)."""
+def discs(centres: list[tuple[float, float]], radius: float, segments: int = 24) -> Mesh:
+    """Many filled circles of one size as a single mesh: one draw call for all the markers of a colour,
+    where one `Ellipse` each would cost a call apiece."""
+    vertices: list[float] = []
+    indices: list[int] = []
+    ring = [(radius * math.cos(2 * math.pi * k / segments), radius * math.sin(2 * math.pi * k / segments))
+            for k in range(segments)]
+    for cx, cy in centres:
+        base = len(vertices) // 4
+        vertices += [cx, cy, 0.0, 0.0]
+        for dx, dy in ring:
+            vertices += [cx + dx, cy + dy, 0.0, 0.0]
+        for k in range(segments):
+            indices += [base, base + 1 + k, base + 1 + (k + 1) % segments]
+    return Mesh(vertices=vertices, indices=indices, mode="triangles")
+
+
+def centred_text(group: InstructionGroup, text: str, cx: float, cy: float, size: float, rgb: RGB) -> None:
+    """Bold text centred on (cx, cy) added to `group` (never smaller than 6 px)."""
     label = CoreLabel(text=text, font_size=max(6.0, size), bold=True)
     label.refresh()
     texture = label.texture
-    Color(*rgb)
-    Rectangle(texture=texture, size=texture.size, pos=(cx - texture.width / 2, cy - texture.height / 2))
+    group.add(Color(*rgb))
+    group.add(Rectangle(texture=texture, size=texture.size, pos=(cx - texture.width / 2, cy - texture.height / 2)))
+
+
+class BakedLayer:
+    """Instructions drawn once into an off-screen texture and shown as one textured rectangle.
+
+    The printed part of a board is hundreds of meshes and lines; drawn every frame they cost a software
+    renderer (llvmpipe) about 13 ms per frame for Chinagold, the texture well under one. Only the printed
+    board is baked (rebuilt after a size or layout change): the pieces change with every move, and
+    rendering them into a texture again each time cost more (about 20 ms) than drawing them straight
+    (about 4 ms, see docs/performance.md). `rebuild` empties the layer for new instructions in widget
+    coordinates.
+    """
+
+    def __init__(self, canvas: Canvas) -> None:
+        self.group = InstructionGroup()
+        self._fbo = Fbo(size=(1, 1), with_stencilbuffer=True)  # Kivy draws wide lines with the stencil
+        self._shift = Translate(0, 0)
+        for instruction in (ClearColor(0, 0, 0, 0), ClearBuffers(), self._shift, self.group):
+            self._fbo.add(instruction)
+        self._rect = Rectangle(texture=self._fbo.texture, size=(1, 1))
+        canvas.add(self._fbo)
+        canvas.add(Color(1, 1, 1, 1))
+        canvas.add(self._rect)
+
+    def rebuild(self, pos: tuple[float, float], size: tuple[float, float]) -> InstructionGroup:
+        """The emptied group to draw into, for a widget now at `pos` with `size`."""
+        width, height = max(1, round(size[0])), max(1, round(size[1]))
+        if tuple(self._fbo.size) != (width, height):
+            self._fbo.size = (width, height)
+        self._shift.xy = (-pos[0], -pos[1])
+        self._rect.texture = self._fbo.texture
+        self._rect.pos = pos
+        self._rect.size = (width, height)
+        self.group.clear()
+        return self.group

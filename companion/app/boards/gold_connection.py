@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from functools import lru_cache
 from typing import Any
 
 from kivy.core.text import Label as CoreLabel
-from kivy.graphics import Color, Ellipse, Line, Rectangle, RoundedRectangle, Triangle
+from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle, RoundedRectangle, Triangle
 from kivy.properties import BooleanProperty, ListProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
+from companion.app.boards.drawing import BakedLayer
 from companion.games.gold_connection.board import GoldConnectionLayout
 
 BAR_COLOURS = {"B": (0.25, 0.45, 0.95), "G": (0.2, 0.7, 0.3), "R": (0.9, 0.25, 0.2), "Y": (0.95, 0.8, 0.15)}
@@ -24,10 +26,18 @@ BACKGROUND = (0.16, 0.16, 0.2)
 WALL = (0.45, 0.38, 0.3)
 SAFE = (0.55, 0.57, 0.62)
 CHOICE_SAFE = (0.42, 0.5, 0.6)
+#: Enough segments for the small robber stones (Kivy's default of 180 costs time on a software renderer).
+DOT_SEGMENTS = 24
 
 
-def _text(text: str, size: float, colour: tuple[float, float, float] = (1, 1, 1), bold: bool = True) -> Any:
-    label = CoreLabel(text=text, font_size=max(6, size), color=(*colour, 1), bold=bold)
+def _text(text: str, size: float, colour: tuple[float, float, float] = (1, 1, 1)) -> Any:
+    """A bold text texture; kept, since the same bar and safe labels are drawn after every move."""
+    return _text_texture(text, max(6, round(size)), colour)
+
+
+@lru_cache(maxsize=512)
+def _text_texture(text: str, size: int, colour: tuple[float, float, float]) -> Any:
+    label = CoreLabel(text=text, font_size=size, color=(*colour, 1), bold=True)
     label.refresh()
     return label.texture
 
@@ -49,10 +59,15 @@ class VaultBoard(Widget):
     __events__ = ("on_safe", "on_bar")
 
     def __init__(self, **kwargs: Any) -> None:
+        self._static_for_game: bool | None = None
         super().__init__(**kwargs)
+        self._printed = BakedLayer(self.canvas)
+        self._pieces = InstructionGroup()  # rebuilt often: drawn straight, a re-baked texture costs more
+        self.canvas.add(self._pieces)
         self._bar_boxes: list[tuple[str, str, float, float, float]] = []
-        self.bind(size=self.redraw, pos=self.redraw, state=self.redraw, show_ids=self.redraw,
-                  highlighted=self.redraw, selected_bars=self.redraw, seat_colours=self.redraw)
+        self.bind(size=self.redraw, pos=self.redraw, show_ids=self.redraw, layout=self.redraw,
+                  state=self._state_changed,
+                  highlighted=self.draw_pieces, selected_bars=self.draw_pieces, seat_colours=self.draw_pieces)
 
     # -- geometry ----------------------------------------------------------------------------------
     @property
@@ -104,87 +119,119 @@ class VaultBoard(Widget):
         """Default handler: nothing (the table screen binds its own)."""
 
     # -- drawing -----------------------------------------------------------------------------------
+    def _state_changed(self, *_: Any) -> None:
+        """A new state redraws the pieces; the vault itself only when going from bare board to game."""
+        if self._static_for_game != (self.state is not None):
+            self.redraw()
+        else:
+            self.draw_pieces()
+
     def redraw(self, *_: Any) -> None:
+        """The vault (walls, counter track, passages, safes) into the baked layer, then the pieces."""
         if self.layout is None:
             return
-        self.canvas.clear()
-        self._bar_boxes = []
+        group = self._printed.rebuild(self.pos, self.size)
+        self._static_for_game = self.state is not None
         layout: GoldConnectionLayout = self.layout
         scale = self.scale
         positions = {safe.id: (safe.x, safe.y) for safe in layout.safes}
-        with self.canvas:
-            Color(*BACKGROUND)
-            Rectangle(pos=self.pos, size=self.size)
-            self._draw_wall_and_counter(layout, scale)
-            walls = {frozenset(wall) for wall in layout.walls}
-            Color(0.3, 0.3, 0.36)
-            for a, b in layout.connections:
-                if frozenset((a, b)) in walls:
-                    continue
-                Line(points=[*self.to_screen(*positions[a]), *self.to_screen(*positions[b])],
-                     width=max(2.0, 18 * scale))
-            for a, b in layout.walls:
-                self._draw_wall(positions[a], positions[b], layout.safe_size, scale)
-            for safe in layout.safes:
-                self._draw_safe(safe.id, safe.number, safe.x, safe.y, layout.safe_size, scale)
-            if self.state is not None:
-                self._draw_pieces(layout, scale)
+        group.add(Color(*BACKGROUND))
+        group.add(Rectangle(pos=self.pos, size=self.size))
+        self._draw_wall_and_counter(group, layout, scale)
+        walls = {frozenset(wall) for wall in layout.walls}
+        group.add(Color(0.3, 0.3, 0.36))
+        for a, b in layout.connections:
+            if frozenset((a, b)) in walls:
+                continue
+            group.add(Line(points=[*self.to_screen(*positions[a]), *self.to_screen(*positions[b])],
+                           width=max(2.0, 18 * scale)))
+        for a, b in layout.walls:
+            self._draw_wall(group, positions[a], positions[b], layout.safe_size, scale)
+        for safe in layout.safes:
+            self._draw_safe(group, safe.id, safe.number, safe.x, safe.y, layout.safe_size, scale)
+        self.draw_pieces()
 
-    def _draw_wall_and_counter(self, layout: GoldConnectionLayout, scale: float) -> None:
+    def draw_pieces(self, *_: Any) -> None:
+        """The counter, highlighted safes, bars, robber stones and arrows (nothing of the vault itself)."""
+        group = self._pieces
+        group.clear()
+        self._bar_boxes = []
+        layout: GoldConnectionLayout = self.layout
+        if layout is None:
+            return
+        scale = self.scale
+        side = layout.safe_size * scale
+        for safe in layout.safes:
+            if safe.id in self.highlighted:
+                cx, cy = self.to_screen(safe.x, safe.y)
+                group.add(Color(1.0, 0.85, 0.2))
+                group.add(Line(rounded_rectangle=(cx - side / 2, cy - side / 2, side, side, 8 * scale),
+                               width=max(2.0, 5 * scale)))
+        if self.state is not None:
+            self._draw_counter_mark(group, layout, scale)
+            self._draw_pieces(group, layout, scale)
+
+    def _draw_wall_and_counter(self, group: InstructionGroup, layout: GoldConnectionLayout, scale: float) -> None:
         xs = [spot.x for spot in layout.counter]
         ys = [spot.y for spot in layout.counter]
         x0, y0 = self.to_screen(min(xs), max(ys))
         x1, y1 = self.to_screen(max(xs), min(ys))
-        Color(*WALL)
-        Line(rectangle=(x0, y0, x1 - x0, y1 - y0), width=max(3.0, 22 * scale))
-        counter = self.state.counter if self.state is not None else 0
-        field = 26 * scale
+        group.add(Color(*WALL))
+        group.add(Line(rectangle=(x0, y0, x1 - x0, y1 - y0), width=max(3.0, 22 * scale)))
         for spot in layout.counter:
-            cx, cy = self.to_screen(spot.x, spot.y)
-            if spot.index == counter:
-                Color(1, 0.85, 0.2)
-            elif spot.index == len(layout.counter):
-                Color(0.7, 0.25, 0.2)
-            else:
-                Color(0.62, 0.55, 0.45)
-            Rectangle(pos=(cx - field / 2, cy - field / 2), size=(field, field))
-            texture = _text(str(spot.index), 13 * scale, (0.1, 0.1, 0.1))
-            Color(1, 1, 1)
-            Rectangle(texture=texture, pos=(cx - texture.width / 2, cy - texture.height / 2), size=texture.size)
+            last = spot.index == len(layout.counter)
+            self._draw_counter_spot(group, spot, (0.7, 0.25, 0.2) if last else (0.62, 0.55, 0.45), scale)
 
-    def _draw_wall(self, a: tuple[float, float], b: tuple[float, float], safe_size: float, scale: float) -> None:
+    def _draw_counter_spot(self, group: InstructionGroup, spot: Any, rgb: tuple[float, float, float],
+                           scale: float) -> None:
+        cx, cy = self.to_screen(spot.x, spot.y)
+        field = 26 * scale
+        group.add(Color(*rgb))
+        group.add(Rectangle(pos=(cx - field / 2, cy - field / 2), size=(field, field)))
+        texture = _text(str(spot.index), 13 * scale, (0.1, 0.1, 0.1))
+        group.add(Color(1, 1, 1))
+        group.add(Rectangle(texture=texture, pos=(cx - texture.width / 2, cy - texture.height / 2),
+                            size=texture.size))
+
+    def _draw_counter_mark(self, group: InstructionGroup, layout: GoldConnectionLayout, scale: float) -> None:
+        """The turn counter's field, lit."""
+        for spot in layout.counter:
+            if spot.index == self.state.counter:
+                self._draw_counter_spot(group, spot, (1, 0.85, 0.2), scale)
+
+    def _draw_wall(self, group: InstructionGroup, a: tuple[float, float], b: tuple[float, float], safe_size: float,
+                   scale: float) -> None:
         """A thick bar across the blocked passage, halfway between the two safes."""
         (ax, ay), (bx, by) = self.to_screen(*a), self.to_screen(*b)
         mx, my = (ax + bx) / 2, (ay + by) / 2
         length = math.hypot(bx - ax, by - ay) or 1.0
         nx, ny = -(by - ay) / length, (bx - ax) / length
         half = safe_size * scale * 0.6
-        Color(*WALL)
-        Line(points=[mx - nx * half, my - ny * half, mx + nx * half, my + ny * half], width=max(3.0, 9 * scale))
+        group.add(Color(*WALL))
+        group.add(Line(points=[mx - nx * half, my - ny * half, mx + nx * half, my + ny * half],
+                       width=max(3.0, 9 * scale)))
 
-    def _draw_safe(self, safe_id: str, number: int | None, x: float, y: float, size: float, scale: float) -> None:
+    def _draw_safe(self, group: InstructionGroup, safe_id: str, number: int | None, x: float, y: float,
+                   size: float, scale: float) -> None:
         cx, cy = self.to_screen(x, y)
         side = size * scale
-        Color(*(CHOICE_SAFE if number is None else SAFE))
-        RoundedRectangle(pos=(cx - side / 2, cy - side / 2), size=(side, side), radius=[8 * scale])
-        if safe_id in self.highlighted:
-            Color(1.0, 0.85, 0.2)
-            Line(rounded_rectangle=(cx - side / 2, cy - side / 2, side, side, 8 * scale), width=max(2.0, 5 * scale))
-        else:
-            Color(0.2, 0.2, 0.24)
-            Line(rounded_rectangle=(cx - side / 2, cy - side / 2, side, side, 8 * scale), width=max(1.0, 2 * scale))
+        group.add(Color(*(CHOICE_SAFE if number is None else SAFE)))
+        group.add(RoundedRectangle(pos=(cx - side / 2, cy - side / 2), size=(side, side), radius=[8 * scale]))
+        group.add(Color(0.2, 0.2, 0.24))
+        group.add(Line(rounded_rectangle=(cx - side / 2, cy - side / 2, side, side, 8 * scale),
+                       width=max(1.0, 2 * scale)))
         title = str(number) if number is not None else "<>"
         texture = _text(title, 30 * scale if self.state is None else 18 * scale, (0.1, 0.1, 0.12))
-        Color(1, 1, 1)
+        group.add(Color(1, 1, 1))
         ty = cy - texture.height / 2 if self.state is None else cy + side / 2 - texture.height - 2
-        Rectangle(texture=texture, pos=(cx - side / 2 + 4 * scale if self.state is not None else
-                                        cx - texture.width / 2, ty), size=texture.size)
+        group.add(Rectangle(texture=texture, pos=(cx - side / 2 + 4 * scale if self.state is not None else
+                                                  cx - texture.width / 2, ty), size=texture.size))
         if self.show_ids:
             label = _text(safe_id, 16 * scale, (0.95, 0.95, 0.6))
-            Rectangle(texture=label, pos=(cx + side / 2 - label.width - 3, cy + side / 2 - label.height - 2),
-                      size=label.size)
+            group.add(Rectangle(texture=label, pos=(cx + side / 2 - label.width - 3, cy + side / 2 - label.height - 2),
+                                size=label.size))
 
-    def _draw_pieces(self, layout: GoldConnectionLayout, scale: float) -> None:
+    def _draw_pieces(self, group: InstructionGroup, layout: GoldConnectionLayout, scale: float) -> None:
         state = self.state
         side = layout.safe_size * scale
         for safe in layout.safes:
@@ -198,7 +245,7 @@ class VaultBoard(Widget):
                 column, line = index % columns, index // columns
                 bx = cx - side / 2 + 4 * scale + column * (bar_side + 2 * scale)
                 by = cy + side / 2 - 24 * scale - (line + 1) * (bar_side + 2 * scale)
-                self._draw_bar(bar, bx, by, bar_side, selected=to_mark[bar] > 0)
+                self._draw_bar(group, bar, bx, by, bar_side, selected=to_mark[bar] > 0)
                 to_mark[bar] -= 1
                 self._bar_boxes.append((safe.id, bar, bx, by, bar_side))
         for seat, robber in enumerate(state.robbers):
@@ -206,12 +253,14 @@ class VaultBoard(Widget):
             if robber.stone is not None:
                 sx, sy = self.to_screen(*self._safe_xy(robber.stone))
                 radius = side * 0.16
-                Color(*colour)
-                Ellipse(pos=(sx + side / 2 - 2 * radius - 3, sy - side / 2 + 3), size=(2 * radius, 2 * radius))
-                Color(0, 0, 0)
-                Line(circle=(sx + side / 2 - radius - 3, sy - side / 2 + 3 + radius, radius), width=1.2)
+                group.add(Color(*colour))
+                group.add(Ellipse(pos=(sx + side / 2 - 2 * radius - 3, sy - side / 2 + 3),
+                                  size=(2 * radius, 2 * radius), segments=DOT_SEGMENTS))
+                group.add(Color(0, 0, 0))
+                group.add(Line(circle=(sx + side / 2 - radius - 3, sy - side / 2 + 3 + radius, radius), width=1.2,
+                               segments=DOT_SEGMENTS))
             if robber.arrow is not None and robber.heading is not None:
-                self._draw_arrow(robber.arrow, robber.heading, colour, side, seat)
+                self._draw_arrow(group, robber.arrow, robber.heading, colour, side, seat)
 
     def _safe_xy(self, safe_id: str) -> tuple[float, float]:
         for safe in self.layout.safes:
@@ -219,18 +268,19 @@ class VaultBoard(Widget):
                 return safe.x, safe.y
         raise KeyError(safe_id)
 
-    def _draw_bar(self, bar: str, x: float, y: float, size: float, selected: bool) -> None:
-        Color(*BAR_COLOURS.get(bar[0], (0.8, 0.8, 0.8)))
-        Rectangle(pos=(x, y), size=(size, size))
+    def _draw_bar(self, group: InstructionGroup, bar: str, x: float, y: float, size: float, selected: bool) -> None:
+        group.add(Color(*BAR_COLOURS.get(bar[0], (0.8, 0.8, 0.8))))
+        group.add(Rectangle(pos=(x, y), size=(size, size)))
         if selected:
-            Color(1, 1, 1)
-            Line(rectangle=(x - 1, y - 1, size + 2, size + 2), width=2)
+            group.add(Color(1, 1, 1))
+            group.add(Line(rectangle=(x - 1, y - 1, size + 2, size + 2), width=2))
         texture = _text(bar[1:], size * 0.7, (0.05, 0.05, 0.05))
-        Color(1, 1, 1)
-        Rectangle(texture=texture, pos=(x + (size - texture.width) / 2, y + (size - texture.height) / 2),
-                  size=texture.size)
+        group.add(Color(1, 1, 1))
+        group.add(Rectangle(texture=texture, pos=(x + (size - texture.width) / 2, y + (size - texture.height) / 2),
+                            size=texture.size))
 
-    def _draw_arrow(self, at: str, heading: str, colour: tuple[float, float, float], side: float, seat: int) -> None:
+    def _draw_arrow(self, group: InstructionGroup, at: str, heading: str, colour: tuple[float, float, float],
+                    side: float, seat: int) -> None:
         (ax, ay), (hx, hy) = self.to_screen(*self._safe_xy(at)), self.to_screen(*self._safe_xy(heading))
         length = math.hypot(hx - ax, hy - ay) or 1.0
         ux, uy = (hx - ax) / length, (hy - ay) / length
@@ -238,12 +288,12 @@ class VaultBoard(Widget):
         px, py = -uy * offset, ux * offset
         start = (ax + ux * side * 0.35 + px, ay + uy * side * 0.35 + py)
         tip = (ax + ux * side * 0.75 + px, ay + uy * side * 0.75 + py)
-        Color(*colour)
-        Line(points=[*start, *tip], width=max(1.5, side * 0.03))
+        group.add(Color(*colour))
+        group.add(Line(points=[*start, *tip], width=max(1.5, side * 0.03)))
         wing = side * 0.1
-        Triangle(points=[tip[0] + ux * wing, tip[1] + uy * wing,
-                         tip[0] - uy * wing, tip[1] + ux * wing,
-                         tip[0] + uy * wing, tip[1] - ux * wing])
+        group.add(Triangle(points=[tip[0] + ux * wing, tip[1] + uy * wing,
+                                   tip[0] - uy * wing, tip[1] + ux * wing,
+                                   tip[0] + uy * wing, tip[1] - ux * wing]))
 
 
 def board_widget(layout: GoldConnectionLayout, show_ids: bool = False) -> VaultBoard:

@@ -10,11 +10,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from kivy.graphics import Color, Ellipse, Line, Rectangle
+from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle
 from kivy.properties import BooleanProperty, ObjectProperty
-from kivy.uix.stencilview import StencilView
+from kivy.uix.widget import Widget
 
-from companion.app.boards.drawing import SQRT3, axial_at, centred_text, fill_hex, hex_centre, hex_corners
+from companion.app.boards.drawing import (
+    SQRT3,
+    BakedLayer,
+    axial_at,
+    centred_text,
+    discs,
+    fill_hex,
+    hex_centre,
+    hex_corners,
+)
 from companion.games.goldgraeber.board import HEX_DIRECTIONS, GoldgraeberLayout, compile_board, hex_rgb
 
 #: Hexes are filled a little smaller than their cells so a thin seam of background separates them.
@@ -52,19 +61,16 @@ class BoardView:
     stacks: dict[str, str] = field(default_factory=dict)
     highlights: set[str] = field(default_factory=set)
     selected: str | None = None
-    focus: set[str] = field(default_factory=set)
 
 
-#: Largest hex radius (pixels) when zooming onto a few fields, so a zoomed board still shows its context.
-ZOOM_RADIUS_LIMIT = 26.0
+#: Enough segments for the round chips and figures of under 30 px (Kivy's default is 180).
+DOT_SEGMENTS = 24
 
 
-class GoldgraeberBoard(StencilView):
-    """Hex board widget; redraws when resized or when `view` changes.
-
-    With `view.focus` set (the table screen's destinations) the picture zooms onto those fields so they
-    are big enough to tap on the 7" screen; everything outside the widget is clipped.
-    """
+class GoldgraeberBoard(Widget):
+    """Hex board widget: the whole map, as large as the widget allows, always whole (the train and every
+    figure stay in view).  The printed map is drawn into a baked layer (an off-screen texture) when the
+    size, position or `show_ids` changes; a new `view` only rebuilds the pieces and highlights on top."""
 
     layout = ObjectProperty(None)
     view = ObjectProperty(None, allownone=True)
@@ -72,38 +78,34 @@ class GoldgraeberBoard(StencilView):
 
     def __init__(self, layout: GoldgraeberLayout, show_ids: bool = False, **kwargs: object) -> None:
         self.board = compile_board(layout)
-        super().__init__(**kwargs)
-        self.layout = layout
-        self.show_ids = show_ids
         self._radius = 10.0
         self._origin = (0.0, 0.0)
-        self.bind(pos=self.redraw, size=self.redraw, view=self.redraw, show_ids=self.redraw)
+        self._at_coord = {coord: self.board.ids[i] for i, coord in enumerate(self.board.coords)}
+        super().__init__(**kwargs)
+        self._printed = BakedLayer(self.canvas)
+        self._pieces = InstructionGroup()  # rebuilt often: drawn straight, a re-baked texture costs more
+        self.canvas.add(self._pieces)
+        self.layout = layout
+        self.show_ids = show_ids
+        self.bind(pos=self.redraw, size=self.redraw, show_ids=self.redraw, view=self.draw_pieces)
         self.redraw()
 
     # -- geometry ----------------------------------------------------------------------------------
     def _fit(self) -> None:
-        """Choose hex radius and origin so the whole map (or the focus fields) fits the widget, centred."""
+        """Choose hex radius and origin so the whole map fits the widget, centred."""
         coords = self.board.coords
-        whole = self._span(coords)
-        self._radius = max(2.0, min(self.width / whole[0], self.height / whole[1]))
-        focus = self.view.focus if self.view is not None else set()
-        if focus:
-            coords = tuple(self.board.coords[self.board.index[f]] for f in focus)
-            near = self._span(coords)
-            zoomed = min(self.width / (near[0] + 2 * SQRT3), self.height / (near[1] + 3.0), ZOOM_RADIUS_LIMIT)
-            self._radius = max(self._radius, zoomed)
         xs = [SQRT3 * (q + r / 2) for q, r in coords]
         ys = [-1.5 * r for _, r in coords]
+        span = (max(xs) - min(xs) + SQRT3, max(ys) - min(ys) + 2.0)
+        self._radius = max(2.0, min(self.width / span[0], self.height / span[1]))
         mid_x = (max(xs) + min(xs)) / 2
         mid_y = (max(ys) + min(ys)) / 2
         self._origin = (self.center_x - mid_x * self._radius, self.center_y - mid_y * self._radius)
 
-    @staticmethod
-    def _span(coords: tuple[tuple[int, int], ...]) -> tuple[float, float]:
-        """Width and height of some hexes in hex radii."""
-        xs = [SQRT3 * (q + r / 2) for q, r in coords]
-        ys = [-1.5 * r for _, r in coords]
-        return max(xs) - min(xs) + SQRT3, max(ys) - min(ys) + 2.0
+    @property
+    def field_spacing(self) -> float:
+        """Distance in pixels between the centres of two neighbouring fields (the tap target's size)."""
+        return self._radius * SQRT3
 
     def centre_of(self, field_id: str) -> tuple[float, float]:
         """Pixel centre of a field."""
@@ -112,70 +114,66 @@ class GoldgraeberBoard(StencilView):
 
     def field_at(self, x: float, y: float) -> str | None:
         """The field id under a pixel (axial rounding), or None off the map."""
-        axial = axial_at(self._origin, self._radius, x, y)
-        for i, coord in enumerate(self.board.coords):
-            if coord == axial:
-                return self.board.ids[i]
-        return None
+        return self._at_coord.get(axial_at(self._origin, self._radius, x, y))
 
     # -- drawing -----------------------------------------------------------------------------------
     def redraw(self, *_: object) -> None:
-        """Draw the board, then whatever `view` puts on it."""
-        self.canvas.clear()
+        """The printed map into the baked layer, then whatever `view` puts on it."""
         self._fit()
+        group = self._printed.rebuild(self.pos, self.size)
         board = self.board
+        radius = self._radius
         house_colour = dict(zip(board.houses, board.house_colours))
-        with self.canvas:
-            Color(0.36, 0.50, 0.28)
-            Rectangle(pos=self.pos, size=self.size)
+        group.add(Color(0.36, 0.50, 0.28))
+        group.add(Rectangle(pos=self.pos, size=self.size))
+        for i, field_id in enumerate(board.ids):
+            cx, cy = self.centre_of(field_id)
+            kind = board.types[i]
+            rgb = colour_rgb(house_colour[i]) if kind == "house" else FIELD_COLOURS[kind]
+            fill_hex(group, cx, cy, radius * HEX_FILL_SCALE, rgb)
+            if kind == "dig":
+                group.add(Color(0.32, 0.22, 0.12))
+                hole = radius * 0.35
+                group.add(Ellipse(pos=(cx - hole, cy - hole * 0.6), size=(2 * hole, 1.2 * hole),
+                                  segments=DOT_SEGMENTS))
+            if kind == "rail":
+                group.add(Color(0.25, 0.18, 0.10))
+                for offset in (-0.45, 0.0, 0.45):
+                    group.add(Line(points=[cx - radius * 0.5, cy + offset * radius,
+                                           cx + radius * 0.5, cy + offset * radius], width=1.2))
+        self._draw_rail_line(group)
+        self._draw_town_wall(group)
+        self._draw_doors(group)
+        self._draw_raft_posts(group)
+        if self.show_ids:
             for i, field_id in enumerate(board.ids):
+                if board.types[i] == "lake":
+                    continue
+                fill = colour_rgb(house_colour[i]) if i in house_colour else FIELD_COLOURS[board.types[i]]
+                ink = (0.95, 0.95, 0.95) if sum(fill) < 1.0 else (0.1, 0.1, 0.1)
                 cx, cy = self.centre_of(field_id)
-                kind = board.types[i]
-                rgb = colour_rgb(house_colour[i]) if kind == "house" else FIELD_COLOURS[kind]
-                fill_hex(cx, cy, self._radius * HEX_FILL_SCALE, rgb)
-                if kind == "dig":
-                    Color(0.32, 0.22, 0.12)
-                    hole = self._radius * 0.35
-                    Ellipse(pos=(cx - hole, cy - hole * 0.6), size=(2 * hole, 1.2 * hole))
-                if kind == "rail":
-                    Color(0.25, 0.18, 0.10)
-                    for offset in (-0.45, 0.0, 0.45):
-                        Line(points=[cx - self._radius * 0.5, cy + offset * self._radius,
-                                     cx + self._radius * 0.5, cy + offset * self._radius], width=1.2)
-            self._draw_rail_line()
-            self._draw_town_wall()
-            self._draw_doors()
-            self._draw_raft_posts()
-            if self.view is not None:
-                self._draw_view(self.view)
-            if self.show_ids:
-                for i, field_id in enumerate(board.ids):
-                    if board.types[i] == "lake":
-                        continue
-                    fill = colour_rgb(house_colour[i]) if i in house_colour else FIELD_COLOURS[board.types[i]]
-                    ink = (0.95, 0.95, 0.95) if sum(fill) < 1.0 else (0.1, 0.1, 0.1)
-                    cx, cy = self.centre_of(field_id)
-                    centred_text(field_id, cx, cy - self._radius * 0.45, self._radius * 0.42, ink)
-            centred_text("Golden City", self._origin[0], self._origin[1] + self._radius * 0.1, self._radius * 0.55,
-                         (0.35, 0.2, 0.05))
+                centred_text(group, field_id, cx, cy - radius * 0.45, radius * 0.42, ink)
+        centred_text(group, "Golden City", self._origin[0], self._origin[1] + radius * 0.1, radius * 0.55,
+                     (0.35, 0.2, 0.05))
+        self.draw_pieces()
 
-    def _draw_rail_line(self) -> None:
+    def _draw_rail_line(self, group: InstructionGroup) -> None:
         points: list[float] = []
         for rail in self.board.rail:
             points += list(self.centre_of(self.board.ids[rail]))
-        Color(0.15, 0.15, 0.15)
-        Line(points=points, width=max(1.0, self._radius * 0.08))
+        group.add(Color(0.15, 0.15, 0.15))
+        group.add(Line(points=points, width=max(1.0, self._radius * 0.08)))
         start_x, start_y = points[0], points[1]
-        Color(0.1, 0.1, 0.1)
-        Ellipse(pos=(start_x - self._radius * 0.5, start_y - self._radius * 0.5),
-                size=(self._radius, self._radius), angle_start=-90, angle_end=90)
+        group.add(Color(0.1, 0.1, 0.1))
+        group.add(Ellipse(pos=(start_x - self._radius * 0.5, start_y - self._radius * 0.5),
+                          size=(self._radius, self._radius), angle_start=-90, angle_end=90, segments=DOT_SEGMENTS))
 
-    def _draw_town_wall(self) -> None:
+    def _draw_town_wall(self, group: InstructionGroup) -> None:
         """Outline Golden City (town and house fields) so the sheriff's area is visible."""
         town = {self.board.coords[i] for i in self.board.town}
-        Color(0.45, 0.28, 0.1)
+        group.add(Color(0.45, 0.28, 0.1))
         for q, r in town:
-            cx, cy = self.centre_of(self.board.ids[self.board.coords.index((q, r))])
+            cx, cy = self.centre_of(self._at_coord[(q, r)])
             for dq, dr in HEX_DIRECTIONS:
                 if (q + dq, r + dr) in town:
                     continue
@@ -183,10 +181,11 @@ class GoldgraeberBoard(StencilView):
                 ends = [facing - math.pi / 6, facing + math.pi / 6]
                 points = [c for angle in ends for c in (cx + self._radius * math.cos(angle),
                                                          cy + self._radius * math.sin(angle))]
-                Line(points=points, width=max(1.2, self._radius * 0.1))
+                group.add(Line(points=points, width=max(1.2, self._radius * 0.1)))
 
-    def _draw_doors(self) -> None:
+    def _draw_doors(self, group: InstructionGroup) -> None:
         """A thick bar on the edge between each house and its door field."""
+        group.add(Color(0.35, 0.2, 0.05))
         for house, door in zip(self.board.houses, self.board.doors):
             hx, hy = self.centre_of(self.board.ids[house])
             dx, dy = self.centre_of(self.board.ids[door])
@@ -194,66 +193,75 @@ class GoldgraeberBoard(StencilView):
             ux, uy = -(dy - hy), dx - hx
             length = math.hypot(ux, uy) or 1.0
             half = self._radius * 0.35
-            Color(0.35, 0.2, 0.05)
-            Line(points=[mx - ux / length * half, my - uy / length * half,
-                         mx + ux / length * half, my + uy / length * half], width=max(1.5, self._radius * 0.12))
+            group.add(Line(points=[mx - ux / length * half, my - uy / length * half,
+                                   mx + ux / length * half, my + uy / length * half],
+                           width=max(1.5, self._radius * 0.12)))
 
-    def _draw_raft_posts(self) -> None:
-        """A stake at each raft post; on the bare board (no view) the rafts lie at their posts."""
+    def _draw_raft_posts(self, group: InstructionGroup) -> None:
+        """A stake at each raft post (the rafts themselves are pieces)."""
+        group.add(Color(0.3, 0.18, 0.05))
         for post in self.board.raft_posts:
             cx, cy = self.centre_of(self.board.ids[post])
-            if self.view is None:
-                self._draw_raft(cx, cy)
-            Color(0.3, 0.18, 0.05)
-            Line(points=[cx + self._radius * 0.5, cy - self._radius * 0.1, cx + self._radius * 0.5,
-                         cy + self._radius * 0.7], width=max(1.5, self._radius * 0.1))
+            group.add(Line(points=[cx + self._radius * 0.5, cy - self._radius * 0.1, cx + self._radius * 0.5,
+                                   cy + self._radius * 0.7], width=max(1.5, self._radius * 0.1)))
 
-    def _draw_raft(self, cx: float, cy: float) -> None:
+    def _draw_raft(self, group: InstructionGroup, cx: float, cy: float) -> None:
         radius = self._radius
-        Color(0.55, 0.35, 0.12)
-        Rectangle(pos=(cx - radius * 0.7, cy - radius * 0.45), size=(radius * 1.4, radius * 0.9))
-        Color(0.35, 0.2, 0.05)
+        group.add(Color(0.55, 0.35, 0.12))
+        group.add(Rectangle(pos=(cx - radius * 0.7, cy - radius * 0.45), size=(radius * 1.4, radius * 0.9)))
+        group.add(Color(0.35, 0.2, 0.05))
         for k in range(1, 4):
             x = cx - radius * 0.7 + k * radius * 0.35
-            Line(points=[x, cy - radius * 0.45, x, cy + radius * 0.45], width=1)
+            group.add(Line(points=[x, cy - radius * 0.45, x, cy + radius * 0.45], width=1))
 
-    def _draw_view(self, view: BoardView) -> None:
+    def draw_pieces(self, *_: object) -> None:
+        """Highlights, rafts, chips, robbers, the locomotive and the figures from `view`; on the bare
+        board (no view, as `layout render` shows it) the rafts lie at their posts."""
+        group = self._pieces
+        group.clear()
+        view = self.view
+        if view is None:
+            for post in self.board.raft_posts:
+                self._draw_raft(group, *self.centre_of(self.board.ids[post]))
+            return
         radius = self._radius
         for field_id in view.highlights:
             cx, cy = self.centre_of(field_id)
-            Color(1.0, 0.95, 0.2, 0.9)
-            Line(points=hex_corners(cx, cy, radius * 0.92), close=True, width=max(1.5, radius * 0.1))
+            group.add(Color(1.0, 0.95, 0.2, 0.9))
+            group.add(Line(points=hex_corners(cx, cy, radius * 0.92), close=True, width=max(1.5, radius * 0.1)))
         if view.selected:
             cx, cy = self.centre_of(view.selected)
-            Color(1, 1, 1)
-            Line(points=hex_corners(cx, cy, radius * 0.92), close=True, width=max(1.5, radius * 0.12))
+            group.add(Color(1, 1, 1))
+            group.add(Line(points=hex_corners(cx, cy, radius * 0.92), close=True, width=max(1.5, radius * 0.12)))
         for field_id in view.rafts:
-            self._draw_raft(*self.centre_of(field_id))
-        for field_id in view.face_down:
-            cx, cy = self.centre_of(field_id)
-            Color(0.95, 0.75, 0.2)
-            Ellipse(pos=(cx - radius * 0.55, cy - radius * 0.55), size=(radius * 1.1, radius * 1.1))
-            Color(0.5, 0.35, 0.1)
-            Line(circle=(cx, cy, radius * 0.55), width=1.2)
+            self._draw_raft(group, *self.centre_of(field_id))
+        chips = [self.centre_of(field_id) for field_id in view.face_down]
+        group.add(Color(0.5, 0.35, 0.1))  # a rim, then the chip: one mesh each for all face-down chips
+        group.add(discs(chips, radius * 0.55 + 1.2, DOT_SEGMENTS))
+        group.add(Color(0.95, 0.75, 0.2))
+        group.add(discs(chips, radius * 0.55, DOT_SEGMENTS))
         for field_id, label in view.stacks.items():
             cx, cy = self.centre_of(field_id)
-            Color(0.2, 0.2, 0.2)
-            Ellipse(pos=(cx - radius * 0.6, cy - radius * 0.6), size=(radius * 1.2, radius * 1.2))
-            centred_text(label, cx, cy, radius * 0.6, (1, 1, 1))
+            group.add(Color(0.2, 0.2, 0.2))
+            group.add(Ellipse(pos=(cx - radius * 0.6, cy - radius * 0.6), size=(radius * 1.2, radius * 1.2),
+                              segments=DOT_SEGMENTS))
+            centred_text(group, label, cx, cy, radius * 0.6, (1, 1, 1))
         if view.locomotive:
             cx, cy = self.centre_of(view.locomotive)
-            Color(0.1, 0.1, 0.1)
-            Rectangle(pos=(cx - radius * 0.6, cy - radius * 0.35), size=(radius * 1.2, radius * 0.7))
-            Color(0.8, 0.1, 0.1)
-            Rectangle(pos=(cx + radius * 0.15, cy + radius * 0.35), size=(radius * 0.3, radius * 0.35))
+            group.add(Color(0.1, 0.1, 0.1))
+            group.add(Rectangle(pos=(cx - radius * 0.6, cy - radius * 0.35), size=(radius * 1.2, radius * 0.7)))
+            group.add(Color(0.8, 0.1, 0.1))
+            group.add(Rectangle(pos=(cx + radius * 0.15, cy + radius * 0.35), size=(radius * 0.3, radius * 0.35)))
         for field_id, colours in view.figures.items():
             cx, cy = self.centre_of(field_id)
             for k, colour in enumerate(colours):
                 offset = (k - (len(colours) - 1) / 2) * radius * 0.45
-                Color(0, 0, 0)
-                Ellipse(pos=(cx + offset - radius * 0.36, cy - radius * 0.36), size=(radius * 0.72, radius * 0.72))
-                Color(*colour_rgb(colour))
-                Ellipse(pos=(cx + offset - radius * 0.3, cy - radius * 0.3), size=(radius * 0.6, radius * 0.6))
+                group.add(Color(0, 0, 0))
+                group.add(Ellipse(pos=(cx + offset - radius * 0.36, cy - radius * 0.36),
+                                  size=(radius * 0.72, radius * 0.72), segments=DOT_SEGMENTS))
+                group.add(Color(*colour_rgb(colour)))
+                group.add(Ellipse(pos=(cx + offset - radius * 0.3, cy - radius * 0.3),
+                                  size=(radius * 0.6, radius * 0.6), segments=DOT_SEGMENTS))
 
 
 def board_widget(layout: GoldgraeberLayout, show_ids: bool = False) -> GoldgraeberBoard:

@@ -133,7 +133,8 @@ class ChinagoldPanel(BoxLayout):
             m=mountains, r=rivers, h=state.sites.count("h"))
         self._rebuild_faces()
         board.view = BoardView(sites=state.sites, selected=controller.selected,
-                               highlights=self._highlight_sites())
+                               highlights=self._highlight_sites(),
+                               line_length=state.total or 0)
 
     def _tiles_line(self, state: ChinagoldState) -> str:
         if state.phase == "over":
@@ -167,7 +168,7 @@ class ChinagoldPanel(BoxLayout):
             return
         state = self.state
         tile = state.tiles[entered] if state is not None and entered < len(state.tiles) else ""
-        box.add_widget(Factory.Label(text=tile, size_hint_x=None, width=44, font_size="16sp"))
+        box.add_widget(Factory.Label(text=tile, size_hint_x=None, width=44, font_size="18sp"))
         for face in due[1]:
             button = Factory.GButton(text=face)
             button.bind(on_release=lambda _b, f=face: self._enter_face(f))

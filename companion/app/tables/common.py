@@ -25,7 +25,7 @@ class DiceKeypad(BoxLayout):
     controller = ObjectProperty(None)
     table = ObjectProperty(None)
     face_colours = DictProperty({})
-    #: One row of face buttons with the entry above it; Clear and "Roll for me" are the panel's own.
+    #: Only the row of face buttons; the entry so far, Clear and "Roll for me" are the panel's own.
     compact = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:

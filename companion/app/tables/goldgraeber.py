@@ -153,8 +153,7 @@ class GoldgraeberPanel(BoxLayout):
                          rafts=list(state.rafts), face_down=set(state.face_down),
                          stacks={stack.field: stack.robber[1] + (f"+{len(stack.loot)}" if stack.loot else "")
                                  for stack in state.stacks},
-                         highlights=highlights, selected=state.figures[state.actor],
-                         focus=highlights | {state.figures[state.actor]} if highlights else set())
+                         highlights=highlights, selected=state.figures[state.actor])
 
     def _step_line(self, state: GoldgraeberState) -> str:
         """The fight in progress, one roll at a time, or what the tap will do."""

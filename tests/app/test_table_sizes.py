@@ -1,0 +1,70 @@
+"""The table-screen size rules of docs/design.md, measured on the widgets at 800x480 through a game of
+each game (with a refusal and a notice shown): no game information under 18 sp, nothing tapped under
+48 px, and no button outside the window (unless scrolled out of sight in a scroll view)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from kivy.core.window import Window
+from kivy.metrics import sp
+from kivy.uix.behaviors import ButtonBehavior
+from kivy.uix.label import Label
+from kivy.uix.widget import Widget
+
+from companion.app.launch import pump
+from companion.app.widgets import MIN_TAP_PX, MIN_TEXT_SP
+from tests.app.test_tap_every_button import GAMES, advance, back_home, open_table
+from tests.app.ui import on_screen, visible_widgets
+
+MOVES = 30
+
+
+def problems(screen: Widget) -> list[str]:
+    """Every visible widget on the screen that breaks a size rule, described."""
+    found = []
+    for widget in visible_widgets(screen):
+        x, y = widget.to_window(*widget.pos)
+        name = f"{type(widget).__name__} {getattr(widget, 'text', '')[:40]!r}"
+        if isinstance(widget, Label) and widget.text.strip() and widget.font_size < sp(MIN_TEXT_SP) - 0.01:
+            found.append(f"{name}: text {widget.font_size / sp(1):.0f} sp")
+        if isinstance(widget, ButtonBehavior) and min(widget.size) < MIN_TAP_PX:
+            found.append(f"{name}: tap target {widget.width:.0f}x{widget.height:.0f} px")
+        inside = -1 <= x <= Window.width + 1 - widget.width and -1 <= y <= Window.height + 1 - widget.height
+        if isinstance(widget, ButtonBehavior) and on_screen(widget) and not inside:
+            found.append(f"{name}: outside the window at ({x:.0f}, {y:.0f})")
+    return found
+
+
+@pytest.fixture
+def table_app(fresh_app: Any) -> Iterator[Any]:
+    yield fresh_app
+    back_home(fresh_app)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_table_screen_text_and_targets_are_big_enough(table_app: Any, game: str) -> None:
+    app = table_app
+    assert tuple(Window.size) == (800, 480)
+    open_table(app, game, GAMES[game])
+    screen = app.root.current_screen
+    seen: dict[str, str] = {}
+    checked = 0
+    for _ in range(MOVES):
+        for problem in problems(screen):
+            seen.setdefault(problem, app.table.session.state.model_dump_json()[:80])
+        checked += 1
+        if not advance(app):
+            break
+    app.table.show_notice("A notice with two ways on", choices=["confirm", "touch"])
+    pump(2)
+    seen.update(dict.fromkeys(problems(screen), "notice"))
+    app.table.submit({"type": "no such action"})
+    pump(2)
+    assert app.table.refusal_text
+    seen.update(dict.fromkeys(problems(screen), "refusal"))
+    app.table.clear_messages()
+    assert checked > 5
+    assert not seen, "\n".join(f"{problem}   (in {where})" for problem, where in seen.items())
