@@ -47,9 +47,9 @@ def submissions(session: Any) -> Iterator[list[Any]]:
     seen: list[Any] = []
     original = session.submit
 
-    def spy(action: Any, source: Any = "touch") -> Any:
+    def spy(action: Any, source: Any = "touch", at: Any = None, ref: str | None = None) -> Any:
         seen.append(action.model_dump(mode="json") if hasattr(action, "model_dump") else dict(action))
-        return original(action, source)
+        return original(action, source, at, ref)
 
     session.submit = spy
     try:
@@ -101,8 +101,8 @@ def tap_reaches(button: Widget, panel: Widget) -> None:
 def restore(app: Any, actions_before: int) -> None:
     """Back to the situation before the tap: undo what was played, drop messages and half-made choices."""
     while len(app.table.session.actions) > actions_before:
-        assert app.table.undo()
-    app.table.clear_entry()
+        assert app.controller.undo()
+    app.controller.clear_entry()
     app.table.clear_messages()
     app.table.refresh()
     pump(1)
@@ -152,9 +152,9 @@ def advance(app: Any) -> bool:
     if move is None:
         return False
     if move == {"type": "roll"}:
-        assert app.table.virtual_roll("virtual")
+        assert app.controller.virtual_roll("virtual")
     else:
-        assert app.table.submit(move, "touch"), f"{move} refused: {app.table.refusal_text}"
+        assert app.controller.submit(move, "touch"), f"{move} refused: {app.table.refusal_text}"
     pump(1)
     return True
 

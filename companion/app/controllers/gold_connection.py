@@ -56,6 +56,12 @@ class GoldConnectionController(TableController):
     def on_undone(self) -> None:
         self._forget_picks()
 
+    def clear_entry(self) -> None:
+        """Clear drops the half-made loot or plunder too, not only the keypad."""
+        super().clear_entry()
+        self._forget_picks()
+        self.changed()
+
     # -- buttons -------------------------------------------------------------------------------------
     def confirm_action(self) -> ActionModel | dict[str, Any] | None:
         """The picked bars as a loot, or the chosen take as a plunder."""
