@@ -61,6 +61,7 @@ class GameResult:
 
 def read_game(journal: Journal, summary: GameSummary) -> GameResult:
     """Replay one game from the journal (a game the rules can no longer replay is 'unreadable')."""
+    from companion.app.chart import session_turn_scores
     from companion.engine.errors import UserError
     from companion.engine.registry import all_games, get_game
     from companion.engine.session import Session
@@ -78,7 +79,7 @@ def read_game(journal: Journal, summary: GameSummary) -> GameResult:
         summary=summary, title=title, status=status, names=tuple(p.name for p in setup.players),
         scores=tuple(session.scores()), winners=tuple(session.game.winners(session.state)) if over else (),
         colours=tuple(seat_colour(setup, seat) for seat in range(len(setup.players))),
-        chart=tuple(tuple(session.game.scores(state)) for state in session.states))
+        chart=tuple(tuple(row) for row in session_turn_scores(session.game, session.states)))
 
 
 @dataclass(frozen=True)
@@ -158,8 +159,9 @@ class HistoryModel(EventDispatcher):
     selected = NumericProperty(-1)
     detail_title = StringProperty("")
     detail_lines = ListProperty([])  # [{"name", "score", "colour", "winner"}], best first
-    chart = ListProperty([])
+    chart = ListProperty([])  # scores after every turn (companion.app.chart)
     colours = ListProperty([])
+    names = ListProperty([])  # in seat order, for the chart's legend
     can_resume = BooleanProperty(False)
     can_export = BooleanProperty(False)
     stats = ListProperty([])  # [{"name", "game", "plays", "wins", "average"}]
@@ -213,7 +215,7 @@ class HistoryModel(EventDispatcher):
         result = self.result()
         self.message = ""
         if result is None:
-            self.detail_title, self.detail_lines, self.chart, self.colours = "", [], [], []
+            self.detail_title, self.detail_lines, self.chart, self.colours, self.names = "", [], [], [], []
             self.can_resume = self.can_export = False
             return
         self.detail_title = _("{game}, {moves} moves").format(game=result.title, moves=result.summary.actions)
@@ -222,6 +224,7 @@ class HistoryModel(EventDispatcher):
                               "colour": result.colours[seat], "winner": seat in result.winners} for seat in order]
         self.chart = [list(row) for row in result.chart]
         self.colours = list(result.colours)
+        self.names = list(result.names)
         self.can_resume = result.status == "open"
         self.can_export = result.status != "unreadable"
 

@@ -56,6 +56,7 @@ class TableModel(EventDispatcher):
     refusal_rule_text = StringProperty("")
     notice_text = StringProperty("")
     notice_choices = ListProperty([])
+    notice_dice = ListProperty([])  # [{"face", "uncertain"}]: the dice a notice is about
     put_back_places = ListProperty([])  # board ids the last undo's put-back instructions are about
     scores = ListProperty([])
     log = ListProperty([])
@@ -173,21 +174,25 @@ class TableModel(EventDispatcher):
     def show_refusal(self, refusal: Refusal) -> None:
         self.notice_text = ""
         self.notice_choices = []
+        self.notice_dice = []
         self.refusal_text = self.game_text(refusal.message, refusal.params)
         rule = find_rule(self.domain, refusal.rule)
         self.refusal_rule = f"{refusal.rule} {rule.title}" if rule else refusal.rule
         self.refusal_rule_text = rule.text if rule else ""
 
-    def show_notice(self, text: str, choices: list[str] | None = None) -> None:
+    def show_notice(self, text: str, choices: list[str] | None = None,
+                    dice: list[dict[str, Any]] | None = None) -> None:
         self.refusal_text = self.refusal_rule = self.refusal_rule_text = ""
         self.notice_text = text
         self.notice_choices = choices or ["dismiss"]
+        self.notice_dice = dice or []
 
     def clear_messages(self) -> None:
         self.put_back_places = []
         self.refusal_text = self.refusal_rule = self.refusal_rule_text = ""
         self.notice_text = ""
         self.notice_choices = []
+        self.notice_dice = []
 
     # -- log -----------------------------------------------------------------------------------------
     def _actors(self, session: Session) -> list[int | None]:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from kivy.event import EventDispatcher
 from kivy.properties import DictProperty, ListProperty, NumericProperty, StringProperty
+from kivy.utils import escape_markup
 from pydantic import BaseModel, ValidationError
 
 from companion.app.i18n import _, game_text
@@ -217,33 +218,67 @@ class OptionsModel(EventDispatcher):
             return None
 
 
-class EndModel(EventDispatcher):
-    """Final scores, winners and the score history of a finished game."""
+def name_list(names: list[str]) -> str:
+    """Names as a sentence lists them: "Anna", "Anna and Ben", "Anna, Ben and Chloé"."""
+    if len(names) < 2:
+        return "".join(names)
+    return _("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
 
-    ranking = ListProperty([])
+
+def headline(names: list[str], scores: list[int], winners: list[int], over: bool) -> str:
+    """Who won: one winner, a tie (winners with the same score), or a shared win."""
+    if not over or not winners:
+        return _("Game not finished")
+    if len(winners) == 1:
+        return _("{name} wins!").format(name=names[winners[0]])
+    winning = {scores[seat] for seat in winners}
+    together = name_list([names[seat] for seat in winners])
+    if len(winning) == 1:
+        return _("Tie: {names}, {score} each").format(names=together, score=scores[winners[0]])
+    return _("Shared win: {names}").format(names=together)
+
+
+class EndModel(EventDispatcher):
+    """Final scores, winners and the scores after every turn of a finished game."""
+
+    ranking = ListProperty([])  # [{"seat", "name", "score", "colour", "winner"}], best first
     winner_text = StringProperty("")
-    history = ListProperty([])
+    history = ListProperty([])  # scores at the start and after every turn (companion.app.chart)
     colours = ListProperty([])
+    names = ListProperty([])  # in seat order, for the chart's legend
     export_text = StringProperty("")
 
     def load(self, session: Session, colours: list[str]) -> None:
+        from companion.app.chart import session_turn_scores
+        from companion.app.screens.table_text import standings
+
         self.session = session
         game = session.game
-        scores = session.scores()
-        winners = game.winners(session.state) if session.is_over() else []
-        order = sorted(range(len(scores)), key=lambda seat: (-scores[seat], seat))
-        self.ranking = [{"seat": seat, "name": session.setup.players[seat].name, "score": scores[seat],
-                         "colour": colours[seat], "winner": seat in winners} for seat in order]
-        names = [session.setup.players[seat].name for seat in winners]
-        if len(names) == 1:
-            self.winner_text = _("{name} wins!").format(name=names[0])
-        elif names:
-            self.winner_text = _("Shared win: {names}").format(names=", ".join(names))
-        else:
-            self.winner_text = _("Game not finished")
-        self.history = [list(game.scores(state)) for state in session.states]
+        scores = list(session.scores())
+        over = session.is_over()
+        winners = game.winners(session.state) if over else []
+        names = [player.name for player in session.setup.players]
+        self.ranking = standings([{"seat": seat, "name": names[seat], "score": scores[seat],
+                                   "colour": colours[seat], "winner": seat in winners}
+                                  for seat in range(len(scores))])
+        self.winner_text = headline(names, scores, winners, over)
+        self.history = session_turn_scores(game, session.states)
         self.colours = colours
+        self.names = names
         self.export_text = ""
+
+    def times_text(self, totals: list[dict[str, str]], language: str) -> str:
+        """The chess clock's time per player, names in their colours ("" when the game had no clock)."""
+        from companion.app.i18n import tr
+
+        if not totals:
+            return ""
+        colours = dict(zip(self.names, self.colours))
+        title = tr("Time used", language)
+        lines = [f"[b]{title}[/b]"]
+        lines += [f"[color={colours.get(entry['name'], '#cfd8d3')}]{escape_markup(entry['name'])}[/color]  "
+                  f"{entry['used']}" for entry in totals]
+        return "\n".join(lines)
 
     def export(self, directory: Path) -> Path:
         """Write the game record (JSON, replayable with `goldtable replay`) into `directory`."""

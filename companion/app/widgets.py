@@ -1,15 +1,12 @@
-"""Small widgets shared by the screens: the score chart (Kivy graphics), the grid of choice buttons, and
-the table screens' two size rules (docs/design.md)."""
+"""Small widgets shared by the screens: the grid of choice buttons and the table screens' two size rules
+(docs/design.md).  The score chart is in companion.app.chart."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kivy.graphics import Color, Line, Rectangle
-from kivy.properties import ListProperty, NumericProperty
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.widget import Widget
-from kivy.utils import get_color_from_hex
 
 #: Smallest side of anything tapped on a table screen (48 px is about 9 mm on the 7" 800x480 display).
 MIN_TAP_PX = 48
@@ -34,38 +31,3 @@ class ChoiceGrid(GridLayout):
     def add_widget(self, widget: Widget, *args: Any, **kwargs: Any) -> None:
         widget.size_hint_y = 1  # take the forced row height
         super().add_widget(widget, *args, **kwargs)
-
-
-class ScoreChart(Widget):
-    """Score of every seat after every action, one polyline per seat, drawn with canvas instructions."""
-
-    history = ListProperty([])
-    colours = ListProperty([])
-    padding = NumericProperty(24)
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.bind(pos=self._redraw, size=self._redraw, history=self._redraw, colours=self._redraw)
-
-    def _redraw(self, *_args: Any) -> None:
-        self.canvas.clear()
-        history = self.history
-        if not history or not history[0]:
-            return
-        pad = self.padding
-        left, bottom = self.x + pad, self.y + pad
-        width, height = max(self.width - 2 * pad, 1), max(self.height - 2 * pad, 1)
-        top_score = max(max(row) for row in history) or 1
-        steps = max(len(history) - 1, 1)
-        with self.canvas:
-            Color(1, 1, 1, 0.08)
-            Rectangle(pos=(left, bottom), size=(width, height))
-            Color(1, 1, 1, 0.5)
-            Line(points=[left, bottom + height, left, bottom, left + width, bottom], width=1)
-            for seat in range(len(history[0])):
-                colour = self.colours[seat] if seat < len(self.colours) else "#cccccc"
-                Color(*get_color_from_hex(colour))
-                points: list[float] = []
-                for index, row in enumerate(history):
-                    points += [left + width * index / steps, bottom + height * row[seat] / top_score]
-                Line(points=points, width=2.0)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from companion.app.chart import session_turn_scores
 from companion.app.demo import demo_session
 from companion.app.history import HistoryModel, games_csv, player_stats, read_game, seat_colour, usb_folders
 from companion.app.launch import pump
@@ -47,7 +48,7 @@ def test_rows_statuses_and_stats_follow_the_replayed_games(journal: Journal) -> 
     assert {name: (entry.plays, entry.wins, entry.average) for name, entry in stats.items()} == {
         player.name: (1, int(seat in winners), float(scores[seat])) for seat, player in enumerate(players)}
     model.select(journal.games()[-1].id)
-    assert not model.can_resume and model.chart[-1] == scores and len(model.chart) == len(finished.actions) + 1
+    assert not model.can_resume and model.chart == session_turn_scores(finished.game, finished.states)
     assert [line["winner"] for line in model.detail_lines].count(True) == len(winners)
 
 

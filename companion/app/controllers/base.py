@@ -435,7 +435,9 @@ class TableController:
         self.table.show_notice(_("The sensors are unsure about die {dice} (read as {values}). Confirm the "
                                  "reading, or enter the roll by touch.").format(
                                      dice=dice, values=" ".join(pending["values"])),
-                               choices=["confirm", "touch"])
+                               choices=["confirm", "touch"],
+                               dice=[{"face": value, "uncertain": index in pending["uncertain"]}
+                                     for index, value in enumerate(pending["values"])])
 
     def answer_notice(self, choice: str) -> None:
         """The way on from a notice: confirm the uncertain reading, re-enter it by touch, or dismiss."""

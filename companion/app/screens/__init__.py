@@ -13,10 +13,11 @@ from kivy.app import App
 from kivy.core.window import Window
 from kivy.factory import Factory
 from kivy.graphics import Color, Rectangle
-from kivy.properties import ObjectProperty, StringProperty
+from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
+from kivy.utils import get_color_from_hex
 
 from companion.app.i18n import _, game_text
 from companion.app.widgets import make
@@ -132,13 +133,38 @@ class SetupScreen(Screen):
 
 class MessageBox(BoxLayout):
     """The refusal/notice box over the game panel: while shown it takes every touch that lands on it
-    (so nothing underneath is pressed by accident); while hidden it takes none."""
+    (so nothing underneath is pressed by accident); while hidden it takes none.  With `shield` (a
+    question the table must answer first, such as an uncertain roll) it takes every touch on the whole
+    panel, so an old choice cannot be played while the question is up."""
+
+    shield = BooleanProperty(False)
 
     def on_touch_down(self, touch: Any) -> bool:
-        if self.opacity == 0 or not self.collide_point(*touch.pos):
+        area = self.parent if self.shield and self.parent is not None else self
+        if self.opacity == 0 or not area.collide_point(*touch.pos):
             return False
         super().on_touch_down(touch)
         return True
+
+
+class NoticeDice(BoxLayout):
+    """The dice a notice is about, one square per die with its face on it; the uncertain ones are framed
+    and marked with a question mark (`dice`: [{"face", "uncertain"}]; `face_colours` as the keypad's)."""
+
+    dice = ListProperty([])
+    face_colours = DictProperty({})
+
+    def on_dice(self, *_args: Any) -> None:
+        self.clear_widgets()
+        for die in self.dice:
+            colour = self.face_colours.get(die["face"], "#e9e4d4")
+            red, green, blue, _alpha = get_color_from_hex(colour)
+            dark = 0.3 * red + 0.59 * green + 0.11 * blue > 0.5
+            self.add_widget(make("NoticeDie", face=die["face"], uncertain=die["uncertain"], colour=colour,
+                                 text_colour=(0, 0, 0, 1) if dark else (1, 1, 1, 1)))
+
+    def on_face_colours(self, *_args: Any) -> None:
+        self.on_dice()
 
 
 class TableScreen(Screen):

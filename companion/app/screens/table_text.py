@@ -26,14 +26,30 @@ def scores_markup(scores: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def standings(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows ({"name", "score", "colour", "winner"}) best first, each with its `place`; rows with the same
+    score and outcome share a place and are marked `tie`; a winner whose score a loser has too won on
+    the game's tie-break (`tie_break`)."""
+    ordered = sorted(rows, key=lambda row: (not row["winner"], -row["score"]))
+    keys = [(row["winner"], row["score"]) for row in ordered]
+    losing_scores = {row["score"] for row in ordered if not row["winner"]}
+    return [{**row, "place": keys.index(key) + 1, "tie": keys.count(key) > 1,
+             "tie_break": row["winner"] and row["score"] in losing_scores} for row, key in zip(ordered, keys)]
+
+
 def ranking_markup(ranking: list[dict[str, Any]], language: str) -> str:
-    """Final standings, best first, winners marked."""
+    """Final standings, best first: winners marked, ties marked as ties (and sharing a place)."""
     lines = []
     winner = tr("winner", language)
-    for place, row in enumerate(ranking, start=1):
+    for row in standings(ranking):
         name = escape_markup(row["name"])
-        mark = f"  [b]{winner}[/b]" if row["winner"] else ""
-        lines.append(f"{place}. [color={row['colour']}]{name}[/color]  {row['score']}{mark}")
+        marks = [f"[b]{winner}[/b]"] if row["winner"] else []
+        if row["tie"]:
+            marks.append(tr("tie", language))
+        if row["tie_break"]:
+            marks.append(tr("on the tie-break", language))
+        mark = "  " + ", ".join(marks) if marks else ""
+        lines.append(f"{row['place']}. [color={row['colour']}]{name}[/color]  {row['score']}{mark}")
     return "\n".join(lines)
 
 

@@ -1,0 +1,92 @@
+"""The uncertain-roll notice: it shows which die the sensors are unsure about, and while it is up the
+choice buttons under it take no touches (an old choice cannot be played by mistake)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.uix.button import Button
+
+from companion.app.launch import pump
+from companion.app.screens import NoticeDice
+from tests.app.test_play_touch import set_up_four_players
+from tests.app.ui import tap, visible_widgets
+from tests.table_helpers import touch_at
+
+
+def take_buttons(app: Any) -> list[Button]:
+    return [w for w in visible_widgets(app.root.current_screen)
+            if isinstance(w, Button) and w.text.startswith("Take ") and not w.disabled]
+
+
+def notice_dice(app: Any) -> list[tuple[str, bool]]:
+    """(text, uncertain) of every die the notice shows, left to right."""
+    boxes = [w for w in visible_widgets(app.root.current_screen) if isinstance(w, NoticeDice)]
+    assert len(boxes) == 1, "the notice shows one row of dice"
+    return [(die.text, die.uncertain) for die in reversed(boxes[0].children)]
+
+
+def test_notice_marks_the_uncertain_die_and_covers_old_choices(fresh_app: Any) -> None:
+    app = fresh_app
+    set_up_four_players(app)
+    session = app.table.session
+    assert app.controller.submit({"type": "roll", "values": list("BYRGW")}, "touch")
+    pump(2)
+    old = take_buttons(app)
+    assert old, "the roll offers colours to take"
+    old_centres = [old_button.to_window(*old_button.center) for old_button in old]
+
+    app.controller.hardware_roll(list("YRRBK"), [1], "serial")
+    pump(2)
+    assert notice_dice(app) == [("Y", False), ("R?", True), ("R", False), ("B", False), ("K", False)]
+
+    played = len(session.actions)
+    for x, y in old_centres:
+        touch_at(x, y)
+        pump(1)
+    assert len(session.actions) == played, "a touch on an old choice under the notice played it"
+    assert app.table.notice_choices == ["confirm", "touch"]
+
+    tap(app, "Confirm reading", frames=2)
+    assert session.state.roll == tuple("YRRBK") and len(session.actions) == played + 1
+    assert not app.table.notice_text and not notice_dice_shown(app)
+
+    # The question answered, the choices of the new roll take touches again.
+    fresh = take_buttons(app)
+    assert fresh
+    touch_at(*fresh[0].to_window(*fresh[0].center))
+    pump(1)
+    assert len(session.actions) == played + 2 and session.actions[-1].action["type"] == "take"
+
+
+def notice_dice_shown(app: Any) -> bool:
+    return any(isinstance(w, NoticeDice) for w in visible_widgets(app.root.current_screen))
+
+
+def test_plain_notice_leaves_the_panel_usable(fresh_app: Any) -> None:
+    """Only a question shields the panel: a notice that just informs can be left standing."""
+    app = fresh_app
+    set_up_four_players(app)
+    session = app.table.session
+    assert app.controller.submit({"type": "roll", "values": list("BYRGW")}, "touch")
+    pump(2)
+    app.table.show_notice("Just so you know.")
+    pump(2)
+    assert not notice_dice_shown(app)
+    button = take_buttons(app)[0]
+    played = len(session.actions)
+    touch_at(*button.to_window(*button.center))
+    pump(1)
+    assert len(session.actions) == played + 1
+
+
+def test_drop_clears_the_dice(fresh_app: Any) -> None:
+    """Entering the roll by touch instead takes the dice (and the shield) away with the question."""
+    app = fresh_app
+    set_up_four_players(app)
+    app.controller.hardware_roll(list("BBRGW"), [0, 4], "serial")
+    pump(2)
+    assert [uncertain for _text, uncertain in notice_dice(app)] == [True, False, False, False, True]
+    tap(app, "Enter by touch", frames=2)
+    assert app.table.notice_dice == [] and not notice_dice_shown(app)
+    assert app.table.session.actions == []
