@@ -315,8 +315,8 @@ def longest_frames(app: Any) -> dict[str, tuple[float, str]]:
     worst: dict[str, tuple[float, str]] = {}
     for game, players in (("digger", ["Anna", "Ben", "Chloé", "David"]), ("gold_connection", ["Anna", "Ben", "Chloé"]),
                           ("goldgraeber", ["Anna", "Ben", "Chloé", "David"]), ("chinagold", ["Anna", "Pi"])):
-        panel = open_game(app, game, players)
-        table = app.table
+        open_game(app, game, players)
+        table, controller = app.table, app.controller
         longest, what = 0.0, ""
 
         def note(seconds: float, label: str) -> None:
@@ -327,16 +327,17 @@ def longest_frames(app: Any) -> dict[str, tuple[float, str]]:
         for _ in range(MAX_GENERIC_MOVES):
             if table.session.is_over():
                 break
-            if game == "chinagold" and panel.pi_to_move:
+            if game == "chinagold" and controller.pi_to_move:
                 deadline = time.monotonic() + 10
-                while panel.suggestion is None and time.monotonic() < deadline:  # the Pi thinks
+                while controller.suggestion is None and time.monotonic() < deadline:  # the Pi thinks
                     note(frame_time(lambda: None), "a frame while the Pi thinks")
-                note(frame_time(panel.confirm_pi_move), "the Pi's move confirmed")
+                note(frame_time(controller.confirm_pi_move), "the Pi's move confirmed")
                 continue
             move = next_move(table.session)
             if move is None:
                 break
-            enter = partial(table.virtual_roll, "virtual") if move == {"type": "roll"} else partial(table.submit, move)
+            enter = (partial(controller.virtual_roll, "virtual") if move == {"type": "roll"}
+                     else partial(controller.submit, move))
             note(frame_time(enter), str(move.get("type")) + (" (the game ends)" if table.session.is_over() else ""))
         pump(2)
         worst[game] = (longest, what)

@@ -231,6 +231,9 @@ class GoldtableApp(App):
         return self.hardware is not None
 
     def on_stop(self) -> None:
+        from companion.app.controllers.worker import stop_workers
+
+        stop_workers()
         if self.journal is None:
             return
         self.timer.reset()

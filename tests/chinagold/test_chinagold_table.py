@@ -199,3 +199,38 @@ def test_a_stale_answer_is_dropped_and_a_fresh_one_marked(kivy_ready: Any) -> No
     assert controller.suggestion == Turn(start=40, end=40) and len(controller.session.actions) == moves + 1
     controller.undo()  # the position changed: the mark goes
     assert controller.suggestion is None and not controller.thinking
+
+
+def test_the_pi_searches_in_a_worker_process(kivy_ready: Any) -> None:
+    """The real bot is sent to the worker process (its own interpreter, so it does not share the UI
+    thread's interpreter lock); its move comes back and is marked on the board."""
+    import time
+
+    from kivy.clock import Clock
+
+    from companion.app.controllers.worker import process_pool, stop_workers
+    from companion.engine.core import Player, Setup
+    from companion.engine.session import Session
+
+    stop_workers()
+    controller = make_controller(Session.new(Setup(game="chinagold", players=(Player(name="Anna"), Player(name="Pi")),
+                                                   seed=3)))
+    panel = show_panel(kivy_ready, controller, "chinagold", (540, 390))
+    ticks: list[float] = []
+    event = Clock.schedule_interval(lambda _dt: ticks.append(time.perf_counter()), 0)
+    try:
+        controller.submit({"type": "throw", "values": [1, 2, 2]})
+        controller.tap_site(0)
+        controller.tap_site(4)
+        controller.submit({"type": "throw", "values": [0, 0, 1]})  # the Pi is to move: it starts thinking
+        assert process_pool.cache_info().currsize == 1 and controller.thinking
+        started = time.perf_counter()
+        wait_for(lambda: controller.suggestion is not None, "the Pi's move from the worker process")
+        during = [tick for tick in ticks if tick >= started]
+        gaps = sorted(later - earlier for earlier, later in pairwise(during))
+        assert len(during) >= 10 and gaps[len(gaps) // 2] < 0.1, f"{len(during)} ticks, longest gap {gaps[-1]:.2f} s"
+        assert panel.board.view.highlights
+        controller.close()
+    finally:
+        event.cancel()
+        stop_workers()

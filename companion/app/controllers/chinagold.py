@@ -1,6 +1,6 @@
 """Chinagold's flow at the table: lines chosen by two taps, burying, hints and the Pi as opponent.
 
-The bot (companion/games/chinagold/bot.py) searches on a worker thread (`Thinker`); its answer comes
+The bot (companion/games/chinagold/bot.py) searches in a worker process (`Thinker`); its answer comes
 back on the UI thread and is kept only if the position is still the one it searched.  Any change of
 the position (a move by touch or hardware, undo, a new game) cancels what is being worked out.
 """
@@ -8,10 +8,11 @@ the position (a move by touch or hardware, undo, a new game) cancels what is bei
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from companion.app.controllers.base import TableController, settle
-from companion.app.controllers.worker import Thinker
+from companion.app.controllers.worker import Thinker, prepare
 from companion.engine.core import N_
 from companion.games.chinagold.bot import hint
 
@@ -66,6 +67,8 @@ class ChinagoldController(TableController):
 
     # -- the position changed ------------------------------------------------------------------------
     def on_opened(self) -> None:
+        if self.session is not None and self.search is hint:
+            prepare(hint.__module__)  # the worker process loads the bot now, not in the first search
         self._position_changed()
 
     def on_accepted(self, events: tuple[Event, ...]) -> None:
@@ -89,7 +92,7 @@ class ChinagoldController(TableController):
         state = self.state
         if state is None or state.phase != "move":
             return False
-        self.thinker.think(lambda: self.search(state, BOT_SECONDS), lambda action: self._answer(state, action))
+        self.thinker.think(partial(self.search, state, BOT_SECONDS), lambda action: self._answer(state, action))
         self.changed()
         return True
 
