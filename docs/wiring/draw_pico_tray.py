@@ -4,7 +4,8 @@
 
 The picture is made from `firmware_bridge/firmware/board.py` (I2C pins, address, `EXPANDER_SLOTS`), so it
 shows what the firmware reads: the Pico's bus pins on the left, the MCP23017 (DIP-28) in the middle with
-its power, address and reset wiring, and the five die slots of three Hall switches each on the right.
+its power, address and reset wiring, and the five die slots of three Hall switches each on the right,
+14 of them on GPA0-6/GPB0-6 and one on a Pico pin.
 """
 
 from __future__ import annotations
@@ -36,8 +37,11 @@ OUT = Path(__file__).with_name("pico-colour-tray.png")
 W, H = 1800, 1100
 CHIP_X, CHIP_TOP, ROW = 760, 170, 40
 BUS, POWER, GROUND, SENSE = "#2e6fba", "#d63a2f", "#111111", "#8e44ad"
-#: Pico pin number of each GP pin that can carry I2C0 (SDA, SCL pairs used by the colour tray).
-PICO_PIN = {0: 1, 1: 2, 4: 6, 5: 7, 8: 11, 9: 12, 12: 16, 13: 17, 16: 21, 17: 22, 20: 26, 21: 27}
+#: Pico pin number of each GP pin on the Pico's header.
+PICO_PIN = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15, 12: 16, 13: 17,
+            14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27, 22: 29, 26: 31, 27: 32, 28: 34}
+#: Where the Pico's own tray line leaves the Pico box, and how it runs below the chip to its slot.
+PICO_LINE_Y, PICO_LINE_DOWN, PICO_LINE_BELOW, PICO_LINE_UP = 490, 380, 770, 1250
 
 
 def load_board() -> ModuleType:
@@ -47,6 +51,13 @@ def load_board() -> ModuleType:
 def expander_pin(number: int) -> tuple[str, int]:
     """Expander input 0-15 -> (name, DIP-28 pin): GPA0-7 are pins 21-28, GPB0-7 are pins 1-8."""
     return (f"GPA{number}", 21 + number) if number < 8 else (f"GPB{number - 8}", 1 + number - 8)
+
+
+def slot_line(name: str) -> tuple[bool, int]:
+    """A slot line of board.EXPANDER_SLOTS -> (on the expander?, DIP-28 pin or Pico pin)."""
+    if name[:3] in ("GPA", "GPB"):
+        return True, expander_pin(int(name[3]) + (8 if name[2] == "B" else 0))[1]
+    return False, PICO_PIN[int(name[2:])]
 
 
 #: The MCP23017's other DIP-28 pins.
@@ -93,7 +104,7 @@ def draw_bus(draw: ImageDraw.ImageDraw, board: ModuleType) -> None:
     """The Pico and its two I2C lines with their pull-ups; the chip's power, address and reset pins."""
     _block, sda, scl = board.EXPANDER_I2C
     text, grey = font(19), font(15)
-    draw.rounded_rectangle((40, 170, 330, 470), radius=12, fill="#1f6b3a")
+    draw.rounded_rectangle((40, 170, 330, 520), radius=12, fill="#1f6b3a")
     draw.text((185, 195), "Raspberry Pi Pico", font=font(21, True), fill="#ffffff", anchor="mm")
     # (label, y on the Pico, chip pin, x of the vertical run, pull-up drawn up or down)
     for label, y, chip_pin, run, up in ((f"GP{scl} SCL (pin {PICO_PIN[scl]})", 260, 12, 520, True),
@@ -110,10 +121,10 @@ def draw_bus(draw: ImageDraw.ImageDraw, board: ModuleType) -> None:
         draw.text((rx, top - 12 if up else bottom + 12), "4.7 kΩ to 3V3", font=grey, fill=POWER, anchor="mm")
     draw.text((60, 400), "3V3 OUT (pin 36)", font=text, fill="#ffffff", anchor="lm")
     draw.text((60, 440), "GND (pin 38)", font=text, fill="#ffffff", anchor="lm")
-    draw.text((40, 490), "3V3 OUT to VDD, RESET, both pull-ups,", font=grey, fill=POWER)
-    draw.text((40, 510), "every Hall switch's VCC", font=grey, fill=POWER)
-    draw.text((40, 540), "GND to VSS, A0, A1, A2,", font=grey, fill=GROUND)
-    draw.text((40, 560), "every Hall switch's GND", font=grey, fill=GROUND)
+    draw.text((40, 540), "3V3 OUT to VDD, RESET, both pull-ups,", font=grey, fill=POWER)
+    draw.text((40, 560), "every Hall switch's VCC", font=grey, fill=POWER)
+    draw.text((40, 590), "GND to VSS, A0, A1, A2,", font=grey, fill=GROUND)
+    draw.text((40, 610), "every Hall switch's GND", font=grey, fill=GROUND)
     stub(draw, 9, POWER, "3V3, 100 nF to VSS", POWER)
     stub(draw, 10, GROUND, "GND", GROUND)
     address = board.EXPANDER_ADDRESS - 0x20
@@ -123,38 +134,48 @@ def draw_bus(draw: ImageDraw.ImageDraw, board: ModuleType) -> None:
     stub(draw, 18, POWER, "3V3 (never open)", POWER)
     stub(draw, 19, DIM, "not connected", DIM)
     stub(draw, 20, DIM, "not connected", DIM)
+    for pin in (8, 28):  # GPB7, GPA7: the data sheet allows them only as outputs
+        stub(draw, pin, DIM, "output, driven low: leave open", DIM)
 
 
 def slot_y(die: int) -> int:
     return 150 + die * 160
 
 
+def draw_pico_line(draw: ImageDraw.ImageDraw, label: str, slot_xy: tuple[int, int]) -> None:
+    """The one slot line on a Pico pin: out of the Pico box, down, under the chip and up to its switch."""
+    x, y = slot_xy
+    draw.text((60, PICO_LINE_Y), label, font=font(19), fill="#ffffff", anchor="lm")
+    draw.line((330, PICO_LINE_Y, PICO_LINE_DOWN, PICO_LINE_Y, PICO_LINE_DOWN, PICO_LINE_BELOW,
+               PICO_LINE_UP, PICO_LINE_BELOW, PICO_LINE_UP, y, x, y), fill=SENSE, width=3, joint="curve")
+
+
 def draw_slots(draw: ImageDraw.ImageDraw, board: ModuleType) -> None:
-    """Each expander input the slots use says which die and bit it reads; each slot lists its switches."""
+    """Each line the slots use says which die and bit it reads; each slot lists its switches."""
     text, grey = font(17), font(15)
-    used = set()
     for die, slot in enumerate(board.EXPANDER_SLOTS):
         x0, y0 = 1290, slot_y(die)
         draw.rounded_rectangle((x0, y0, x0 + 470, y0 + 140), radius=10, outline="#b9c2bc", width=2)
         draw.text((x0 + 16, y0 + 18), f"slot {die + 1}: three Hall switches", font=font(18, True), fill=INK,
                   anchor="lm")
-        for bit, number in enumerate(slot):
-            name, pin = expander_pin(number)
-            used.add(pin)
-            stub(draw, pin, SENSE, f"die {die + 1} bit {bit}")
+        for bit, name in enumerate(slot):
+            on_expander, pin = slot_line(name)
             y = y0 + 50 + bit * 30
+            if on_expander:
+                stub(draw, pin, SENSE, f"die {die + 1} bit {bit}")
+                where = f"{name} (pin {pin})"
+            else:
+                draw_pico_line(draw, f"{name} (pin {pin}): die {die + 1} bit {bit}", (x0 + 20, y))
+                where = f"Pico {name} (pin {pin})"
             draw.rectangle((x0 + 20, y - 11, x0 + 44, y + 11), fill="#444444")
             draw.text((x0 + 32, y), "H", font=font(14, True), fill="#ffffff", anchor="mm")
-            draw.text((x0 + 56, y), f"bit {bit}: OUT to {name} (pin {pin})", font=text, fill=INK, anchor="lm")
-    for pin in range(1, 29):
-        if pin not in used and pin not in CHIP_PINS:
-            stub(draw, pin, DIM, "free", DIM)
+            draw.text((x0 + 56, y), f"bit {bit}: OUT to {where}", font=text, fill=INK, anchor="lm")
     draw.text((40, H - 90), "codes (bit 2 1 0): 1 = B   2 = Y   3 = R   4 = G   5 = W   6 = K   0, 7 = ?    "
-              "a switch pulling its input low is a 1 bit", font=grey, fill=DIM)
+              "a switch pulling its line low is a 1 bit", font=grey, fill=DIM)
     draw.text((40, H - 60), "Hall switch: Allegro A1120EUA-T (or TI DRV5023AJQLPG), TO-92: VCC to 3V3, GND to GND, "
-              "OUT to the expander input (the firmware switches its pull-up on)", font=grey, fill=DIM)
-    draw.text((40, H - 120), "Caution: Microchip's current MCP23017 data sheet (DS20001952D) says GPA7 and GPB7 should "
-              "be outputs only; this slot list uses GPA7 (docs/hardware.md)", font=grey, fill=POWER)
+              "OUT to its expander input or Pico pin (the firmware switches the pull-ups on)", font=grey, fill=DIM)
+    draw.text((40, H - 120), "GPA7 and GPB7 are never read: Microchip's MCP23017 data sheet (DS20001952D) allows them "
+              "only as outputs, so the firmware drives them low (docs/hardware.md)", font=grey, fill=POWER)
 
 
 def render(out: Path = OUT) -> Path:

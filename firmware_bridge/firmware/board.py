@@ -12,8 +12,8 @@ TIMER_FLAT = 7  # type: int | None
 #: Vibration switch under the dice tray: chatter means dice are moving (`$ROLLING`).
 TRAY_MOTION = 8
 #: How the tray reads the dice: "pins" (DICE_SLOTS, up to three slots on GP pins) or "expander" (the
-#: 5-die colour tray for Digger: EXPANDER_SLOTS on an MCP23017 I2C expander; set FACES_BY_CODE to
-#: COLOUR_FACES too).
+#: 5-die colour tray for Digger: EXPANDER_SLOTS, mostly on an MCP23017 I2C expander; set FACES_BY_CODE
+#: to COLOUR_FACES too).
 DICE_READER = "pins"
 #: One slot per die: three GP pins giving the face code as bits 0, 1, 2 (a low pin is a 1 bit).
 DICE_SLOTS = [(9, 10, 11), (12, 13, 14), (26, 27, 28)]
@@ -21,8 +21,11 @@ DICE_SLOTS = [(9, 10, 11), (12, 13, 14), (26, 27, 28)]
 EXPANDER_I2C = (0, 0, 1)
 EXPANDER_FREQ = 400000
 EXPANDER_ADDRESS = 0x20
-#: One slot per die, three expander inputs each (0-7 = GPA0-7, 8-15 = GPB0-7), bits 0, 1, 2.
-EXPANDER_SLOTS = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (9, 10, 11), (12, 13, 14)]
+#: One slot per die: where its bits 0, 1, 2 come from, "GPA0"-"GPA6" / "GPB0"-"GPB6" on the expander or
+#: "GPn" on the Pico.  GPA7 and GPB7 are never read: the MCP23017 data sheet (DS20001952D) allows them
+#: only as outputs (the firmware drives both low), so 14 expander inputs carry 14 bits and GP15 the 15th.
+EXPANDER_SLOTS = [("GPA0", "GPA1", "GPA2"), ("GPA3", "GPA4", "GPA5"), ("GPA6", "GP15", "GPB0"),
+                  ("GPB1", "GPB2", "GPB3"), ("GPB4", "GPB5", "GPB6")]
 #: Face token for each 3-bit code 0..7.  Codes 0 and 7 mean the reader saw nothing sensible: `?`.
 #: For the Goldgräber die, whose sixth face is the locomotive, use "?12345L?".
 PIP_FACES = "?123456?"

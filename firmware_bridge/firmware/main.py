@@ -69,29 +69,38 @@ class PinSlots:
 
 
 class ExpanderSlots:
-    """Up to five slots on the 16 inputs of an MCP23017 I2C expander (the 5-die colour tray for Digger).
+    """Five slots on an MCP23017 I2C expander plus a Pico pin (the 5-die colour tray for Digger).
 
-    Expander pin n is GPA n for n < 8, else GPB n-8; a low input is a 1 bit, like `PinSlots`.  The
-    expander is set up (all inputs, pull-ups on) on first use and again after any bus error, so a tray
-    plugged in late or glitched is picked up; while it does not answer every die reads as code 0 (`?`).
+    Each slot names its lines as in `board.EXPANDER_SLOTS`; a low line is a 1 bit, like `PinSlots`.
+    Only GPA0-6 and GPB0-6 are inputs (pull-ups on): the data sheet (DS20001952D) allows GPA7 and GPB7
+    only as outputs, so they are driven low, which also does no harm to an old tray still wired to
+    GPA7.  The expander is set up on first use and again after any bus error, so a tray plugged in late
+    or glitched is picked up; while it does not answer every die reads as code 0 (`?`).
     """
 
     IODIRA = 0x00
     GPPUA = 0x0C
     GPIOA = 0x12
+    OLATA = 0x14
+    #: Per port: GP0-6 inputs with pull-ups, GP7 an output.
+    INPUTS = b"\x7f\x7f"
 
-    def __init__(self, i2c: machine.I2C, address: int, slots: list[tuple[int, int, int]]) -> None:
+    def __init__(self, i2c: machine.I2C, address: int, slots: list[tuple[str, str, str]],
+                 pin_factory: type[machine.Pin]) -> None:
         self.i2c = i2c
         self.address = address
-        self.slots = slots
+        self.slots = []  # type: list[list[int | machine.Pin]]
+        for slot in slots:
+            self.slots.append([tray_line(name, pin_factory) for name in slot])
         self.ready = False
         self.errors = 0
 
     def codes(self) -> list[int]:
         try:
             if not self.ready:
-                self.i2c.writeto_mem(self.address, self.IODIRA, b"\xff\xff")
-                self.i2c.writeto_mem(self.address, self.GPPUA, b"\xff\xff")
+                self.i2c.writeto_mem(self.address, self.OLATA, b"\x00\x00")  # latch low before GP7 drives
+                self.i2c.writeto_mem(self.address, self.IODIRA, self.INPUTS)
+                self.i2c.writeto_mem(self.address, self.GPPUA, self.INPUTS)
                 self.ready = True
             data = self.i2c.readfrom_mem(self.address, self.GPIOA, 2)
         except OSError:
@@ -103,10 +112,22 @@ class ExpanderSlots:
         for slot in self.slots:
             code = 0
             for bit in range(len(slot)):
-                if (low >> slot[bit]) & 1:
+                line = slot[bit]
+                pulled = (low >> line) & 1 if isinstance(line, int) else line.value() == 0
+                if pulled:
                     code |= 1 << bit
             codes.append(code)
         return codes
+
+
+def tray_line(name: str, pin_factory: type[machine.Pin]) -> int | machine.Pin:
+    """A colour-tray line name -> expander bit ("GPA0"-"GPA6": 0-6, "GPB0"-"GPB6": 8-14) or the Pico pin
+    of "GPn" (pulled up).  GPA7/GPB7 are refused: the expander may only drive them."""
+    if len(name) == 4 and name[:3] in ("GPA", "GPB") and name[3] in "0123456":
+        return int(name[3]) + (8 if name[2] == "B" else 0)
+    if name[:2] == "GP" and name[2:].isdigit():
+        return pin_factory(int(name[2:]), pin_factory.IN, pin_factory.PULL_UP)
+    raise ValueError("colour tray line " + name + ": use GPA0-GPA6, GPB0-GPB6 or a Pico GP pin")
 
 
 def dice_reader(pin_factory: type[machine.Pin], i2c_factory: type[machine.I2C] | None) -> PinSlots | ExpanderSlots:
@@ -116,7 +137,7 @@ def dice_reader(pin_factory: type[machine.Pin], i2c_factory: type[machine.I2C] |
             raise ValueError("the expander tray needs an I2C factory")
         block, sda, scl = board.EXPANDER_I2C
         i2c = i2c_factory(block, sda=pin_factory(sda), scl=pin_factory(scl), freq=board.EXPANDER_FREQ)
-        return ExpanderSlots(i2c, board.EXPANDER_ADDRESS, board.EXPANDER_SLOTS)
+        return ExpanderSlots(i2c, board.EXPANDER_ADDRESS, board.EXPANDER_SLOTS, pin_factory)
     if board.DICE_READER == "pins":
         return PinSlots(pin_factory, board.DICE_SLOTS)
     raise ValueError("board.DICE_READER must be 'pins' or 'expander'")

@@ -134,17 +134,40 @@ def pico_board() -> ModuleType:
     return module
 
 
+def pico_tray_drawing() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("draw_pico_tray", ROOT / "docs" / "wiring" / "draw_pico_tray.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_the_colour_tray_section_is_board_py() -> None:
     board = pico_board()
+    pico_pin = pico_tray_drawing().PICO_PIN
     tray = section("Digger's 5-die colour tray")
-    cell = r" (GP[AB]\d) \(pin (\d+)\) \|"
+    cell = r" (GP[AB]?\d+) \((Pico )?pin (\d+)\) \|"
     rows = re.findall(rf"^\| (\d) \|{cell}{cell}{cell}$", tray, re.M)
     assert [int(row[0]) for row in rows] == list(range(1, len(board.EXPANDER_SLOTS) + 1))
+    on_pico = []
     for row, slot in zip(rows, board.EXPANDER_SLOTS):
-        for bit, number in enumerate(slot):
-            name, pin = row[1 + 2 * bit], int(row[2 + 2 * bit])
-            assert name == (f"GPA{number}" if number < 8 else f"GPB{number - 8}")
-            assert pin == (21 + number if number < 8 else number - 7)
+        for bit, line in enumerate(slot):
+            name, pico, pin = row[1 + 3 * bit], row[2 + 3 * bit], int(row[3 + 3 * bit])
+            assert name == line
+            if line[:3] in ("GPA", "GPB"):
+                number = int(line[3])
+                assert not pico and number < 7, f"{line}: GPA7/GPB7 are outputs only, never a die bit"
+                assert pin == (21 + number if line[2] == "A" else 1 + number)
+            else:
+                assert pico and pin == pico_pin[int(line[2:])]
+                on_pico.append((int(line[2:]), pin))
+    # the Pico line is in the Pico pin table and on no other part of the board
+    pico_table = section("Pin map (`firmware_bridge/firmware/board.py`)")
+    for gp, pin in on_pico:
+        assert re.search(rf"^\| colour tray: die \d bit \d \| {gp} \| {pin} \|$", pico_table, re.M), gp
+        assert gp not in [*board.BUTTONS.values(), *board.LEDS.values(), *board.EXPANDER_I2C[1:], board.BUZZER,
+                          board.TIMER_TILT, board.TIMER_FLAT, board.TRAY_MOTION]
+    assert "GPA7 and GPB7 (pins 28 and 8): leave them unconnected" in tray
     _block, sda, scl = board.EXPANDER_I2C
     assert f"GP{sda} (pin {sda + 1}) → expander SDA" in tray and f"GP{scl} (pin {scl + 1}) → SCL" in tray
     assert f"**0x{board.EXPANDER_ADDRESS:02X}**" in tray
@@ -156,14 +179,13 @@ def test_the_colour_tray_section_is_board_py() -> None:
 
 
 def test_the_colour_tray_picture_is_drawn_from_board_py(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("draw_pico_tray", ROOT / "docs" / "wiring" / "draw_pico_tray.py")
-    assert spec is not None and spec.loader is not None
-    draw = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(draw)
+    draw = pico_tray_drawing()
     out = draw.render(tmp_path / "tray.png")
     with Image.open(out) as fresh, Image.open(ROOT / "docs" / "wiring" / "pico-colour-tray.png") as committed:
         assert fresh.size == committed.size == (draw.W, draw.H)
     assert [draw.expander_pin(n) for n in (0, 7, 8, 15)] == [("GPA0", 21), ("GPA7", 28), ("GPB0", 1), ("GPB7", 8)]
+    assert [draw.slot_line(name) for name in ("GPA6", "GPB0", "GP15", "GP0")] == [(True, 27), (True, 1), (False, 20),
+                                                                                 (False, 1)]
     assert "wiring/pico-colour-tray.png" in HARDWARE.read_text(encoding="utf-8")
 
 

@@ -16,6 +16,7 @@ class Pin:
     def __init__(self, number, mode=-1, pull=-1, value=None):
         self.number = number
         self.mode = mode
+        self.pull = pull
         if value is not None:
             self.level = value
         else:
@@ -30,8 +31,9 @@ class Pin:
 
 
 class Expander:
-    """An MCP23017: 22 registers (IOCON.BANK = 0, sequential access), 16 inputs.  `pulled_low` is
-    the set of inputs a test holds low; an input without its pull-up floats and reads 0."""
+    """An MCP23017: 22 registers (IOCON.BANK = 0, sequential access), 16 pins.  `pulled_low` is
+    the set of inputs a test holds low; an input without its pull-up floats and reads 0; an output
+    reads its latch (OLATA/B)."""
 
     def __init__(self):
         self.registers = bytearray(22)
@@ -41,10 +43,14 @@ class Expander:
         self.answering = True
 
     def levels(self):
+        inputs = self.registers[0x00] | (self.registers[0x01] << 8)
         pull_ups = self.registers[0x0C] | (self.registers[0x0D] << 8)
+        latch = self.registers[0x14] | (self.registers[0x15] << 8)
         levels = 0
         for pin in range(16):
-            if pin not in self.pulled_low and (pull_ups >> pin) & 1:
+            if not (inputs >> pin) & 1:
+                levels |= latch & (1 << pin)
+            elif pin not in self.pulled_low and (pull_ups >> pin) & 1:
                 levels |= 1 << pin
         return levels
 
