@@ -24,6 +24,7 @@ from companion.app.table import TableModel
 from companion.engine.core import ActionModel, Setup
 from companion.games.chinagold.board import layout_for, overlaid
 from companion.games.chinagold.rules import Bury, ChinagoldState, Turn
+from companion.games.chinagold.words import site_words
 
 GAME_ID = "chinagold"
 
@@ -35,13 +36,20 @@ def _(message: str) -> str:
 
 
 def action_label(table: TableModel, action: ActionModel) -> str:
-    """`Turn 12 → 14`, `Turn 7`, `Bury 30`."""
+    """`Turn row 3, marker 5 from the left → row 3, marker 7 from the left`, `Bury row 2, marker 1 …`."""
+    state = table.session.state if table.session is not None else None
+    if not isinstance(state, ChinagoldState):
+        return action.type
+
+    def site(number: int) -> str:
+        return site_words(number, state).text(_)
+
     if isinstance(action, Bury):
-        return _("Bury {site}").format(site=action.site)
+        return _("Bury {site}").format(site=site(action.site))
     if isinstance(action, Turn):
         if action.start == action.end:
-            return _("Turn {site}").format(site=action.start)
-        return _("Turn {start} → {end}").format(start=action.start, end=action.end)
+            return _("Turn {site}").format(site=site(action.start))
+        return _("Turn {start} → {end}").format(start=site(action.start), end=site(action.end))
     return action.type
 
 
@@ -129,8 +137,9 @@ class ChinagoldPanel(BoxLayout):
         self.pi_to_move = controller.pi_to_move
         self.tile_text = self._tiles_line(state)
         mountains, rivers = state.sites.count("M"), state.sites.count("R")
-        self.info_text = _("Gold: mountains {m}, rivers {r}\nStill hidden: {h}").format(
-            m=mountains, r=rivers, h=state.sites.count("h"))
+        names = self.controller.table.player_name
+        self.info_text = _("Gold: {first} {m}, {second} {r}\nStill hidden: {h}").format(
+            first=names(0), second=names(1), m=mountains, r=rivers, h=state.sites.count("h"))
         self._rebuild_faces()
         board.view = BoardView(sites=state.sites, selected=controller.selected,
                                highlights=self._highlight_sites())
