@@ -70,8 +70,9 @@ def setup_steps(setup: Setup) -> list[str]:
     else:
         steps.append(_("Sort the 84 bars by colour and number, then lay out the safes as dealt:"))
         for safe in game.vault.layout.safes:
-            steps.append(_("{safe}: {bars}").format(safe=safe_words(safe.id).text(_),
-                                                    bars=bars_words(state.safes[safe.id]).text(_)))
+            line = _("{safe}: {bars}").format(safe=safe_words(safe.id).text(_),
+                                              bars=bars_words(state.safes[safe.id]).text(_))
+            steps.append(line[:1].upper() + line[1:])
     steps.append(_("Each player rolls both dice for the start safe (one die or the sum); Goldtable checks it."))
     if setup.options.get("game_end", "counter") == "counter":
         steps.append(_("The turn counter starts beside field 1 of the track."))

@@ -649,7 +649,9 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             return state, [Event(kind="start.reroll", message=N_("{first}, {second} and {sum} are all taken: "
                                                                  "roll again."),
                                  params={"first": dice[0], "second": dice[1], "sum": sum(dice)})]
-        return rolled.evolve(phase="start_choose"), []
+        return rolled.evolve(phase="start_choose"), [
+            Event(kind="start.rolled", message=N_("{player} rolled {first} and {second} for the start safe."),
+                  params={"player": state.names[state.current], "first": dice[0], "second": dice[1]})]
 
     def _do_choose_start(self, state: GoldConnectionState,
                          action: ChooseStart) -> tuple[GoldConnectionState, list[Event]]:
@@ -672,10 +674,13 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         robbers[state.current] = robbers[state.current].evolve(heading=action.heading)
         order = state.arrow_order[1:]
         state = state.evolve(robbers=tuple(robbers), arrow_order=order)
+        laid = Event(kind="arrow.placed", message=N_("{player}'s arrow points to {heading}."),
+                     params={"player": state.names[state.current], "heading": safe_words(action.heading)})
         if order:
-            return state.evolve(current=order[0]), []
+            return state.evolve(current=order[0]), [laid]
         first = max(range(len(robbers)), key=lambda seat: self.vault.numbers[robbers[seat].stone or ""] or 0)
-        return self._begin_turn(state, first)
+        state, events = self._begin_turn(state, first)
+        return state, [laid, *events]
 
     def _begin_turn(self, state: GoldConnectionState, seat: int) -> tuple[GoldConnectionState, list[Event]]:
         """GC-6: a new turn; the counter moves one field (not in the variant without counter)."""
