@@ -34,7 +34,6 @@ from companion.games.gold_connection.rules import (
     auto_sort,
     bar_sort_key,
 )
-
 from companion.games.gold_connection.words import bars_words, safe_words
 
 GAME_ID = "gold_connection"

@@ -170,7 +170,8 @@ class GoldgraeberPanel(BoxLayout):
             assert state.defender is not None
             if state.attacker_roll is None:
                 return _("Brawl on {field}: {attacker} against {defender}. {attacker} rolls.").format(
-                    field=place(state.fight_field or "", state), attacker=name(state.current), defender=name(state.defender))
+                    field=place(state.fight_field or "", state), attacker=name(state.current),
+                    defender=name(state.defender))
             return _("Brawl: {attacker} rolled {roll}. Now {defender} rolls.").format(
                 attacker=name(state.current), roll=state.attacker_roll, defender=name(state.defender))
         if state.phase == "robber":
