@@ -97,13 +97,13 @@ class ChinagoldPanel(BoxLayout):
         self.board: ChinagoldBoard | None = None
         self._faces_shown: tuple[int, tuple[str, ...]] | None = None
         controller.listen(self.refresh)
-        self.table.bind(entered=self._rebuild_faces)
+        self.table.bind(entered=self._rebuild_faces, revision=self._relabel)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
         self.controller.unlisten(self.refresh)
-        self.table.unbind(entered=self._rebuild_faces)
+        self.table.unbind(entered=self._rebuild_faces, revision=self._relabel)
 
     @property
     def state(self) -> ChinagoldState | None:
@@ -121,14 +121,18 @@ class ChinagoldPanel(BoxLayout):
             self._board_key = key
         return self.board
 
+    def _relabel(self, *_args: Any) -> None:
+        """Button texts in the current language (again after a language switch: the table's revision)."""
+        self.labels = {"Throw for me": _("Throw for me"), "Bury": _("Bury"), "Done": _("Done"),
+                       "Hint": _("Hint")}
+
     def refresh(self, *_args: Any) -> None:
         state = self.state
         if state is None:
             return
         controller = self.controller
         board = self._ensure_board(state)
-        self.labels = {"Throw for me": _("Throw for me"), "Bury": _("Bury"), "Done": _("Done"),
-                       "Hint": _("Hint")}
+        self._relabel()
         self.suggestion = controller.suggestion
         self.thinking = controller.thinking
         self.throwing = state.phase == "throw"

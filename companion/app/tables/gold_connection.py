@@ -107,22 +107,28 @@ class GoldConnectionPanel(BoxLayout):
         self.ids.board_holder.add_widget(self.board)
         self._faces_shown = False
         controller.listen(self.refresh)
+        self.table.bind(revision=self._relabel)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
         self.controller.unlisten(self.refresh)
+        self.table.unbind(revision=self._relabel)
 
     @property
     def state(self) -> GoldConnectionState | None:
         return self.controller.state
 
     # -- showing -------------------------------------------------------------------------------------
+    def _relabel(self, *_args: Any) -> None:
+        """Button texts in the current language (again after a language switch: the table's revision)."""
+        self.labels = {"Roll for me": _("Roll for me")}
+
     def refresh(self, *_args: Any) -> None:
         state = self.state
         if state is None:
             return
-        self.labels = {"Roll for me": _("Roll for me")}
+        self._relabel()
         controller = self.controller
         self.picked = list(controller.picked)
         self.take = dict(controller.take)

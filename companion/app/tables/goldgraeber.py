@@ -111,11 +111,13 @@ class GoldgraeberPanel(BoxLayout):
         self._faces_shown: tuple[str, ...] = ()
         self._chips_shown: tuple[int, ...] = ()
         controller.listen(self.refresh)
+        self.table.bind(revision=self._relabel)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
         self.controller.unlisten(self.refresh)
+        self.table.unbind(revision=self._relabel)
 
     @property
     def state(self) -> GoldgraeberState | None:
@@ -125,12 +127,16 @@ class GoldgraeberPanel(BoxLayout):
         return session.state  # type: ignore[no-any-return]
 
     # -- showing -------------------------------------------------------------------------------------
+    def _relabel(self, *_args: Any) -> None:
+        """Button texts in the current language (again after a language switch: the table's revision)."""
+        self.labels = {"Roll for me": _("Roll for me"), "Look at chips": _("Look at chips")}
+
     def refresh(self, *_args: Any) -> None:
         state = self.state
         if state is None:
             return
         board = self.game.board
-        self.labels = {"Roll for me": _("Roll for me"), "Look at chips": _("Look at chips")}
+        self._relabel()
         last = len(board.rail) - 1
         self.train_text = _("Train: rail field {position} of {last}").format(position=state.locomotive, last=last)
         self.train_progress = state.locomotive / last
