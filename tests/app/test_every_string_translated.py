@@ -6,6 +6,7 @@ id or one of the few words that are the same in both languages."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,15 +78,19 @@ def screens_in(app: Any, language: str, journal: Path) -> dict[str, set[str]]:
 
 
 @pytest.fixture
-def demo_journal(fresh_app: Any, tmp_path: Path) -> Path:
-    """One finished and one interrupted Digger game, and one interrupted game of each other game."""
+def demo_journal(fresh_app: Any, tmp_path: Path) -> Iterator[Path]:
+    """One finished and one interrupted Digger game, and one interrupted game of each other game (the
+    app's own journal is given back afterwards)."""
     path = tmp_path / "journal.sqlite3"
     demo_session(path, moves=None)
     for game in GAMES:
         demo_session(path, moves=9, game=game)
     demo_session(path, moves=9)  # the Digger game Resume and the table screenshots show
+    original = fresh_app.journal.path
     fresh_app.open_journal(Journal(path))
-    return path
+    yield path
+    fresh_app.controller.open(None)
+    fresh_app.open_journal(Journal(original))
 
 
 @pytest.mark.parametrize("language", ["de", "fr"])
@@ -103,3 +108,37 @@ def test_no_english_left_on_any_screen(fresh_app: Any, demo_journal: Path, langu
     untranslated = sorted(f"{screen}: {text!r}" for screen, shown in translated.items()
                           for text in shown & english[screen] if not allowed(text, language))
     assert not untranslated, f"{language}: English on screen:\n" + "\n".join(untranslated)
+
+
+@pytest.mark.parametrize(("language", "words"), [("de", ("beschädigt", "Spiel")), ("fr", ("endommagée", "partie"))])
+def test_journal_notices_on_home_speak_the_language(fresh_app: Any, tmp_path: Path, language: str,
+                                                    words: tuple[str, str]) -> None:
+    """A quarantined game and a journal that cannot be opened are told on Home in the app's language;
+    the CLI keeps its English sentences (`Journal.notices`)."""
+    import sqlite3
+
+    path = tmp_path / "journal.sqlite3"
+    demo_session(path, moves=3).journal.close()  # type: ignore[union-attr]
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE games SET setup = substr(setup, 1, 30)")
+    conn.commit()
+    conn.close()
+    app = fresh_app
+    original = app.journal.path
+    journal = Journal(path)
+    app.open_journal(journal)
+    try:
+        app.set_language(language)
+        app.go("home")
+        pump(2)
+        english = journal.notices
+        assert len(english) == 1 and english[0].startswith("game ")  # the CLI's sentence stays English
+        shown = app.journal_notice
+        assert all(word in shown for word in words) and shown not in english and str(path) in shown
+        assert shown in {w.text for w in visible_widgets(app.root.current_screen) if isinstance(w, Label)}
+        app.open_journal(Journal.unavailable(tmp_path / "other.sqlite3", "the file is locked"))
+        assert app.journal_notice.endswith(": the file is locked.")
+        assert app.journal_notice != "Games cannot be saved or resumed: the file is locked."
+    finally:
+        app.set_language("en")
+        app.open_journal(Journal(original))
