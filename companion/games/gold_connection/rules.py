@@ -828,6 +828,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         """GC-12: the robber stone moves under the arrow; then the tray is sorted."""
         robbers = list(state.robbers)
         robber = robbers[state.current]
+        assert robber.arrow is not None  # every robber's arrow is laid before the first turn (GC-5)
         robbers[state.current] = robber.evolve(stone=robber.arrow)
         state = state.evolve(robbers=tuple(robbers))
         events = [Event(kind="turn.end", message=N_("{player}'s robber stone moves to {safe}."),
