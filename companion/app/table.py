@@ -88,12 +88,13 @@ class TableModel(EventDispatcher):
         return self.session.game.id if self.session is not None else "goldtable"
 
     def game_text(self, template: str, params: Mapping[str, Any] | None = None) -> str:
-        """A game message in the current language; a player the rules name by seat only (Chinagold's
-        "the mountains player") is named as the table knows them."""
+        """A game message in the current language, as a sentence; a player the rules name by seat only
+        (Chinagold's "the mountains player") is named as the table knows them."""
         words = dict(params or {})
         if isinstance(words.get("seat"), int) and isinstance(words.get("name"), Phrase):
             words["name"] = self.player_name(words["seat"]) or words["name"]
-        return game_text(self.domain, template, words)
+        text = game_text(self.domain, template, words)
+        return text[:1].upper() + text[1:]  # a sentence may start with a place ("rail field 6 is …")
 
     def player_name(self, seat: int | None) -> str:
         if self.session is None or seat is None or not 0 <= seat < len(self.session.setup.players):

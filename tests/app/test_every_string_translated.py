@@ -64,7 +64,6 @@ def screens_in(app: Any, language: str, journal: Path) -> dict[str, set[str]]:
             pump(1)
             show_screen(app, screen)
             shown[f"{screen}:{game}"] = texts(app)
-    app.game_id = "digger"
     for game in GAMES:
         app.go("home")
         pump(1)
@@ -86,11 +85,13 @@ def demo_journal(fresh_app: Any, tmp_path: Path) -> Iterator[Path]:
     for game in GAMES:
         demo_session(path, moves=9, game=game)
     demo_session(path, moves=9)  # the Digger game Resume and the table screenshots show
-    original = fresh_app.journal.path
+    original, settings, game_id = fresh_app.journal.path, fresh_app.settings, fresh_app.game_id
     fresh_app.open_journal(Journal(path))
     yield path
     fresh_app.controller.open(None)
     fresh_app.open_journal(Journal(original))
+    fresh_app.settings, fresh_app.game_id = settings, game_id  # the players and game the screens remembered
+    fresh_app.save_settings()
 
 
 @pytest.mark.parametrize("language", ["de", "fr"])
