@@ -13,8 +13,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from companion.engine.putback import Phrase
-
 LOCALE_DIR = Path(__file__).resolve().parents[1] / "locale"
 APP_DOMAIN = "goldtable"
 LANGUAGES: tuple[str, ...] = ("en", "de", "fr")
@@ -76,7 +74,10 @@ def _lookup(domain: str, message: str) -> str:
 
 def _word(domain: str, value: Any) -> Any:
     """One parameter in the current language: a word looked up, a Phrase (a place, a piece) translated
-    with its own words; numbers and names as they are."""
+    with its own words; numbers and names as they are.  (The engine is imported here, not at the top:
+    the app's first frame needs this module before the engine is loaded.)"""
+    from companion.engine.putback import Phrase
+
     if isinstance(value, str) and value:
         return _lookup(domain, value)
     if isinstance(value, Phrase):
