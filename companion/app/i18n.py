@@ -71,14 +71,26 @@ def _lookup(domain: str, message: str) -> str:
     return catalog(APP_DOMAIN).gettext(message) if translated == message else translated
 
 
+def _word(domain: str, value: Any) -> Any:
+    """One parameter in the current language: a word looked up, a Phrase (a place, a piece) translated
+    with its own words; numbers and names as they are.  (The engine is imported here, not at the top:
+    the app's first frame needs this module before the engine is loaded.)"""
+    from companion.engine.putback import Phrase
+
+    if isinstance(value, str) and value:
+        return _lookup(domain, value)
+    if isinstance(value, Phrase):
+        return value.text(lambda message: _lookup(domain, message))
+    return value
+
+
 def game_text(domain: str, template: str, params: dict[str, Any] | None = None) -> str:
     """An engine message in the current language: the game's catalog, then the app's, then English."""
     translated = _lookup(domain, template)
     if translated == template:  # no catalog for this sentence yet: keep it all English, not half
         words = dict(params or {})
     else:
-        words = {key: _lookup(domain, value) if isinstance(value, str) and value else value
-                 for key, value in (params or {}).items()}
+        words = {key: _word(domain, value) for key, value in (params or {}).items()}
     try:
         return translated.format(**words)
     except (KeyError, IndexError, ValueError):

@@ -86,6 +86,22 @@ def release_free_heap() -> None:
         return
 
 
+def notice_text(notice: Any) -> str:
+    """A journal notice (`Journal.notice_items`) in the app's language, its reason too."""
+    from companion.engine.journal import Notice
+
+    words = {key: notice_text(value) if isinstance(value, Notice) else value for key, value in notice.params.items()}
+    try:
+        return _(notice.message).format(**words)
+    except (KeyError, IndexError, ValueError):
+        return str(notice)
+
+
+def journal_notices(journal: Any) -> str:
+    """Everything the journal has to say, one line each, in the app's language (Home shows it)."""
+    return "\n".join(notice_text(notice) for notice in journal.notice_items)
+
+
 class GoldtableApp(App):
     """The touchscreen app.  `journal_path`/`sources`/`settings_file` are injectable for tests."""
 
@@ -223,7 +239,7 @@ class GoldtableApp(App):
         if self.journal is not None and self.journal is not journal:
             self.journal.close()
         self.journal = journal
-        self.journal_notice = "\n".join(journal.notices)
+        self.journal_notice = journal_notices(journal)
 
     @property
     def ready(self) -> bool:
@@ -376,7 +392,7 @@ class GoldtableApp(App):
         from companion.engine.registry import all_games, get_game
 
         summary = self.journal.latest_unfinished_summary()
-        self.journal_notice = "\n".join(self.journal.notices)
+        self.journal_notice = journal_notices(self.journal)
         if summary is None:
             self.resume_text = ""
             return

@@ -8,6 +8,7 @@ Runs on the UI thread only.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from kivy.event import EventDispatcher
@@ -19,6 +20,7 @@ from companion.app.i18n import _, game_text
 from companion.app.rules_doc import find_rule
 from companion.app.settings import SEAT_COLOURS
 from companion.engine.core import ActionModel, Event, Refusal
+from companion.engine.putback import Phrase
 from companion.engine.session import Session
 
 LOG_LENGTH = 60
@@ -86,9 +88,14 @@ class TableModel(EventDispatcher):
     def domain(self) -> str:
         return self.session.game.id if self.session is not None else "goldtable"
 
-    def game_text(self, template: str, params: dict[str, Any] | None = None) -> str:
-        """A game message in the current language."""
-        return game_text(self.domain, template, params)
+    def game_text(self, template: str, params: Mapping[str, Any] | None = None) -> str:
+        """A game message in the current language, as a sentence; a player the rules name by seat only
+        (Chinagold's "the mountains player") is named as the table knows them."""
+        words = dict(params or {})
+        if isinstance(words.get("seat"), int) and isinstance(words.get("name"), Phrase):
+            words["name"] = self.player_name(words["seat"]) or words["name"]
+        text = game_text(self.domain, template, words)
+        return text[:1].upper() + text[1:]  # a sentence may start with a place ("rail field 6 is …")
 
     def player_name(self, seat: int | None) -> str:
         if self.session is None or seat is None or not 0 <= seat < len(self.session.setup.players):
@@ -200,7 +207,7 @@ class TableModel(EventDispatcher):
 
     def _log_events(self, actor: int | None, events: tuple[Event, ...]) -> None:
         texts = [self.game_text(event.message, event.params) for event in events if event.message]
-        line = " ".join(texts) or _("{name} played a move.").format(name=self.player_name(actor))
+        line = " ".join(texts) or _("{name}'s move is done.").format(name=self.player_name(actor))
         self.log = [*self.log[-(LOG_LENGTH - 1):], line]
 
     def on_game_over(self) -> None:

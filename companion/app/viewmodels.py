@@ -195,6 +195,10 @@ class OptionsModel(EventDispatcher):
         """The field's description in the game's language catalog."""
         return game_text(self.game_id, field["description"])
 
+    def choice_label(self, value: Any) -> str:
+        """One choice of an option in the game's language (`no_step_back` is looked up as `no step back`)."""
+        return game_text(self.game_id, str(value).replace("_", " "))
+
     def set(self, name: str, value: Any) -> None:
         self.values = {**self.values, name: value}
         self.problem = ""

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from companion.engine.core import Setup, Value
+from companion.engine.core import N_, Setup, Value
 from companion.engine.errors import UserError
 from companion.engine.record import GameRecord, RecordedAction, Source, now_utc
 
@@ -288,23 +288,39 @@ def _integrity(conn: sqlite3.Connection, check: Literal["quick_check", "integrit
         return str(error)
 
 
-def _why_not_writable(path: Path, error: sqlite3.Error | OSError | None) -> str:
-    """One sentence on why the journal cannot be written, from the file system rather than guesses."""
+@dataclass(frozen=True)
+class Notice:
+    """One thing the user should be told about the journal: a stable code, an English template (marked
+    N_, so the app can say it in its language) and its words; a word may be a Notice itself (the reason
+    inside a sentence).  `str()` is the English sentence the CLI prints."""
+
+    code: str
+    message: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.message.format(**self.params)
+
+
+def _why_not_writable(path: Path, error: sqlite3.Error | OSError | None) -> Notice:
+    """Why the journal cannot be written, from the file system rather than guesses."""
     folder = path.parent if path.parent.exists() else Path(path.anchor or "/")
+    full = Notice("reason.disk_full", N_("the disk holding {folder} is full"), {"folder": str(folder)})
     try:
         stats = os.statvfs(folder)
         if stats.f_flag & os.ST_RDONLY:
-            return f"the card or folder {folder} is read-only"
+            return Notice("reason.read_only", N_("the card or folder {folder} is read-only"), {"folder": str(folder)})
         if stats.f_bavail * stats.f_frsize < 64 * 1024:
-            return f"the disk holding {folder} is full"
+            return full
     except OSError:
         pass
     if isinstance(error, sqlite3.Error) and _primary(error) == 13:
-        return f"the disk holding {folder} is full"
+        return full
     if isinstance(error, OSError) and error.errno == errno.ENOSPC:
-        return f"the disk holding {folder} is full"
+        return full
     detail = error.strerror if isinstance(error, OSError) else error
-    return f"{path} cannot be written ({detail})"
+    return Notice("reason.not_writable", N_("{path} cannot be written ({detail})"),
+                  {"path": str(path), "detail": str(detail)})
 
 
 def _unique_aside(path: Path) -> Path:
@@ -350,6 +366,7 @@ class Journal:
         journal = cls.__new__(cls)
         journal._prepare(path, False, 0.0, CHECKPOINT_EVERY)
         journal.read_only_reason = reason
+        journal._reason = Notice("reason.other", "{reason}", {"reason": reason})
         journal._stand_in = True
         journal._conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         journal._conn.executescript(_SCHEMA)
@@ -359,6 +376,8 @@ class Journal:
         self.path = Path(path) if path is not None else default_path()
         self.notice: str | None = None
         self.read_only_reason: str | None = None
+        self._notice: Notice | None = None  # `notice` with its template, for the app's language
+        self._reason: Notice | None = None  # `read_only_reason` likewise
         self.integrity = "ok"
         self.damaged: dict[int, str] = {}
         self._busy_timeout = busy_timeout
@@ -374,22 +393,31 @@ class Journal:
 
     @property
     def notices(self) -> list[str]:
-        """Everything the user should be told about this journal, one sentence each."""
-        told = [self.notice] if self.notice else []
+        """Everything the user should be told about this journal, one English sentence each."""
+        return [str(notice) for notice in self.notice_items]
+
+    @property
+    def notice_items(self) -> list[Notice]:
+        """The same as `notices`, as codes, templates and words (the app says them in its language)."""
+        told = [self._notice] if self._notice else []
+        reason = self._reason or Notice("reason.other", "{reason}", {"reason": self.read_only_reason})
         if self._stand_in:
-            told.append(f"Games cannot be saved or resumed: {self.read_only_reason}.")
+            told.append(Notice("journal.unavailable", N_("Games cannot be saved or resumed: {reason}."),
+                               {"reason": reason}))
         elif self.read_only_reason:
-            told.append(f"Games cannot be saved: {self.read_only_reason}. Saved games can still be viewed "
-                        f"and exported.")
+            told.append(Notice("journal.read_only", N_("Games cannot be saved: {reason}. Saved games can still "
+                                                       "be viewed and exported."), {"reason": reason}))
         if self.integrity != "ok":
-            told.append(f"The journal {self.path} is damaged ({self.integrity}); `goldtable journal salvage` "
-                        f"copies the readable games to a new journal.")
-        told.extend(self._damaged_text(game_id, problem) for game_id, problem in sorted(self.damaged.items()))
+            told.append(Notice("journal.damaged", N_("The journal {path} is damaged ({problem}); `goldtable "
+                                                     "journal salvage` copies the readable games to a new "
+                                                     "journal."), {"path": str(self.path), "problem": self.integrity}))
+        told.extend(self._damaged_notice(game_id, problem) for game_id, problem in sorted(self.damaged.items()))
         return told
 
-    def _damaged_text(self, game_id: int, problem: str) -> str:
-        return (f"game {game_id} in the journal {self.path} is damaged ({problem}) and cannot be resumed or "
-                f"exported; the other games are not affected")
+    def _damaged_notice(self, game_id: int, problem: str) -> Notice:
+        return Notice("game.damaged", N_("game {game} in the journal {path} is damaged ({problem}) and cannot be "
+                                         "resumed or exported; the other games are not affected"),
+                      {"game": game_id, "path": str(self.path), "problem": problem})
 
     # -- opening -----------------------------------------------------------------------------------
     def _connect(self, target: str, uri: bool = False) -> sqlite3.Connection:
@@ -545,7 +573,8 @@ class Journal:
 
     def _read_only_instead(self, error: sqlite3.Error | OSError, create: bool) -> sqlite3.Connection:
         """Full or read-only storage: keep the games readable and say why nothing can be saved."""
-        self.read_only_reason = _why_not_writable(self.path, error)
+        self._reason = _why_not_writable(self.path, error)
+        self.read_only_reason = str(self._reason)
         if create:
             conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
             conn.executescript(_SCHEMA)
@@ -575,8 +604,10 @@ class Journal:
                         os.replace(part, f"{target}{suffix}")
             except OSError as error:  # a read-only or full card: keep it where it is, readable as far as it goes
                 return self._read_only_instead(error, create=False)
-            self.notice = (f"The game journal {self.path} was damaged ({problem}); it was kept as {target} "
-                           f"and a new journal was started.")
+            self._notice = Notice("journal.moved_aside", N_("The game journal {path} was damaged ({problem}); it "
+                                                            "was kept as {target} and a new journal was started."),
+                                  {"path": str(self.path), "problem": problem, "target": str(target)})
+            self.notice = str(self._notice)
             return self._retrying(self._open_file)
 
     def close(self) -> None:
@@ -689,7 +720,7 @@ class Journal:
 
     def _damaged(self, game_id: int, problem: str) -> DamagedGame:
         self.damaged[game_id] = problem
-        return DamagedGame(self._damaged_text(game_id, problem))
+        return DamagedGame(str(self._damaged_notice(game_id, problem)))
 
     def _read_game(self, game_id: int, game_row: tuple[str, str, str | None] | None = None,
                    ) -> tuple[Setup, datetime, list[tuple[str, RecordedAction | None]]]:

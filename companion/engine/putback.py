@@ -13,11 +13,11 @@ import importlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
-from companion.engine.core import ActionModel, Game, Value
+from companion.engine.core import ActionModel, FrozenDict, FrozenParams, Game, Value
 
 #: The table as the game sees it: how many of each piece lie on each place, keyed (piece, place).
 Table = Counter[tuple[str, str]]
@@ -37,10 +37,17 @@ class Change:
 
 class Phrase(Value):
     """A translatable piece of a sentence: an English template and its words.  Words that are Phrases
-    are translated too; plain strings (player names, numbers) are kept as they are."""
+    are translated too; plain strings (player names, numbers) are kept as they are.  Engine messages use
+    Phrases as parameters for places and pieces; formatted without a catalog they read in English."""
 
     message: str
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: FrozenParams = Field(default_factory=FrozenDict)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __format__(self, spec: str) -> str:
+        return format(self.text(), spec)
 
     def text(self, translate: Callable[[str], str] = str) -> str:
         words = {key: value.text(translate) if isinstance(value, Phrase) else value

@@ -95,7 +95,7 @@ def test_refusal_shows_rule_and_way_on(fresh_app: Any) -> None:
     assert not app.controller.submit({"type": "take", "colour": "Y"})
     pump(2)
     shown = label_texts(app)
-    assert any("yellow shows on 2 dice" in text for text in shown)
+    assert any("Yellow shows on 2 dice" in text for text in shown)
     assert any(text.startswith("DIG-4 ") for text in shown)
     assert app.table.refusal_rule_text
     tap(app, "OK")

@@ -166,7 +166,7 @@ def test_opponent_clears_what_is_left_of_his_completed_region() -> None:
 def test_line_across_a_cleared_site_is_refused() -> None:
     state = position({2: "R"}, total=3)
     gap = refusal(state, Turn(start=1, end=3))
-    assert (gap.code, gap.rule, gap.params) == ("turn.gap", "CG-8", {"site": 2})
+    assert (gap.code, gap.rule, gap.params["site"]) == ("turn.gap", "CG-8", 2)
 
 
 def test_gap_splits_runs_for_tile_counting() -> None:

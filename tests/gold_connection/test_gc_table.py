@@ -70,12 +70,14 @@ def test_table_module_is_found_and_setup_guide_lists_the_dealt_safes() -> None:
     from companion.app.tables import table_modules
     from companion.app.tables.gold_connection import setup_steps
     from companion.engine.registry import get_game
+    from companion.games.gold_connection.words import bars_words
     from tests.gold_connection.gc_helpers import setup
 
     assert "gold_connection" in table_modules()
     steps = setup_steps(setup(4, 4))
     dealt = get_game("gold_connection").initial_state(setup(4, 4)).safes
-    assert f"Safe 7: {' '.join(dealt['S7'])}" in steps and f"Safe W: {' '.join(dealt['W'])}" in steps
+    assert f"Safe 7: {bars_words(dealt['S7'])}" in steps
+    assert f"The choice point on the left: {bars_words(dealt['W'])}" in steps
     assert any("4-rows" in step for step in steps)
     table_steps = setup_steps(setup(2, 4, deal="table"))
     assert not any(step.startswith("Safe ") for step in table_steps) and any("enter" in s for s in table_steps)

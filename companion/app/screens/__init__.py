@@ -19,7 +19,7 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 from kivy.utils import get_color_from_hex
 
-from companion.app.i18n import _, game_text
+from companion.app.i18n import _
 from companion.app.widgets import make
 
 
@@ -90,8 +90,7 @@ class OptionsScreen(Screen):
                 control.add_widget(Factory.Widget())
             elif field["kind"] == "choice":
                 for value in field["choices"]:
-                    label = game_text(model.game_id, str(value).replace("_", " "))
-                    control.add_widget(self._toggle(label, name, value, model))
+                    control.add_widget(self._toggle(model.choice_label(value), name, value, model))
             elif field["kind"] == "int":
                 control.add_widget(make("Stepper", name=name))
             box.add_widget(row)

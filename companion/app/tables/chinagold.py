@@ -24,6 +24,7 @@ from companion.app.table import TableModel
 from companion.engine.core import ActionModel, Setup
 from companion.games.chinagold.board import layout_for, overlaid
 from companion.games.chinagold.rules import Bury, ChinagoldState, Turn
+from companion.games.chinagold.words import site_words
 
 GAME_ID = "chinagold"
 
@@ -35,13 +36,20 @@ def _(message: str) -> str:
 
 
 def action_label(table: TableModel, action: ActionModel) -> str:
-    """`Turn 12 → 14`, `Turn 7`, `Bury 30`."""
+    """`Turn row 3, marker 5 from the left → row 3, marker 7 from the left`, `Bury row 2, marker 1 …`."""
+    state = table.session.state if table.session is not None else None
+    if not isinstance(state, ChinagoldState):
+        return action.type
+
+    def site(number: int) -> str:
+        return site_words(number, state).text(_)
+
     if isinstance(action, Bury):
-        return _("Bury {site}").format(site=action.site)
+        return _("Bury {site}").format(site=site(action.site))
     if isinstance(action, Turn):
         if action.start == action.end:
-            return _("Turn {site}").format(site=action.start)
-        return _("Turn {start} → {end}").format(start=action.start, end=action.end)
+            return _("Turn {site}").format(site=site(action.start))
+        return _("Turn {start} → {end}").format(start=site(action.start), end=site(action.end))
     return action.type
 
 
@@ -89,13 +97,13 @@ class ChinagoldPanel(BoxLayout):
         self.board: ChinagoldBoard | None = None
         self._faces_shown: tuple[int, tuple[str, ...]] | None = None
         controller.listen(self.refresh)
-        self.table.bind(entered=self._rebuild_faces)
+        self.table.bind(entered=self._rebuild_faces, revision=self._relabel)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
         self.controller.unlisten(self.refresh)
-        self.table.unbind(entered=self._rebuild_faces)
+        self.table.unbind(entered=self._rebuild_faces, revision=self._relabel)
 
     @property
     def state(self) -> ChinagoldState | None:
@@ -113,14 +121,18 @@ class ChinagoldPanel(BoxLayout):
             self._board_key = key
         return self.board
 
+    def _relabel(self, *_args: Any) -> None:
+        """Button texts in the current language (again after a language switch: the table's revision)."""
+        self.labels = {"Throw for me": _("Throw for me"), "Bury": _("Bury"), "Done": _("Done"),
+                       "Hint": _("Hint")}
+
     def refresh(self, *_args: Any) -> None:
         state = self.state
         if state is None:
             return
         controller = self.controller
         board = self._ensure_board(state)
-        self.labels = {"Throw for me": _("Throw for me"), "Bury": _("Bury"), "Done": _("Done"),
-                       "Hint": _("Hint")}
+        self._relabel()
         self.suggestion = controller.suggestion
         self.thinking = controller.thinking
         self.throwing = state.phase == "throw"
@@ -129,8 +141,9 @@ class ChinagoldPanel(BoxLayout):
         self.pi_to_move = controller.pi_to_move
         self.tile_text = self._tiles_line(state)
         mountains, rivers = state.sites.count("M"), state.sites.count("R")
-        self.info_text = _("Gold: mountains {m}, rivers {r}\nStill hidden: {h}").format(
-            m=mountains, r=rivers, h=state.sites.count("h"))
+        names = self.controller.table.player_name
+        self.info_text = _("Gold: {first} {m}, {second} {r}\nStill hidden: {h}").format(
+            first=names(0), second=names(1), m=mountains, r=rivers, h=state.sites.count("h"))
         self._rebuild_faces()
         board.view = BoardView(sites=state.sites, selected=controller.selected,
                                highlights=self._highlight_sites(),

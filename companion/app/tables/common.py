@@ -25,6 +25,9 @@ class DiceKeypad(BoxLayout):
     controller = ObjectProperty(None)
     table = ObjectProperty(None)
     face_colours = DictProperty({})
+    #: How a face token is written on its button in the current language (Digger: `Bl` for B in German);
+    #: None shows the token itself.
+    face_text = ObjectProperty(None, allownone=True)
     #: Only the row of face buttons; the entry so far, Clear and "Roll for me" are the panel's own.
     compact = BooleanProperty(False)
 
@@ -37,7 +40,8 @@ class DiceKeypad(BoxLayout):
 
     def _watch(self, *_args: Any) -> None:
         if self.table is not None:
-            self.table.bind(dice=self._rebuild, entered=self._rebuild, partial=self._rebuild)
+            self.table.bind(dice=self._rebuild, entered=self._rebuild, partial=self._rebuild,
+                            revision=self._relabel)
             self._rebuild()
 
     def _rebuild(self, *_args: Any) -> None:
@@ -55,7 +59,7 @@ class DiceKeypad(BoxLayout):
         from kivy.utils import get_color_from_hex
 
         for face in faces:
-            button = Factory.GButton(text=face)
+            button = Factory.GButton(text=self.face_word(face))
             colour = self.face_colours.get(face)
             if colour:
                 button.background_color = get_color_from_hex(colour)
@@ -63,15 +67,23 @@ class DiceKeypad(BoxLayout):
             button.bind(on_release=lambda _b, f=face: self.controller.enter_die(f))
             box.add_widget(button)
 
-    @staticmethod
-    def entry_text(entered: list[str], partial: list[str], dice: list[list[str]], language: str) -> str:
+    def face_word(self, face: str) -> str:
+        return self.face_text(face) if self.face_text is not None else face
+
+    def _relabel(self, *_args: Any) -> None:
+        """After a language switch (the table's revision changes): the face buttons in the new words."""
+        for button, face in zip(reversed(self.ids.faces.children), self._faces, strict=False):
+            button.text = self.face_word(face)
+
+    def entry_text(self, entered: list[str], partial: list[str], dice: list[list[str]], language: str) -> str:
         from companion.app.i18n import tr
 
         if not dice:
             return tr("No dice due.", language)
         if partial:
-            return tr("Unreadable die, tap it: {dice}", language).format(dice=" ".join(partial).replace("?", "_"))
-        shown = " ".join([*entered, *["_"] * (len(dice) - len(entered))])
+            return tr("Unreadable die, tap it: {dice}", language).format(
+                dice=" ".join(self.face_word(face) for face in partial).replace("?", "_"))
+        shown = " ".join([*map(self.face_word, entered), *["_"] * (len(dice) - len(entered))])
         return tr("Roll by touch: {dice}", language).format(dice=shown)
 
 

@@ -29,6 +29,17 @@ COLOUR_WORDS = {"B": N_("blue"), "Y": N_("yellow"), "R": N_("red"), "G": N_("gre
 STONE_COLOURS = ("B", "Y", "R", "G", "W")
 
 
+#: The letter on each colour die's key as a player of the language reads it (English: the engine's tokens,
+#: which are also the keyboard keys; German Bl/Ge/Ro/Gr/We/Sw; French Bl/J/Ro/V/Bc/N).
+FACE_LETTERS = {"B": N_("die letter B"), "Y": N_("die letter Y"), "R": N_("die letter R"),
+                "G": N_("die letter G"), "W": N_("die letter W"), "K": N_("die letter K")}
+
+
+def face_letter(token: str) -> str:
+    """A die face's letter in the current language (the English catalog says B, Y, R, G, W, K)."""
+    return _(FACE_LETTERS[token]) if token in FACE_LETTERS else token
+
+
 def colour_word(token: str) -> str:
     return game_text(GAME_ID, COLOUR_WORDS[token])
 
@@ -84,7 +95,7 @@ class DiggerPanel(BoxLayout):
         self._showing_stowed = False  # the choices box holds the "stowed" toggles, not take/rob buttons
         controller.listen(self.refresh)
         self.timer.bind(started=self.refresh)
-        keypad = DiceKeypad(controller=controller, face_colours=FACE_COLOURS, compact=True)
+        keypad = DiceKeypad(controller=controller, face_colours=FACE_COLOURS, face_text=face_letter, compact=True)
         self.ids.keypad_holder.add_widget(keypad)
         self.refresh()
 

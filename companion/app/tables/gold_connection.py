@@ -34,6 +34,7 @@ from companion.games.gold_connection.rules import (
     auto_sort,
     bar_sort_key,
 )
+from companion.games.gold_connection.words import bars_words, safe_words
 
 GAME_ID = "gold_connection"
 
@@ -47,9 +48,9 @@ def _(message: str) -> str:
 def action_label(table: TableModel, action: ActionModel) -> str:
     """How a choice is written on a button."""
     if isinstance(action, Move):
-        return _("Arrow to {safe}").format(safe=action.path[-1])
+        return _("Arrow to {safe}").format(safe=safe_words(action.path[-1]).text(_))
     if isinstance(action, Loot):
-        return _("Loot {bars}").format(bars=" ".join(action.bars))
+        return _("Loot {bars}").format(bars=bars_words(action.bars).text(_))
     if isinstance(action, Stop):
         return _("Stop here")
     return action.type
@@ -68,8 +69,9 @@ def setup_steps(setup: Setup) -> list[str]:
     else:
         steps.append(_("Sort the 84 bars by colour and number, then lay out the safes as dealt:"))
         for safe in game.vault.layout.safes:
-            name = str(safe.number) if safe.number is not None else safe.id
-            steps.append(_("Safe {name}: {bars}").format(name=name, bars=" ".join(state.safes[safe.id])))
+            line = _("{safe}: {bars}").format(safe=safe_words(safe.id).text(_),
+                                              bars=bars_words(state.safes[safe.id]).text(_))
+            steps.append(line[:1].upper() + line[1:])
     steps.append(_("Each player rolls both dice for the start safe (one die or the sum); Goldtable checks it."))
     if setup.options.get("game_end", "counter") == "counter":
         steps.append(_("The turn counter starts beside field 1 of the track."))
@@ -105,22 +107,28 @@ class GoldConnectionPanel(BoxLayout):
         self.ids.board_holder.add_widget(self.board)
         self._faces_shown = False
         controller.listen(self.refresh)
+        self.table.bind(revision=self._relabel)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
         self.controller.unlisten(self.refresh)
+        self.table.unbind(revision=self._relabel)
 
     @property
     def state(self) -> GoldConnectionState | None:
         return self.controller.state
 
     # -- showing -------------------------------------------------------------------------------------
+    def _relabel(self, *_args: Any) -> None:
+        """Button texts in the current language (again after a language switch: the table's revision)."""
+        self.labels = {"Roll for me": _("Roll for me")}
+
     def refresh(self, *_args: Any) -> None:
         state = self.state
         if state is None:
             return
-        self.labels = {"Roll for me": _("Roll for me")}
+        self._relabel()
         controller = self.controller
         self.picked = list(controller.picked)
         self.take = dict(controller.take)

@@ -31,6 +31,7 @@ from companion.games.goldgraeber.rules import (
     Reveal,
     chip_odds,
 )
+from companion.games.goldgraeber.words import field_words
 
 GAME_ID = "goldgraeber"
 
@@ -45,12 +46,18 @@ def _(message: str) -> str:
     return translated if translated != message else app_text(message)
 
 
+def place(field: str, state: GoldgraeberState) -> str:
+    """A field in table words, in the current language (`rail field 6`, `the north shore of the lake …`)."""
+    return field_words(field, state).text(_)
+
+
 def action_label(table: TableModel, action: ActionModel) -> str:
-    """`Move to D12`, `Raft to S30`, `Gold 3`, `Robber 4`, `Look at chips`."""
-    if isinstance(action, Move):
-        return _("Move to {field}").format(field=action.to)
-    if isinstance(action, Raft):
-        return _("Raft to {field}").format(field=action.to)
+    """`Move to rail field 6`, `Raft to the west shore of the lake …`, `Gold 3`, `Robber 4`, `Look at chips`."""
+    state = table.session.state if table.session is not None else None
+    if isinstance(action, Move) and isinstance(state, GoldgraeberState):
+        return _("Move to {field}").format(field=place(action.to, state))
+    if isinstance(action, Raft) and isinstance(state, GoldgraeberState):
+        return _("Raft to {field}").format(field=place(action.to, state))
     if isinstance(action, Reveal):
         return (_("Gold {value}") if action.chip == "gold" else _("Robber {value}")).format(value=action.value)
     if isinstance(action, Look):
@@ -104,11 +111,13 @@ class GoldgraeberPanel(BoxLayout):
         self._faces_shown: tuple[str, ...] = ()
         self._chips_shown: tuple[int, ...] = ()
         controller.listen(self.refresh)
+        self.table.bind(revision=self._relabel)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
         self.controller.unlisten(self.refresh)
+        self.table.unbind(revision=self._relabel)
 
     @property
     def state(self) -> GoldgraeberState | None:
@@ -118,12 +127,16 @@ class GoldgraeberPanel(BoxLayout):
         return session.state  # type: ignore[no-any-return]
 
     # -- showing -------------------------------------------------------------------------------------
+    def _relabel(self, *_args: Any) -> None:
+        """Button texts in the current language (again after a language switch: the table's revision)."""
+        self.labels = {"Roll for me": _("Roll for me"), "Look at chips": _("Look at chips")}
+
     def refresh(self, *_args: Any) -> None:
         state = self.state
         if state is None:
             return
         board = self.game.board
-        self.labels = {"Roll for me": _("Roll for me"), "Look at chips": _("Look at chips")}
+        self._relabel()
         last = len(board.rail) - 1
         self.train_text = _("Train: rail field {position} of {last}").format(position=state.locomotive, last=last)
         self.train_progress = state.locomotive / last
@@ -162,13 +175,14 @@ class GoldgraeberPanel(BoxLayout):
             assert state.defender is not None
             if state.attacker_roll is None:
                 return _("Brawl on {field}: {attacker} against {defender}. {attacker} rolls.").format(
-                    field=state.fight_field, attacker=name(state.current), defender=name(state.defender))
+                    field=place(state.fight_field or "", state), attacker=name(state.current),
+                    defender=name(state.defender))
             return _("Brawl: {attacker} rolled {roll}. Now {defender} rolls.").format(
                 attacker=name(state.current), roll=state.attacker_roll, defender=name(state.defender))
         if state.phase == "robber":
             stack = next(s for s in state.stacks if s.field == state.fight_field)
             return _("Robber of strength {strength} on {field} (guarding {loot} chips): roll higher to win.").format(
-                strength=stack.robber[1], field=stack.field, loot=len(stack.loot))
+                strength=stack.robber[1], field=place(stack.field, state), loot=len(stack.loot))
         if state.phase == "away_roll":
             return _("{name} won the brawl and rolls to move away.").format(name=name(state.actor))
         if state.phase in ("move", "away"):
@@ -176,7 +190,8 @@ class GoldgraeberPanel(BoxLayout):
         if state.phase == "raft":
             return _("Tap the shore field the raft should go to.")
         if state.phase == "reveal":
-            return _("Turn the chip on {field} and tap what it shows.").format(field=state.figures[state.actor])
+            return _("Turn the chip on {field} and tap what it shows.").format(
+                field=place(state.figures[state.actor], state))
         return ""
 
     def _rebuild_faces(self) -> None:

@@ -40,6 +40,7 @@ from companion.games.chinagold.rules import (
     site_mask,
     tiles_for,
 )
+from companion.games.chinagold.words import site_words
 
 #: Weight of our own next-turn chances in the two-level evaluation.
 FOLLOW_UP_WEIGHT = 0.4
@@ -253,8 +254,8 @@ def describe_action(state: ChinagoldState, action: ActionModel) -> str:
     """A move in words for the table (`goldtable chinagold hint`, the app's Pi-opponent banner)."""
     role = ROLE_NAMES[state.to_move]
     if isinstance(action, Bury):
-        return f"{role}: bury the gold on site {action.site}"
+        return f"{role}: bury the gold at {site_words(action.site, state)}"
     assert isinstance(action, Turn)
     if action.start == action.end:
-        return f"{role}: turn the marker on site {action.start}"
-    return f"{role}: turn the markers from site {action.start} to site {action.end}"
+        return f"{role}: turn the marker at {site_words(action.start, state)}"
+    return f"{role}: turn the markers from {site_words(action.start, state)} to {site_words(action.end, state)}"

@@ -8,18 +8,8 @@ from collections import Counter
 
 from companion.engine.core import N_, Value
 from companion.engine.putback import Change, Instruction, Phrase, PutBack, Table, register_putback
-from companion.games.chinagold.board import get_board
 from companion.games.chinagold.rules import GOLD, HIDDEN, ROLE_NAMES, TAKEN, ChinagoldState
-
-
-def site_words(site: int, state: ChinagoldState) -> Phrase:
-    """`row 3, marker 5 from the left` (rows counted from the top edge of the hexagon)."""
-    coords = get_board(state.board, state.overlay).grid.coords
-    q, r = coords[site]
-    rows = sorted({row for _, row in coords})
-    in_row = sorted(col for col, row in coords if row == r)
-    return Phrase(message=N_("row {row}, marker {place} from the left"),
-                  params={"row": rows.index(r) + 1, "place": in_row.index(q) + 1})
+from companion.games.chinagold.words import site_words
 
 
 def _listing(phrases: list[Phrase]) -> Phrase:

@@ -32,6 +32,7 @@ from companion.engine.core import (
 from companion.engine.registry import register
 from companion.games.chinagold.board import BOARD_DIR, GENERATED, Board, get_board
 from companion.games.chinagold.geometry import Grid, count_lines, sites_of
+from companion.games.chinagold.words import player_words, site_words
 
 HIDDEN, GOLD = "h", "g"
 TAKEN = ("M", "R")
@@ -218,8 +219,9 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
                 return refuse("turn.site", N_("There is no site {site} on this board."), "CG-1", site=site)
         line = board.grid.line_between(action.start, action.end)
         if line is None:
-            return refuse("turn.not_straight", N_("Sites {start} and {end} do not lie on one "
-                                                  "straight line."), "CG-4", start=action.start, end=action.end)
+            return refuse("turn.not_straight", N_("{start_words} and {end_words} do not lie on one "
+                                                  "straight line."), "CG-4", start=action.start, end=action.end,
+                          start_words=site_words(action.start, state), end_words=site_words(action.end, state))
         if state.total is None:
             if len(line) > FREE_MOVE_MAX:
                 return refuse("turn.length", N_("Without tiles you turn one marker or two "
@@ -229,12 +231,12 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
                                             "not {got}."), "CG-4", want=state.total, got=len(line))
         for site in line:
             if state.sites[site] in TAKEN:
-                return refuse("turn.gap", N_("Site {site} is already cleared; a line may not "
-                                             "cross a gap."), "CG-8", site=site)
+                return refuse("turn.gap", N_("The marker at {place} is already gone; a line may not "
+                                             "cross a gap."), "CG-8", site=site, place=site_words(site, state))
         for site in line:
             if state.sites[site] == GOLD:
-                return refuse("turn.gold", N_("Site {site} already shows gold; a line may not "
-                                              "include gold."), "CG-4", site=site)
+                return refuse("turn.gold", N_("The marker at {place} already shows gold; a line may not "
+                                              "include gold."), "CG-4", site=site, place=site_words(site, state))
         return None
 
     def _check_bury(self, state: ChinagoldState, action: Bury) -> Refusal | None:
@@ -244,13 +246,15 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
         if not 0 <= action.site < len(state.sites):
             return refuse("bury.site", N_("There is no site {site} on this board."), "CG-1", site=action.site)
         if state.sites[action.site] != GOLD:
-            return refuse("bury.not_gold", N_("Site {site} shows no gold to bury."), "CG-5", site=action.site)
+            return refuse("bury.not_gold", N_("The marker at {place} shows no gold to bury."), "CG-5",
+                          site=action.site, place=site_words(action.site, state))
         return None
 
     def _apply_throw(self, state: ChinagoldState, action: Throw) -> tuple[ChinagoldState, list[Event]]:
         total = sum(action.values)
-        event = Event(kind="throw", message=N_("{role} throws {total}."),
-                      params={"role": ROLE_NAMES[state.to_move], "total": total})
+        event = Event(kind="throw", message=N_("{name} throws {total}."),
+                      params={"role": ROLE_NAMES[state.to_move], "seat": state.to_move,
+                              "name": player_words(state.to_move), "total": total})
         return state.evolve(phase="move", thrown=action.values, total=total), [event]
 
     def _apply_site(self, state: ChinagoldState, action: Turn | Bury) -> tuple[ChinagoldState, list[Event]]:
@@ -260,8 +264,8 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
         events: list[Event] = []
         if isinstance(action, Bury):
             sites[action.site] = HIDDEN
-            events.append(Event(kind="bury", message=N_("Gold on site {site} is buried again."),
-                                params={"site": action.site}))
+            events.append(Event(kind="bury", message=N_("The gold at {place} is turned face down again."),
+                                params={"site": action.site, "place": site_words(action.site, state)}))
         else:
             assert isinstance(action, Turn)
             line = board.grid.line_between(action.start, action.end) or ()
@@ -271,15 +275,18 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
                                                       state.opponent_clears_alone)
             for site in line:
                 sites[site] = GOLD
-            events.append(Event(kind="turn", message=N_("{count} marker(s) turned: {sites}."),
-                                params={"count": len(line), "sites": list(line)}))
+            events.append(Event(kind="turn", message=N_("Marker turned: {start}.") if len(line) == 1 else
+                                N_("{count} markers turned: {start} to {end}."),
+                                params={"count": len(line), "sites": list(line), "start": site_words(line[0], state),
+                                        "end": site_words(line[-1], state)}))
             for seat, regions, taken in captures:
                 for site in sites_of(taken):
                     sites[site] = TAKEN[seat]
                 ids = board.region_ids(seat)
                 events.append(Event(kind="capture" if seat == state.to_move else "clear",
-                                    message=N_("The {role} player takes {gold} gold from {regions}."),
-                                    params={"role": ROLE_NAMES[seat], "seat": seat, "gold": taken.bit_count(),
+                                    message=N_("{name} takes {gold} gold."),
+                                    params={"role": ROLE_NAMES[seat], "seat": seat, "name": player_words(seat),
+                                            "gold": taken.bit_count(),
                                             "regions": ", ".join(ids[n] for n in regions)}))
         return self._next_turn(state, board, "".join(sites), events)
 
@@ -322,13 +329,13 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
         if state.phase == "over":
             return Prompt(player=player, expects=expects, message=N_("The game is over."))
         if state.phase == "throw":
-            return Prompt(player=player, expects=expects, message=N_("{role}: throw the tiles."), params=role,
+            return Prompt(player=player, expects=expects, message=N_("Throw the tiles."), params=role,
                           dice=tuple(tuple(str(face) for face in TILE_FACES[tile]) for tile in state.tiles),
                           roll_action="throw")
         if state.total is None:
-            return Prompt(player=player, expects=expects, message=N_("{role}: turn one marker or two "
+            return Prompt(player=player, expects=expects, message=N_("Turn one marker or two "
                           "neighbouring ones."), params=role)
-        return Prompt(player=player, expects=expects, message=N_("{role}: turn {total} markers "
+        return Prompt(player=player, expects=expects, message=N_("Turn {total} markers "
                       "in a straight line, or bury one gold."), params=role | {"total": state.total})
 
     # The phase table (CG-3 ... CG-5, CG-11, CG-13) and the handler per action.

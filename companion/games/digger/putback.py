@@ -8,8 +8,7 @@ from collections import Counter
 from companion.engine.core import N_, Value
 from companion.engine.putback import Change, Instruction, Phrase, PutBack, Table, register_putback
 from companion.games.digger.rules import COLOURS, DiggerState
-
-COLOUR_WORDS = {"B": N_("blue"), "Y": N_("yellow"), "R": N_("red"), "G": N_("green"), "W": N_("white")}
+from companion.games.digger.words import COLOUR_WORDS
 
 
 @register_putback

@@ -33,6 +33,7 @@ from companion.engine.core import (
 from companion.engine.errors import UserError
 from companion.engine.registry import register
 from companion.games.digger.cards import DEFAULT_CARDS_FILE, SCORING_COLOURS, Card, DiggerCardsLayout, load_cards
+from companion.games.digger.words import faces_words
 
 Colour = Literal["B", "Y", "R", "G", "W"]
 COLOURS: tuple[Colour, ...] = ("B", "Y", "R", "G", "W")  # blue (water), yellow, red, green, white
@@ -399,7 +400,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
             events.append(Event(kind="timer_start", message=N_("{keeper}: turn the sand timer now."),
                                 params={"keeper": state.names[state.keeper], "seconds": state.rules.timer_seconds}))
         events.append(Event(kind="rolled", message=N_("{digger} rolled {faces}."),
-                            params={"digger": state.names[state.digger], "faces": " ".join(action.values),
+                            params={"digger": state.names[state.digger], "faces": faces_words(action.values),
                                     "unique": list(unique_colours(action.values)), "rob": may_rob(action.values)}))
         return state.evolve(roll=tuple(action.values), rolls=state.rolls + 1, claimed=(), timer_running=True), events
 

@@ -8,34 +8,10 @@ from collections import Counter
 
 from companion.engine.core import N_, Value
 from companion.engine.putback import Change, Instruction, Phrase, PutBack, Table, register_putback
-from companion.games.gold_connection.board import load_vault
 from companion.games.gold_connection.rules import ALL_BARS, GoldConnectionState
+from companion.games.gold_connection.words import COLOUR_WORDS, bar_words, listing, safe_words
 
-COLOUR_WORDS = {"B": N_("blue"), "G": N_("green"), "R": N_("red"), "Y": N_("yellow")}
 OFF = "off"
-
-
-def safe_words(safe: str) -> Phrase:
-    """`safe 7`, or the choice point on the left/right (the two unnumbered safes)."""
-    vault = load_vault()
-    number = vault.numbers.get(safe)
-    if number is not None:
-        return Phrase(message=N_("safe {number}"), params={"number": number})
-    spot = next(spot for spot in vault.layout.safes if spot.id == safe)
-    if spot.x < vault.layout.width / 2:
-        return Phrase(message=N_("the choice point on the left"))
-    return Phrase(message=N_("the choice point on the right"))
-
-
-def bar_words(bar: str) -> Phrase:
-    return Phrase(message=N_("{colour} {number}"), params={"colour": Phrase(message=COLOUR_WORDS[bar[0]]),
-                                                         "number": int(bar[1:])})
-
-
-def listing(phrases: list[Phrase]) -> Phrase:
-    """Several phrases as one comma-separated list."""
-    return Phrase(message=", ".join(f"{{p{i}}}" for i in range(len(phrases))),
-                  params={f"p{i}": phrase for i, phrase in enumerate(phrases)})
 
 
 @register_putback

@@ -35,6 +35,7 @@ from companion.engine.core import (
 )
 from companion.engine.registry import register
 from companion.games.gold_connection.board import COUNTER_FIELDS, LAYOUT_FILE, Vault, load_vault
+from companion.games.gold_connection.words import bars_words, row_words, safe_words, safes_words
 
 COLOURS: tuple[str, ...] = ("B", "G", "R", "Y")
 COLOUR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
@@ -426,12 +427,13 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         if action.safe not in state.safes:
             return refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=action.safe)
         if state.stone_owner(action.safe) is not None:
-            return refuse("start.taken", N_("Safe {safe} already has a robber stone."), "GC-4", safe=action.safe)
+            return refuse("start.taken", N_("{safe} already has a robber stone."), "GC-4",
+                          safe=safe_words(action.safe))
         if number not in allowed:
             first, second = state.start_roll
             return refuse("start.not_rolled", N_("With {first} and {second} the start safe is number {first}, "
                                                  "{second} or {sum}."), "GC-4",
-                          first=first, second=second, sum=first + second, safe=action.safe)
+                          first=first, second=second, sum=first + second, safe=safe_words(action.safe))
         return None
 
     def _check_place_arrow(self, state: GoldConnectionState, action: PlaceArrow) -> Refusal | None:
@@ -447,8 +449,9 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         walls = {frozenset(wall) for wall in self.vault.layout.walls}
         if frozenset((here, there)) in walls:
             return refuse("move.wall", N_("A wall stands between {here} and {there}."), "GC-7",
-                          here=here, there=there)
-        return refuse("move.not_adjacent", N_("{there} is not next to {here}."), rule, here=here, there=there)
+                          here=safe_words(here), there=safe_words(there))
+        return refuse("move.not_adjacent", N_("{there} is not next to {here}."), rule, here=safe_words(here),
+                      there=safe_words(there))
 
     def first_steps(self, state: GoldConnectionState) -> tuple[str, ...]:
         """Where the next move may start: the arrow's heading, or on a choice point where the turn goes on
@@ -469,7 +472,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         if action.path[0] not in firsts:
             if action.path[0] in self.vault.neighbours[robber.arrow]:
                 return refuse("move.against_arrow", N_("Move in the arrow's direction, towards {heading}."), "GC-7",
-                              heading=" / ".join(firsts))
+                              heading=safes_words(firsts, N_("{first} or {second}")))
             return self._step_refusal(robber.arrow, action.path[0], "GC-7")
         came, here = robber.arrow, action.path[0]
         for step in action.path[1:]:
@@ -477,22 +480,24 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
                 return self._step_refusal(here, step, "GC-7")
             if step == came:
                 return refuse("move.reverse", N_("No turning back: from {here} the arrow cannot return to {there}."),
-                              "GC-7", here=here, there=step)
+                              "GC-7", here=safe_words(here), there=safe_words(step))
             came, here = here, step
         exits = self.vault.exits(here, came)
         if self.vault.is_choice_point(here):
             if action.heading is None:
                 return refuse("move.heading_needed", N_("{safe} is a choice point: say where the arrow points "
                                                         "next ({options})."), "GC-7",
-                              safe=here, options=", ".join(exits))
+                              safe=safe_words(here), options=safes_words(exits, N_("{first} or {second}")))
             if action.heading not in exits:
                 return refuse("move.bad_heading", N_("From {safe} the arrow can point to {options}, not "
                                                      "{heading}."), "GC-7",
-                              safe=here, options=", ".join(exits), heading=action.heading)
+                              safe=safe_words(here), options=safes_words(exits, N_("{first} or {second}")),
+                              heading=safe_words(action.heading) if action.heading in self.vault.neighbours[here]
+                              else action.heading)
         elif action.heading is not None and action.heading != exits[0]:
             return refuse("move.no_choice", N_("Only the unnumbered safes allow a choice of direction; at {safe} "
                                                "the arrow points to {heading}."), "GC-7",
-                          safe=here, heading=exits[0])
+                          safe=safe_words(here), heading=safe_words(exits[0]))
         return None
 
     def _need_fresh_move(self, state: GoldConnectionState) -> Refusal | None:
@@ -513,19 +518,19 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         owner = state.stone_owner(safe)
         if owner is not None and owner != state.current:
             return refuse("loot.occupied", N_("{owner}'s robber stone stands on {safe}: it cannot be looted."),
-                          "GC-8", owner=state.names[owner], safe=safe)
+                          "GC-8", owner=state.names[owner], safe=safe_words(safe))
         if safe == state.turn_start:
             return refuse("loot.start_safe", N_("{safe} is where this turn began; it cannot be looted."), "GC-8",
-                          safe=safe)
+                          safe=safe_words(safe))
         if safe in state.looted:
-            return refuse("loot.twice", N_("{safe} was already looted this turn."), "GC-8", safe=safe)
+            return refuse("loot.twice", N_("{safe} was already looted this turn."), "GC-8", safe=safe_words(safe))
         if not action.bars:
             return refuse("loot.no_bars", N_("Name at least one bar to loot, or stop."), "GC-8")
         available = Counter(state.safes[safe])
         for bar, count in Counter(action.bars).items():
             if available[bar] < count:
-                return refuse("loot.bar_not_in_safe", N_("Bar {bar} is not in safe {safe}."), "GC-8",
-                              bar=bar, safe=safe)
+                return refuse("loot.bar_not_in_safe", N_("Bar {bar} is not in {safe}."), "GC-8",
+                              bar=bars_words((bar,)), safe=safe_words(safe))
         return None
 
     def _check_plunder(self, state: GoldConnectionState, action: Plunder) -> Refusal | None:
@@ -553,9 +558,9 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
                 return refuse("plunder.unknown_row", N_("{victim}'s box has no row {row}."), "GC-16",
                               victim=name, row=row)
             if not 1 <= count <= len(victim.rows[row]):
-                return refuse("plunder.row_count", N_("Row {row} holds {length} bars; take 1 to {length} from "
+                return refuse("plunder.row_count", N_("The {row} holds {length} bars; take 1 to {length} from "
                                                       "its top, not {count}."), "GC-16",
-                              row=row, length=len(victim.rows[row]), count=count)
+                              row=row_words(row), length=len(victim.rows[row]), count=count)
         return None
 
     def _check_stop(self, state: GoldConnectionState, action: Stop) -> Refusal | None:
@@ -566,7 +571,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         owner = state.stone_owner(safe)
         if owner is not None and owner != state.current:
             return refuse("stop.occupied", N_("{owner}'s robber stone stands on {safe}: a turn cannot end there."),
-                          "GC-14", owner=state.names[owner], safe=safe)
+                          "GC-14", owner=state.names[owner], safe=safe_words(safe))
         return None
 
     def _check_end_turn(self, state: GoldConnectionState, action: EndTurn) -> Refusal | None:
@@ -594,22 +599,23 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             for number in numbers:
                 bar = f"{row[0]}{number}"
                 if tray[bar] == 0:
-                    return refuse("sort.not_in_tray", N_("Bar {bar} is not in your tray."), "GC-13", bar=bar)
+                    return refuse("sort.not_in_tray", N_("Bar {bar} is not in your tray."), "GC-13",
+                                  bar=bars_words((bar,)))
                 tray[bar] -= 1
             expected = list(range(lengths[row] + 1, lengths[row] + 1 + len(numbers)))
             if sorted(numbers) != expected:
-                return refuse("sort.order", N_("Row {row} holds {length} bars; the next ones must be "
+                return refuse("sort.order", N_("The {row} holds {length} bars; the next ones must be "
                                                "{expected}."), "GC-13",
-                              row=row, length=lengths[row], expected=", ".join(map(str, expected)) or "-")
+                              row=row_words(row), length=lengths[row], expected=", ".join(map(str, expected)) or "-")
             if lengths[row] + len(numbers) > row_capacity(row):
-                return refuse("sort.full", N_("Row {row} holds at most {capacity} bars."), "GC-13",
-                              row=row, capacity=row_capacity(row))
+                return refuse("sort.full", N_("The {row} holds at most {capacity} bars."), "GC-13",
+                              row=row_words(row), capacity=row_capacity(row))
             lengths[row] += len(numbers)
         for bar, count in tray.items():
             if count and any(row[0] == bar_colour(bar) and lengths[row] == bar_number(bar) - 1
                              and bar_number(bar) <= row_capacity(row) for row in robber.rows):
                 return refuse("sort.must_place", N_("Bar {bar} fits a row; only bars that fit nowhere go back."),
-                              "GC-13", bar=bar)
+                              "GC-13", bar=bars_words((bar,)))
         return None
 
     # -- applying ----------------------------------------------------------------------------------
@@ -618,7 +624,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         safes[action.safe] = tuple(sorted(action.bars, key=bar_sort_key))
         done = all(safes.values())
         state = state.evolve(safes=safes, phase="start_roll" if done else "enter_safes")
-        events = [Event(kind="setup.safe", message=N_("Safe {safe} filled."), params={"safe": action.safe})]
+        events = [Event(kind="setup.safe", message=N_("{safe} filled."),
+                        params={"safe": safe_words(action.safe)})]
         return state, events
 
     def _do_roll(self, state: GoldConnectionState, action: Roll) -> tuple[GoldConnectionState, list[Event]]:
@@ -642,14 +649,16 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             return state, [Event(kind="start.reroll", message=N_("{first}, {second} and {sum} are all taken: "
                                                                  "roll again."),
                                  params={"first": dice[0], "second": dice[1], "sum": sum(dice)})]
-        return rolled.evolve(phase="start_choose"), []
+        return rolled.evolve(phase="start_choose"), [
+            Event(kind="start.rolled", message=N_("{player} rolled {first} and {second} for the start safe."),
+                  params={"player": state.names[state.current], "first": dice[0], "second": dice[1]})]
 
     def _do_choose_start(self, state: GoldConnectionState,
                          action: ChooseStart) -> tuple[GoldConnectionState, list[Event]]:
         robbers = list(state.robbers)
         robbers[state.current] = robbers[state.current].evolve(stone=action.safe, arrow=action.safe)
         events = [Event(kind="start.placed", message=N_("{player} starts on {safe}."),
-                        params={"player": state.names[state.current], "safe": action.safe})]
+                        params={"player": state.names[state.current], "safe": safe_words(action.safe)})]
         players = len(robbers)
         if all(robber.stone is not None for robber in robbers):
             first = max(range(players), key=lambda seat: self.vault.numbers[robbers[seat].stone or ""] or 0)
@@ -665,10 +674,13 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         robbers[state.current] = robbers[state.current].evolve(heading=action.heading)
         order = state.arrow_order[1:]
         state = state.evolve(robbers=tuple(robbers), arrow_order=order)
+        laid = Event(kind="arrow.placed", message=N_("{player}'s arrow points to {heading}."),
+                     params={"player": state.names[state.current], "heading": safe_words(action.heading)})
         if order:
-            return state.evolve(current=order[0]), []
+            return state.evolve(current=order[0]), [laid]
         first = max(range(len(robbers)), key=lambda seat: self.vault.numbers[robbers[seat].stone or ""] or 0)
-        return self._begin_turn(state, first)
+        state, events = self._begin_turn(state, first)
+        return state, [laid, *events]
 
     def _begin_turn(self, state: GoldConnectionState, seat: int) -> tuple[GoldConnectionState, list[Event]]:
         """GC-6: a new turn; the counter moves one field (not in the variant without counter)."""
@@ -692,7 +704,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         distance = state.distance + len(action.path)
         state = state.evolve(robbers=tuple(robbers), distance=distance, moved=True, arrow_came=came)
         return state, [Event(kind="move", message=N_("Arrow to {safe}; distance this turn {distance}."),
-                             params={"safe": here, "distance": distance})]
+                             params={"safe": safe_words(here), "distance": distance})]
 
     def _announce(self, state: GoldConnectionState, announcement: Announcement) -> tuple[GoldConnectionState,
                                                                                           list[Event]]:
@@ -766,7 +778,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             state = state.evolve(**base, safes=safes, tray=_add_bars(state.tray, announcement.bars),
                                  looted=(*state.looted, safe), last_success="loot")
             return state, [Event(kind="loot.success", message=N_("Loot succeeds: {bars} into the tray."),
-                                 params={"bars": " ".join(announcement.bars)})]
+                                 params={"bars": bars_words(announcement.bars)})]
         assert announcement.victim is not None
         robbers = list(state.robbers)
         victim = robbers[announcement.victim]
@@ -776,7 +788,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
                              plundered=(*state.plundered, announcement.victim), last_success="plunder")
         return state, [Event(kind="plunder.success", message=N_("Plunder succeeds: {bars} taken from {victim}; "
                                                                 "move on."),
-                             params={"bars": " ".join(announcement.bars), "victim": state.names[announcement.victim]})]
+                             params={"bars": bars_words(announcement.bars),
+                                     "victim": state.names[announcement.victim]})]
 
     def consolation(self, state: GoldConnectionState, seat: int) -> tuple[GoldConnectionState, int]:
         """GC-3/GC-15: 2 chips, 1 when holding 4, none at 5 or when the supply is empty."""
@@ -804,7 +817,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         state, chips = self.consolation(state, seat)
         events = [Event(kind="roll.failed", message=N_("The roll fails: the tray goes back into {safe}; "
                                                        "{player} gets {chips} chips."),
-                        params={"safe": safe, "player": state.names[seat], "chips": chips})]
+                        params={"safe": safe_words(safe), "player": state.names[seat], "chips": chips})]
         state, more = self._finish_turn(state)
         return state, events + more
 
@@ -815,10 +828,11 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         """GC-12: the robber stone moves under the arrow; then the tray is sorted."""
         robbers = list(state.robbers)
         robber = robbers[state.current]
+        assert robber.arrow is not None  # every robber's arrow is laid before the first turn (GC-5)
         robbers[state.current] = robber.evolve(stone=robber.arrow)
         state = state.evolve(robbers=tuple(robbers))
         events = [Event(kind="turn.end", message=N_("{player}'s robber stone moves to {safe}."),
-                        params={"player": state.names[state.current], "safe": robber.arrow})]
+                        params={"player": state.names[state.current], "safe": safe_words(robber.arrow)})]
         if state.tray:
             return state.evolve(phase="sort"), events
         state, more = self._finish_turn(state)
@@ -838,8 +852,10 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         safe = robber.stone or ""
         safes[safe] = _add_bars(safes[safe], left)
         state = state.evolve(robbers=tuple(robbers), safes=safes, tray=())
-        events = [Event(kind="sort", message=N_("{player} sorts the tray; {back} back into {safe}."),
-                        params={"player": state.names[state.current], "back": " ".join(left) or "-", "safe": safe})]
+        events = [Event(kind="sort", message=N_("{player} sorts the tray; {back} back into {safe}.") if left else
+                        N_("{player} sorts the tray into the rows."),
+                        params={"player": state.names[state.current], "back": bars_words(left),
+                                "safe": safe_words(safe)})]
         state, more = self._finish_turn(state)
         return state, events + more
 
@@ -973,8 +989,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             return Prompt(player=player, expects=expects, message=N_("The game is over."))
         if phase == "enter_safes":
             empty = [safe for safe, bars in state.safes.items() if not bars]
-            return Prompt(player=player, expects=expects, params={"safe": empty[0], "left": len(empty)},
-                          message=N_("Lay six shuffled bars into safe {safe} and enter them ({left} safes to go)."))
+            return Prompt(player=player, expects=expects, params={"safe": safe_words(empty[0]), "left": len(empty)},
+                          message=N_("Lay six shuffled bars into {safe} and enter them ({left} safes to go)."))
         if phase == "start_roll":
             return Prompt(player=player, expects=expects, dice=TWO_DICE, roll_action="roll", params=who,
                           message=N_("{player}: roll both dice for your robber stone's start safe."))
@@ -997,13 +1013,13 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             return Prompt(player=player, expects=expects, params=who | {"shortfall": self._shortfall(state)},
                           message=N_("{player}: {shortfall} short. Spend {shortfall} chips, or accept the failure."))
         if phase == "sort":
-            return Prompt(player=player, expects=expects, params=who | {"tray": " ".join(state.tray)},
+            return Prompt(player=player, expects=expects, params=who | {"tray": bars_words(state.tray)},
                           message=N_("{player}: sort {tray} into your rows, lowest numbers first."))
         return Prompt(player=player, expects=expects, params=who | {"distance": state.distance},
                       message=N_("{player}: move the arrow, loot, or stop (distance so far {distance})."))
 
     # The phase table (GC-2 ... GC-18) and the handler per action.
-    not_now_message = N_("Not now: the table expects {expected}.")
+    not_now_message = N_("Not now: first do what the screen asks for.")
     phases: ClassVar[Mapping[str, PhaseRule]] = {
         "enter_safes": PhaseRule(allows=("enter_safe",), rule="GC-2", seated=False),
         "start_roll": PhaseRule(allows=("roll",), rule="GC-4"),

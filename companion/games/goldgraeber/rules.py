@@ -33,6 +33,7 @@ from companion.engine.core import (
 from companion.engine.registry import register
 from companion.games.goldgraeber.board import DEFAULT_LAYOUT, HEX_DIRECTIONS, Board, hex_rgb, load_board
 from companion.games.goldgraeber.movement import reachable
+from companion.games.goldgraeber.words import face_words, field_words, fields_words
 
 # -- chips -------------------------------------------------------------------------------------------
 #: Chip kinds: "G<value>" gold worth value nuggets, "R<strength>" a robber of that strength.
@@ -305,7 +306,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
                           field=target)
         index = board.index[target]
         kind = board.types[index]
-        params = {"field": target, "steps": state.steps}
+        params = {"field": field_words(target, state), "steps": state.steps}
         if kind == "lake":
             return refuse("move.lake", N_("{field} is water: the lakes can only be crossed by raft."), "GG-15",
                           **params)
@@ -371,15 +372,17 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         target = board.index.get(action.to)
         if target is None or board.lake_of_shore.get(target) != board.lake_of_shore[here]:
             return refuse("raft.other_lake", N_("{field} is not on the shore of this lake."), "GG-15",
-                          field=action.to)
+                          field=action.to if target is None else field_words(action.to, state))
         if action.to == state.figures[state.actor]:
             return refuse("raft.stay", N_("The raft must be taken to another shore field."), "GG-15",
-                          field=action.to)
+                          field=field_words(action.to, state))
         if action.to in state.rafts:
-            return refuse("raft.occupied", N_("Another raft already lies at {field}."), "GG-15", field=action.to)
+            return refuse("raft.occupied", N_("Another raft already lies at {field}."), "GG-15",
+                          field=field_words(action.to, state))
         if action.to in state.figures:
             return refuse("raft.figure", N_("A figure stands on {field}; rafts carry one figure and nobody "
-                                            "brawls on a raft."), "GG-14", field=action.to)
+                                            "brawls on a raft."), "GG-14",
+                          field=field_words(action.to, state))
         return None
 
     def _validate_look(self, state: GoldgraeberState, action: Look | None = None) -> Refusal | None:
@@ -413,7 +416,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         if state.phase == "reveal":
             return Prompt(player=player, expects=expects, message=N_("Turn the chip on {field} over and enter "
                                                                        "what it shows."),
-                          params={**names, "field": state.figures[seat]})
+                          params={**names, "field": field_words(state.figures[seat], state)})
         if state.phase == "robber":
             stack = self._stack_at(state, state.fight_field)
             strength = int(stack.robber[1]) if stack else 0
@@ -438,7 +441,8 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         figures = list(state.figures)
         figures[state.actor] = action.to
         events = [Event(kind="move", message=N_("{name} moves to {field}."),
-                        params={"seat": state.actor, "name": state.names[state.actor], "field": action.to})]
+                        params={"seat": state.actor, "name": state.names[state.actor],
+                                "field": field_words(action.to, state)})]
         return self._land(state.evolve(figures=tuple(figures)), action.to, away=state.phase == "away",
                           events=events), events
 
@@ -452,15 +456,15 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
 
     def _do_look(self, state: GoldgraeberState, action: Look) -> tuple[GoldgraeberState, list[Event]]:
         fields = self._chips_next_to(state, state.current)
-        events = [Event(kind="look", message=N_("{name} looks secretly at the chips on {fields}."),
+        events = [Event(kind="look", message=N_("{name} looks secretly at the chips on {places}."),
                         params={"seat": state.current, "name": state.names[state.current],
-                                "fields": ", ".join(fields)})]
+                                "fields": ", ".join(fields), "places": fields_words(fields, state)})]
         return self._end_turn(state, events), events
 
     def _apply_roll(self, state: GoldgraeberState, face: str, events: list[Event]) -> GoldgraeberState:
         seat = state.actor
         events.append(Event(kind="roll", message=N_("{name} rolled {face}."),
-                            params={"seat": seat, "name": state.names[seat], "face": face}))
+                            params={"seat": seat, "name": state.names[seat], "face": face_words(face)}))
         if state.phase == "roll":
             if face == LOCOMOTIVE:
                 return self._advance_train(state, events)
@@ -484,7 +488,8 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         position = state.locomotive + 1
         rail_field = board.ids[board.rail[position]]
         events.append(Event(kind="train", message=N_("The locomotive moves to {field}."),
-                            params={"field": rail_field, "position": position, "last": len(board.rail) - 1}))
+                            params={"field": field_words(rail_field, state), "position": position,
+                                    "last": len(board.rail) - 1}))
         figures = list(state.figures)
         open_chips = list(state.open_chips)
         for seat in range(len(figures)):
@@ -503,7 +508,8 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             behind = [board.ids[board.rail[i]] for i in range(position - 1, -1, -1)]
             figures[seat] = next((f for f in behind if f not in figures), behind[0])
             events.append(Event(kind="train_hit", message=N_("{name} is set back to {field}."),
-                                params={"seat": seat, "name": state.names[seat], "field": figures[seat]}))
+                                params={"seat": seat, "name": state.names[seat],
+                                        "field": field_words(figures[seat], state)}))
         state = state.evolve(locomotive=position, figures=tuple(figures), open_chips=tuple(open_chips))
         if position == len(board.rail) - 1:
             events.append(Event(kind="game_over", message=N_("The train has reached Golden City: the game is "
@@ -533,7 +539,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             defender = (seat + min(others)) % len(state.figures)
             events.append(Event(kind="brawl", message=N_("Brawl on {field}: {name} attacks {defender}!"),
                                 params={"seat": seat, "name": state.names[seat], "defender": state.names[defender],
-                                        "field": field}))
+                                        "field": field_words(field, state)}))
             return state.evolve(phase="brawl", defender=defender, fight_field=field)
         if field in state.face_down:
             return state.evolve(phase="reveal", fight_field=field)
@@ -541,7 +547,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         if stack is not None:
             events.append(Event(kind="challenge", message=N_("{name} challenges the robber of strength {strength} "
                                                              "on {field}."),
-                                params={"seat": seat, "name": state.names[seat], "field": field,
+                                params={"seat": seat, "name": state.names[seat], "field": field_words(field, state),
                                         "strength": int(stack.robber[1])}))
             return state.evolve(phase="robber", fight_field=field)
         return self._end_turn(state, events)
@@ -572,7 +578,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             return self._end_turn(state, events)
         events.append(Event(kind="robber", message=N_("{name} finds a robber of strength {value}!"),
                             params={"seat": state.actor, "name": state.names[state.actor], "value": action.value,
-                                    "field": field}))
+                                    "field": field_words(field, state)}))
         stacks = tuple(sorted(state.stacks + (Stack(field=field, robber=kind),), key=lambda s: s.field))
         return state.evolve(stacks=stacks, phase="robber", fight_field=field)
 
@@ -635,7 +641,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         rafts = tuple(target if raft == here else raft for raft in state.rafts)
         events.append(Event(kind="raft", message=N_("{name} crosses the lake by raft to {field}."),
                             params={"seat": state.actor, "name": state.names[state.actor], "from": here,
-                                    "field": target}))
+                                    "field": field_words(target, state)}))
         state = state.evolve(rafts=rafts, figures=_replace(state.figures, state.actor, target))
         return self._end_turn(state, events)
 
@@ -696,7 +702,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
 
     # The phase table (GG-1, GG-17, GG-19) and the handler per action.  Looking is accepted whenever a roll
     # is due, so with the variant off it is refused by its own rule rather than as "not now".
-    not_now_message = N_("Now expected: {expected}, not {got}.")
+    not_now_message = N_("Not now: first do what the screen asks for.")
     phases: ClassVar[Mapping[str, PhaseRule]] = {
         "roll": PhaseRule(allows=("roll", "look"), rule="GG-1",
                           offered={"look": lambda state: state.options.look_variant}),
