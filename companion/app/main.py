@@ -113,9 +113,9 @@ class GoldtableApp(App):
     #: A short message shown over any screen (e.g. a roll arrived while no game is being played).
     announcement = StringProperty("")
     simulated = BooleanProperty(True)
-    table: TableModel = ObjectProperty(None)  # type: ignore[assignment]
+    table: TableModel = ObjectProperty(None)
     #: The game's TableController: every input goes here (kv: `app.controller.undo()`).
-    controller: TableController = ObjectProperty(None)  # type: ignore[assignment]
+    controller: TableController = ObjectProperty(None)
 
     def __init__(self, journal_path: Path | None = None, sources: list[Any] | None = None,
                  settings_file: Path | None = None, use_system_hardware: bool = True,

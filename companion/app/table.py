@@ -43,7 +43,7 @@ def hex_colour(colour: str | None, fallback: str) -> str:
 class TableModel(EventDispatcher):
     """View-model of one game at the table.  `revision` changes after every accepted action or undo."""
 
-    session: Session | None = ObjectProperty(None, allownone=True)  # type: ignore[assignment]
+    session: Session | None = ObjectProperty(None, allownone=True)
     revision = NumericProperty(0)
     player = NumericProperty(-1)
     turn_text = StringProperty("")
@@ -168,8 +168,9 @@ class TableModel(EventDispatcher):
             self.log = self.log[:-1]
         self.entered = []
         self.refresh()
-        text, self.put_back_places = putback.after_undo(self.session, undone)
-        self.show_notice(text)
+        if self.session is not None:
+            text, self.put_back_places = putback.after_undo(self.session, undone)
+            self.show_notice(text)
 
     def refused_put_back(self, action: ActionModel | None) -> None:
         """After a refusal: what to put back if the table already made the refused move."""

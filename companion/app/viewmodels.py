@@ -38,7 +38,7 @@ class PlayersModel(EventDispatcher):
     max_players = NumericProperty(6)
     problem = StringProperty("")
 
-    def load(self, game: Game, settings: AppSettings) -> None:  # type: ignore[type-arg]
+    def load(self, game: Game, settings: AppSettings) -> None:
         """Start from the last table (as many remembered players as the game allows, at least its minimum)."""
         self.min_players, self.max_players = game.min_players, game.max_players
         self._all_remembered = [player.name for player in settings.players]
@@ -180,7 +180,7 @@ class OptionsModel(EventDispatcher):
     #: The players' names in seat order (a game's own panel may offer a choice per seat).
     seats = ListProperty([])
 
-    def load(self, game: Game, values: dict[str, Any] | None = None,  # type: ignore[type-arg]
+    def load(self, game: Game, values: dict[str, Any] | None = None,
              seats: list[str] | None = None) -> None:
         self.game = game
         self.game_id = game.id

@@ -152,6 +152,8 @@ class NoticeDice(BoxLayout):
 
     dice = ListProperty([])
     face_colours = DictProperty({})
+    #: How a face token is written in the current language (the game module's `face_letter`, if any).
+    face_text = ObjectProperty(None, allownone=True)
 
     def on_dice(self, *_args: Any) -> None:
         self.clear_widgets()
@@ -159,7 +161,8 @@ class NoticeDice(BoxLayout):
             colour = self.face_colours.get(die["face"], "#e9e4d4")
             red, green, blue, _alpha = get_color_from_hex(colour)
             dark = 0.3 * red + 0.59 * green + 0.11 * blue > 0.5
-            self.add_widget(make("NoticeDie", face=die["face"], uncertain=die["uncertain"], colour=colour,
+            face = self.face_text(die["face"]) if self.face_text is not None else die["face"]
+            self.add_widget(make("NoticeDie", face=face, uncertain=die["uncertain"], colour=colour,
                                  text_colour=(0, 0, 0, 1) if dark else (1, 1, 1, 1)))
 
     def on_face_colours(self, *_args: Any) -> None:

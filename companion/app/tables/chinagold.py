@@ -85,7 +85,7 @@ class ChinagoldPanel(BoxLayout):
     throwing = BooleanProperty(False)
     pi_to_move = BooleanProperty(False)
     thinking = BooleanProperty(False)
-    suggestion: ActionModel | None = ObjectProperty(None, allownone=True)  # type: ignore[assignment]
+    suggestion: ActionModel | None = ObjectProperty(None, allownone=True)
     #: Button texts in the current language (set in Python so the panel needs no running App).
     labels = DictProperty({})
 

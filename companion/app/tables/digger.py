@@ -85,6 +85,7 @@ class DiggerPanel(BoxLayout):
     waiting = ListProperty([])
     can_stop = BooleanProperty(False)
     can_fumble = BooleanProperty(False)
+    keypad = ObjectProperty(None, allownone=True)
 
     def __init__(self, controller: DiggerController, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -95,8 +96,9 @@ class DiggerPanel(BoxLayout):
         self._showing_stowed = False  # the choices box holds the "stowed" toggles, not take/rob buttons
         controller.listen(self.refresh)
         self.timer.bind(started=self.refresh)
-        keypad = DiceKeypad(controller=controller, face_colours=FACE_COLOURS, face_text=face_letter, compact=True)
-        self.ids.keypad_holder.add_widget(keypad)
+        self.keypad = DiceKeypad(controller=controller, face_colours=FACE_COLOURS, face_text=face_letter,
+                                 compact=True)
+        self.ids.keypad_holder.add_widget(self.keypad)
         self.refresh()
 
     def detach(self) -> None:
@@ -130,6 +132,7 @@ class DiggerPanel(BoxLayout):
         dice = resize(self.ids.dice, len(self.roll), lambda: make("DiggerDie"))
         for die, face in zip(dice, self.roll):
             die.colour = FACE_COLOURS.get(face, "#888888")
+            die.face, die.text = face, face_letter(face)
             die.unique = self.roll.count(face) == 1 and face != "K"
 
     def _rebuild_choices(self) -> None:

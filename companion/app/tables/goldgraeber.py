@@ -124,7 +124,7 @@ class GoldgraeberPanel(BoxLayout):
         session = self.table.session
         if session is None or session.game.id != GAME_ID:
             return None
-        return session.state  # type: ignore[no-any-return]
+        return session.state
 
     # -- showing -------------------------------------------------------------------------------------
     def _relabel(self, *_args: Any) -> None:
