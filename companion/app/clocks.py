@@ -232,6 +232,23 @@ class ClockBar(BoxLayout):
     pause button.  The table layout places it among its counters (`ClockBar: model: app.clocks`)."""
 
     model = ObjectProperty(None, allownone=True)
+    shown = BooleanProperty(False)
+    line_text = StringProperty("")
+
+    def on_model(self, *_args: Any) -> None:
+        """Follow the model in Python: a kv chain through `root.model` did not always rebind when the
+        bar was built before the model's first game (the bar stayed hidden)."""
+        model = self.model
+        if model is None:
+            self.shown, self.line_text = False, ""
+            return
+        model.bind(active=self._update, seat=self._update, bank_text=self._update, turn_text=self._update)
+        self._update()
+
+    def _update(self, *_args: Any) -> None:
+        model = self.model
+        self.shown = bool(model.active)
+        self.line_text = self.line(model.seat, model.bank_text, model.turn_text)
 
     def line(self, seat: int, bank: str, turn: str) -> str:
         """`Anna   24:10   0:45`: whose clock runs, the bank left (if any), the turn's time."""
@@ -276,15 +293,15 @@ class ClocksScreen(Screen):
 Builder.load_string("""
 <ClockBar>:
     size_hint_y: None
-    height: 48 if root.model and root.model.active else 0
-    opacity: 1 if root.model and root.model.active else 0
+    height: 48 if root.shown else 0
+    opacity: 1 if root.shown else 0
     spacing: 6
     Label:
         font_size: "22sp"
         bold: True
         markup: True
         color: (1, 0.45, 0.4, 1) if root.model and root.model.overtime else (1, 1, 1, 1)
-        text: root.line(root.model.seat, root.model.bank_text, root.model.turn_text) if root.model else ""
+        text: root.line_text
         text_size: self.size
         halign: "left"
         valign: "middle"

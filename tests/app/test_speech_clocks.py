@@ -142,7 +142,7 @@ def test_timer_screen_saves_and_the_hourglass_and_next_button_drive_the_clock(fr
         pump(2)
         assert app.root.current == "table" and app.clocks.active and app.clocks.seat == app.table.player
         bar = next(widget for widget in app.root.current_screen.walk() if type(widget).__name__ == "ClockBar")
-        pump(1)
+        pump(3)
         assert bar.height == 48 and bar.opacity == 1  # the clock is on the Table screen while it runs
         assert bar.children[-1].text.startswith(app.table.player_name(app.table.player))
         clock.advance(5)
