@@ -128,3 +128,18 @@ def test_setup_guide_names_each_players_house() -> None:
     steps = setup_steps(setup)
     assert "Anna plays the green house." in steps and "Ben plays the red house." in steps
     assert any("64 dig fields" in step for step in steps) and any("Variant" in step for step in steps)
+
+
+def test_undo_marks_the_fields_to_put_back_on_the_board(kivy_ready: Any) -> None:
+    """After an undone move the board highlights the two fields the put-back sentence names (where the
+    figure stands now, where it goes back to); dismissing the notice brings the usual marks back."""
+    table, panel = make_table(kivy_ready, first_index("move") + 1)
+    try:
+        controller = panel.controller
+        assert controller.undo()
+        places = set(table.put_back_places)
+        assert len(places) == 2 and panel.board.view.highlights == places
+        controller.answer_notice("dismiss")
+        assert table.put_back_places == [] and panel.board.view.highlights != places
+    finally:
+        panel.detach()

@@ -441,6 +441,9 @@ class TableController:
 
     def answer_notice(self, choice: str) -> None:
         """The way on from a notice: confirm the uncertain reading, re-enter it by touch, or dismiss."""
+        if self.table.put_back_places:  # the board stops marking what was to be put back
+            self.table.clear_messages()
+            self.changed()
         self.table.clear_messages()
         if choice == "confirm" and self._pending and not self.table.partial:
             pending, self._pending = self._pending, {}

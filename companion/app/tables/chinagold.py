@@ -160,6 +160,8 @@ class ChinagoldPanel(BoxLayout):
         return _("Thrown: {total} (tiles {tiles})").format(total=state.total, tiles=tiles)
 
     def _highlight_sites(self) -> set[int]:
+        if self.table.put_back_places:  # after an undo: the sites the put-back sentences name
+            return {int(place) for place in self.table.put_back_places if place.isdigit()}
         action = self.suggestion
         if isinstance(action, Bury):
             return {action.site}

@@ -193,6 +193,8 @@ class GoldConnectionPanel(BoxLayout):
         return (0.6, 0.6, 0.6) if rgba is None else (rgba[0], rgba[1], rgba[2])
 
     def _highlights(self, state: GoldConnectionState) -> list[str]:
+        if self.table.put_back_places:  # after an undo: the safes the put-back sentences name
+            return list(self.table.put_back_places)
         if state.phase == "turn":
             return sorted({move.path[-1] for move in self.game.moves(state)})
         if state.phase == "start_choose":

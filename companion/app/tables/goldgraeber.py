@@ -162,6 +162,8 @@ class GoldgraeberPanel(BoxLayout):
             highlights = self.game.destinations(state)
         elif state.phase == "raft":
             highlights = {action.to for action in self.game.legal_actions(state) if isinstance(action, Raft)}
+        if self.table.put_back_places:  # after an undo: the fields the put-back sentences name
+            highlights = set(self.table.put_back_places)
         return BoardView(figures=figures, locomotive=board.ids[board.rail[state.locomotive]],
                          rafts=list(state.rafts), face_down=set(state.face_down),
                          stacks={stack.field: stack.robber[1] + (f"+{len(stack.loot)}" if stack.loot else "")
