@@ -114,6 +114,23 @@ def test_pi_marks_its_move_and_plays_it_on_done(kivy_ready: Any) -> None:
         kivy_ready.remove_widget(panel)
 
 
+def against_the_pi(kivy_ready: Any, **controller_kwargs: Any) -> tuple[Any, Any]:
+    """Anna against the Pi on the table panel (the Pi's turn comes after Anna's first line)."""
+    from companion.engine.core import Player, Setup
+    from companion.engine.session import Session
+
+    controller = make_controller(Session.new(Setup(game="chinagold", players=(Player(name="Anna"), Player(name="Pi")),
+                                                   seed=3)), **controller_kwargs)
+    return controller, show_panel(kivy_ready, controller, "chinagold", (540, 390))
+
+
+def play_annas_line(controller: Any) -> None:
+    """Anna throws and turns a line; the next throw makes the Pi the one to move."""
+    controller.submit({"type": "throw", "values": [1, 2, 2]})
+    controller.tap_site(0)
+    controller.tap_site(4)
+
+
 def test_the_pi_thinks_off_the_ui_thread(kivy_ready: Any) -> None:
     """While the bot searches, Kivy's clock keeps firing: the timer and the screen never freeze."""
     import threading
@@ -123,8 +140,6 @@ def test_the_pi_thinks_off_the_ui_thread(kivy_ready: Any) -> None:
 
     from companion.app.controllers.chinagold import BOT_SECONDS
     from companion.app.launch import pump
-    from companion.engine.core import Player, Setup
-    from companion.engine.session import Session
     from companion.games.chinagold.bot import hint
 
     threads: list[str] = []
@@ -133,15 +148,11 @@ def test_the_pi_thinks_off_the_ui_thread(kivy_ready: Any) -> None:
         threads.append(threading.current_thread().name)
         return hint(state, 2.0)  # the real search, given longer than BOT_SECONDS to measure frames by
 
-    controller = make_controller(Session.new(Setup(game="chinagold", players=(Player(name="Anna"), Player(name="Pi")),
-                                                   seed=3)), search=search)
-    panel = show_panel(kivy_ready, controller, "chinagold", (540, 390))
+    controller, panel = against_the_pi(kivy_ready, search=search)
     ticks: list[float] = []
     event = Clock.schedule_interval(lambda _dt: ticks.append(time.perf_counter()), 0)
     try:
-        controller.submit({"type": "throw", "values": [1, 2, 2]})
-        controller.tap_site(0)
-        controller.tap_site(4)
+        play_annas_line(controller)
         asked = time.perf_counter()
         controller.submit({"type": "throw", "values": [0, 0, 1]})  # the Pi is to move: it starts thinking
         assert time.perf_counter() - asked < BOT_SECONDS / 2 and controller.thinking
@@ -209,19 +220,13 @@ def test_the_pi_searches_in_a_worker_process(kivy_ready: Any) -> None:
     from kivy.clock import Clock
 
     from companion.app.controllers.worker import process_pool, stop_workers
-    from companion.engine.core import Player, Setup
-    from companion.engine.session import Session
 
     stop_workers()
-    controller = make_controller(Session.new(Setup(game="chinagold", players=(Player(name="Anna"), Player(name="Pi")),
-                                                   seed=3)))
-    panel = show_panel(kivy_ready, controller, "chinagold", (540, 390))
+    controller, panel = against_the_pi(kivy_ready)
     ticks: list[float] = []
     event = Clock.schedule_interval(lambda _dt: ticks.append(time.perf_counter()), 0)
     try:
-        controller.submit({"type": "throw", "values": [1, 2, 2]})
-        controller.tap_site(0)
-        controller.tap_site(4)
+        play_annas_line(controller)
         controller.submit({"type": "throw", "values": [0, 0, 1]})  # the Pi is to move: it starts thinking
         assert process_pool.cache_info().currsize == 1 and controller.thinking
         started = time.perf_counter()
