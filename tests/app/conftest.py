@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Iterator
@@ -15,8 +16,11 @@ from companion.app.launch import pump, start_headless
 
 
 @pytest.fixture(scope="session")
-def app_data() -> Path:
-    return Path(tempfile.mkdtemp(prefix="goldtable-app-test-"))
+def app_data() -> Iterator[Path]:
+    """The shared app's data folder, removed when the run ends."""
+    folder = Path(tempfile.mkdtemp(prefix="goldtable-app-test-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 class ManualClock:
