@@ -36,7 +36,8 @@ def _(message: str) -> str:
 
 
 def action_label(table: TableModel, action: ActionModel) -> str:
-    """`Turn row 3, marker 5 from the left → row 3, marker 7 from the left`, `Bury row 2, marker 1 …`."""
+    """`Turn row 3, marker 5 from the left to row 3, marker 7 from the left`, `Bury row 2, marker 1 …`
+    (words, not an arrow: the bold app font has no arrow glyph)."""
     state = table.session.state if table.session is not None else None
     if not isinstance(state, ChinagoldState):
         return action.type
@@ -49,7 +50,7 @@ def action_label(table: TableModel, action: ActionModel) -> str:
     if isinstance(action, Turn):
         if action.start == action.end:
             return _("Turn {site}").format(site=site(action.start))
-        return _("Turn {start} → {end}").format(start=site(action.start), end=site(action.end))
+        return _("Turn {start} to {end}").format(start=site(action.start), end=site(action.end))
     return action.type
 
 
