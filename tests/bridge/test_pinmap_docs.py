@@ -18,12 +18,17 @@ HARDWARE = ROOT / "docs" / "hardware.md"
 PICTURE = ROOT / "docs" / "wiring" / "gpio-wiring.png"
 
 
-def drawing() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("draw_wiring", ROOT / "docs" / "wiring" / "draw_wiring.py")
+def load_script(path: Path) -> ModuleType:
+    """A file that is not in a package (a drawing script, the Pico's board.py) loaded as a module."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def drawing() -> ModuleType:
+    return load_script(ROOT / "docs" / "wiring" / "draw_wiring.py")
 
 
 def test_the_default_map_has_colour_and_hint_buttons_on_free_pins() -> None:
@@ -127,19 +132,11 @@ def test_gpio_numbers_in_the_prose_are_the_shipped_map() -> None:
 
 
 def pico_board() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("board", ROOT / "firmware_bridge" / "firmware" / "board.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "firmware_bridge" / "firmware" / "board.py")
 
 
 def pico_tray_drawing() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("draw_pico_tray", ROOT / "docs" / "wiring" / "draw_pico_tray.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "docs" / "wiring" / "draw_pico_tray.py")
 
 
 def test_the_colour_tray_section_is_board_py() -> None:
