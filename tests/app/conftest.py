@@ -61,3 +61,18 @@ def fresh_app(app: Any) -> Any:
     app.go("home")
     pump(2)
     return app
+
+
+def back_home(app: Any) -> None:
+    """Home with no game, so later Kivy tests meet no live table (its rules still bind to the app)."""
+    app.table.clear_messages()
+    app.table.attach(None)
+    app.go("home")
+    pump(2)
+
+
+@pytest.fixture
+def table_app(fresh_app: Any) -> Iterator[Any]:
+    """The shared app for a test that puts games on the table; back on an empty Home afterwards."""
+    yield fresh_app
+    back_home(fresh_app)

@@ -4,7 +4,6 @@ each game (with a refusal and a notice shown): no game information under 18 sp, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,7 +15,7 @@ from kivy.uix.widget import Widget
 
 from companion.app.launch import pump
 from companion.app.widgets import MIN_TAP_PX, MIN_TEXT_SP
-from tests.app.test_tap_every_button import GAMES, advance, back_home, open_table
+from tests.app.test_tap_every_button import GAMES, advance, open_table
 from tests.app.ui import on_screen, visible_widgets
 
 MOVES = 30
@@ -36,12 +35,6 @@ def problems(screen: Widget) -> list[str]:
         if isinstance(widget, ButtonBehavior) and on_screen(widget) and not inside:
             found.append(f"{name}: outside the window at ({x:.0f}, {y:.0f})")
     return found
-
-
-@pytest.fixture
-def table_app(fresh_app: Any) -> Iterator[Any]:
-    yield fresh_app
-    back_home(fresh_app)
 
 
 @pytest.mark.parametrize("game", list(GAMES))

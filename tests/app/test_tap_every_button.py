@@ -159,20 +159,6 @@ def advance(app: Any) -> bool:
     return True
 
 
-def back_home(app: Any) -> None:
-    """Home with no game, so later Kivy tests meet no live table (its rules still bind to the app)."""
-    app.table.clear_messages()
-    app.table.attach(None)
-    app.go("home")
-    pump(2)
-
-
-@pytest.fixture
-def table_app(fresh_app: Any) -> Iterator[Any]:
-    yield fresh_app
-    back_home(fresh_app)
-
-
 @pytest.mark.parametrize("game", list(GAMES))
 def test_every_dice_and_choice_button_can_be_tapped(table_app: Any, game: str) -> None:
     app = table_app
