@@ -820,7 +820,7 @@ class Journal:
     def is_recorded(self, ref: str) -> bool:
         """Whether `ref` (`<source>:<seq>`) is the newest hardware frame journalled from its source, in any
         game: a device resends its one unanswered frame to a restarted app, maybe before any game is open
-        again, and must then hear "recorded", not "no game".  One indexed-free query on the last rows."""
+        again, and must then hear "recorded", not "no game".  One query, read from the newest row back."""
         prefix = ref.rpartition(":")[0] + ":"
         row = self._conn.execute("SELECT ref FROM entries WHERE ref IS NOT NULL AND substr(ref, 1, ?) = ? "
                                  "ORDER BY rowid DESC LIMIT 1", (len(prefix), prefix)).fetchone()

@@ -441,10 +441,10 @@ class TableController:
 
     def answer_notice(self, choice: str) -> None:
         """The way on from a notice: confirm the uncertain reading, re-enter it by touch, or dismiss."""
-        if self.table.put_back_places:  # the board stops marking what was to be put back
-            self.table.clear_messages()
-            self.changed()
+        marked = bool(self.table.put_back_places)
         self.table.clear_messages()
+        if marked:
+            self.changed()  # the board stops marking what was to be put back
         if choice == "confirm" and self._pending and not self.table.partial:
             pending, self._pending = self._pending, {}
             self.submit_roll(pending["values"], pending["source"], pending["event"])
