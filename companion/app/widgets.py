@@ -1,11 +1,12 @@
 """Small widgets shared by the screens: the grid of choice buttons and the table screens' two size rules
-(docs/design.md).  The score chart is in companion.app.chart."""
+(docs/design.md), and the scroll view every screen uses.  The score chart is in companion.app.chart."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from kivy.uix.gridlayout import GridLayout
+from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 
 #: Smallest side of anything tapped on a table screen (48 px is about 9 mm on the 7" 800x480 display).
@@ -31,3 +32,13 @@ class ChoiceGrid(GridLayout):
     def add_widget(self, widget: Widget, *args: Any, **kwargs: Any) -> None:
         widget.size_hint_y = 1  # take the forced row height
         super().add_widget(widget, *args, **kwargs)
+
+
+class Scroll(ScrollView):
+    """A scroll view whose bar keeps its colour.  Kivy's fades the bar half a second after every change
+    of its content (a new log line, a relaid list), animating for another half second; each step redraws
+    the whole window, which on a software renderer is about 30 frames of CPU after every tap, taken from
+    the Chinagold bot's search.  A bar that stays also shows the table there is more to scroll to."""
+
+    def _bind_inactive_bar_color(self, *_args: Any) -> None:
+        """Kivy's hook for the fade (kivy/uix/scrollview.py): nothing to do, the bar stays as it is."""
