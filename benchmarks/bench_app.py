@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The app's frame interval (Kivy's default of at most 60 frames a second).
+FRAME_SECONDS = 1 / 60
 
 PRELUDE = """
 import os, sys, time
@@ -49,19 +51,45 @@ prepare_kivy((800, 480), offscreen=True)
 HELLO = PRELUDE + """
 from kivy.app import App
 from kivy.uix.button import Button
-from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.graphics.opengl import glFinish
 class Hello(App):
     def build(self):
         return Button(text="Hello")
     def on_start(self):
-        Clock.schedule_once(lambda dt: (print(time.time() - t0, rss_kb()), self.stop()), 0)
+        Window.bind(on_flip=self.drawn)
+    def drawn(self, *_):
+        Window.unbind(on_flip=self.drawn)
+        glFinish()  # the frame is drawn when the renderer has finished it, not when it was queued
+        print(time.time() - t0, rss_kb())
+        self.stop()
 Hello().run()
 """
 
+#: A finger on the screen for the start-up measure, as Kivy's providers make one.  (Kivy's test touch,
+#: `kivy.tests.common.UnitTestTouch`, would import pytest, ~60 ms that the app itself never pays.)
+TOUCH = """
+from kivy.base import EventLoop
+from kivy.input.motionevent import MotionEvent
+class Finger(MotionEvent):
+    def __init__(self, x, y):
+        window = EventLoop.window
+        super().__init__("bench", 1, {"x": x / (window.width - 1.0), "y": y / (window.height - 1.0)},
+                         is_touch=True, type_id="touch")
+        self.profile = ["pos"]
+    def depack(self, args):
+        self.sx, self.sy = args["x"], args["y"]
+        super().depack(args)
+    def tap(self):
+        EventLoop.post_dispatch_input("begin", self)
+        EventLoop.post_dispatch_input("end", self)
+"""
+
 #: The app, tapped on "New game" from its first frame on until the tap has been handled and drawn.
-FIRST_TAP = PRELUDE + """
+FIRST_TAP = PRELUDE + TOUCH + """
 from kivy.clock import Clock
-from kivy.tests.common import UnitTestTouch
+from kivy.core.window import Window
+from kivy.graphics.opengl import glFinish
 from companion.app.main import GoldtableApp
 class Timed(GoldtableApp):
     def on_start(self):
@@ -70,15 +98,18 @@ class Timed(GoldtableApp):
     def tap(self, dt):
         home = self.root.get_screen("home")
         button = next(w for w in home.walk() if getattr(w, "text", "") == "New game")
-        touch = UnitTestTouch(*button.to_window(*button.center))
-        touch.touch_down()
-        touch.touch_up()
+        Finger(*button.to_window(*button.center)).tap()
         Clock.schedule_once(self.handled, 0)
     def handled(self, dt):
         if self.root.current != "players":
             Clock.schedule_once(self.handled, 0)
             return
-        Clock.schedule_once(lambda dt: (print(time.time() - t0, rss_kb()), self.stop()), 0)
+        Window.bind(on_flip=self.drawn)
+    def drawn(self, *_):
+        Window.unbind(on_flip=self.drawn)
+        glFinish()
+        print(time.time() - t0, rss_kb())
+        self.stop()
 Timed(use_system_hardware=False).run()
 """
 
@@ -87,6 +118,7 @@ BARE_TAPS = PRELUDE + """
 import json
 from kivy.base import EventLoop
 from kivy.core.window import Window
+from kivy.graphics.opengl import glFinish
 from kivy.tests.common import UnitTestTouch
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
@@ -116,6 +148,7 @@ for _ in range(taps):
     touch.touch_down()
     touch.touch_up()
     EventLoop.idle()
+    glFinish()
     times.append(time.perf_counter() - start)
 print(json.dumps(times))
 """
@@ -165,12 +198,17 @@ def headless_app(data: Path) -> Iterator[Any]:
 
 
 def frame_time(action: Callable[[], Any]) -> float:
-    """Seconds from `action` (an input) to the end of the next drawn frame."""
+    """Seconds from `action` (an input) to the end of the next drawn frame: until the renderer has
+    finished it (`glFinish`), as a real window's buffer swap waits for; the offscreen window would
+    otherwise leave the drawing queued and charge it to a later frame."""
+    from kivy.graphics.opengl import glFinish
+
     from companion.app.launch import pump
 
     start = time.perf_counter()
     action()
     pump(1)
+    glFinish()
     return time.perf_counter() - start
 
 
@@ -330,7 +368,8 @@ def longest_frames(app: Any) -> dict[str, tuple[float, str]]:
             if game == "chinagold" and controller.pi_to_move:
                 deadline = time.monotonic() + 10
                 while controller.suggestion is None and time.monotonic() < deadline:  # the Pi thinks
-                    note(frame_time(lambda: None), "a frame while the Pi thinks")
+                    note(frame_time(lambda: None), "a frame while the Pi thinks (or shows its move)")
+                    time.sleep(FRAME_SECONDS)  # as the app's clock does: a spinning loop would starve the search
                 note(frame_time(controller.confirm_pi_move), "the Pi's move confirmed")
                 continue
             move = next_move(table.session)

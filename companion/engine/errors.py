@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+if TYPE_CHECKING:  # the app's first frame imports this module; pydantic loads later, off that frame
+    from pydantic import ValidationError
 
 
 class UserError(Exception):
