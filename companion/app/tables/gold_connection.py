@@ -207,7 +207,7 @@ class GoldConnectionPanel(BoxLayout):
             bars = tuple(self.picked) or self.controller.take_bars(state)
             odds = self.game.odds(state, self.game.target(state, bars))
         elif self.targets:
-            return _("Lit safes, distance there: {safes}").format(safes=", ".join(
+            return _("Lit safes (distance): {safes}").format(safes=", ".join(
                 f"{self.game.vault.numbers[safe] or safe} ({distance})"
                 for safe, distance in sorted(self.targets.items(), key=lambda item: (item[1], item[0]))))
         else:
