@@ -373,6 +373,16 @@ class Game(ABC, Generic[StateT, OptionsT]):
             actions.extend(self.candidates[kind](self, state))
         return actions
 
+    def offered(self, state: StateT, kind: str, checked: bool = False) -> list[ActionModel]:
+        """The candidates of one action type when the phase table offers it now, else none: what a panel
+        may show or a bot pick from, without naming phases.  A candidate may still be refused by its own
+        check (a loot in the safe where the turn began); `checked` keeps only those `validate` accepts.
+        A type offered that has no candidates (too many to list) raises KeyError."""
+        if kind not in self.expects(state):
+            return []
+        found = list(self.candidates[kind](self, state))
+        return [action for action in found if self.validate(state, action) is None] if checked else found
+
     def apply(self, state: StateT, action: ActionModel) -> tuple[StateT, list[Event]]:
         """The next state and what happened; raises IllegalAction for a refused action."""
         refusal = self.validate(state, action)

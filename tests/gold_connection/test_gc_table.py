@@ -88,7 +88,12 @@ def test_tap_destination_bars_odds_dice_end_and_sort(table_and_panel: Any, tmp_p
     start_game(table, panel)
     tap_bar(panel, "S3", table.session.state.safes["S3"][0])
     assert table.refusal_rule.startswith("GC-7 ") and table.session.state.distance == 0
-    assert "E" in panel.board.highlighted and "S8" in panel.board.highlighted
+    # Lit are only safes where a loot could still succeed (issue 13), no longer every end of a move: E
+    # (one step) and S8 (two) hold bars within reach, S12 (where the turn began, six steps round the
+    # loop) and S1 (Ben's stone, his box too empty to plunder) are reachable but not lit.
+    lit = set(panel.board.highlighted)
+    assert {"E", "S8"} <= lit and not lit & {"S12", "S1"}
+    assert "S12" in {move.path[-1] for move in panel.game.moves(table.session.state)}
     tap_safe(panel, "E")
     assert panel.pending_move is not None and table.session.state.distance == 0
     press(panel, "Then point to S8")
@@ -120,6 +125,38 @@ def test_tap_destination_bars_odds_dice_end_and_sort(table_and_panel: Any, tmp_p
     assert "Ada" in panel.boxes_text and "Counter 2 of 36" in panel.status_text
     panel.export_to_png(str(tmp_path / "table.png"))
     assert (tmp_path / "table.png").stat().st_size > 5000
+
+
+def test_lit_safes_are_those_where_a_loot_or_plunder_could_succeed() -> None:
+    """GC-8, GC-9, GC-16: not the start safe, not looted this turn, not under another stone (unless its box
+    may be plundered), and distance plus the cheapest bar within two dice and the player's chips."""
+    from companion.app.tables.gold_connection import loot_targets
+    from tests.gold_connection.gc_helpers import GAME, turn_state, with_chips, with_rows, with_safe
+
+    state = turn_state({0: ("S12", "E"), 1: ("S1", "S2")})
+    assert set(loot_targets(GAME, state)) == {"E", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "S10",
+                                              "S11", "W"}
+    far = with_safe(state.evolve(distance=8, looted=("S7",)), "S8", ("B5", "G5", "R5", "Y5", "B6", "G6"))
+    # S7 was looted, S8 (10 fields) needs 15; E (9 fields) and S6, S9 (11) need 10 and 12: within two dice
+    assert loot_targets(GAME, far) == {"E": 9, "S6": 11, "S9": 11}
+    # three chips reach 15: S8 now too, and safes up to 14 fields with a 1 in them; S3 (15 fields, no 1) not
+    assert loot_targets(GAME, with_chips(far, 0, 3)) == {"E": 9, "S8": 10, "S6": 11, "S9": 11, "W": 12,
+                                                         "S10": 12, "S5": 13, "S11": 13, "S2": 14, "S4": 14}
+    rich = with_rows(state, 1, {"B6": (1, 2, 3, 4, 5), "G6": (1, 2, 3, 4, 5)})  # ten bars: may be plundered
+    assert "S1" in loot_targets(GAME, rich) and "S1" not in loot_targets(GAME, rich.evolve(plundered=(1,)))
+    assert loot_targets(GAME, state.evolve(phase="roll")) == {}  # no move offered: nothing to light
+
+
+def test_an_unlit_reachable_safe_still_moves_the_arrow(table_and_panel: Any) -> None:
+    table, panel = table_and_panel
+    start_game(table, panel)
+    assert "S1" not in panel.board.highlighted
+    tap_safe(panel, "S1")  # onto Ben's stone: allowed (GC-7), though nothing can be looted there
+    state = table.session.state
+    assert state.robbers[0].arrow == "S1" and state.distance == 5
+    lit = set(panel.board.highlighted)  # moving on from here: the safes worth it, each with its distance
+    assert lit and panel.odds_text.startswith("Lit safes")
+    assert all(f"{panel.game.vault.numbers[safe] or safe} ({panel.targets[safe]})" in panel.odds_text for safe in lit)
 
 
 def test_short_roll_offers_chips_and_failure_sends_the_arrow_home(table_and_panel: Any) -> None:

@@ -16,7 +16,7 @@ and may define:
 
 A game's flow (its meaning of hardware buttons, what `confirm` and `next` play) is its controller's.
 Games without a module get `companion.app.tables.generic`, which offers the dice keypad from
-`Prompt.dice` and one button per entry of `Game.legal_actions`.  See README.md here.
+`Prompt.dice` and one button per candidate the phase table offers (`Game.offered`).  See README.md here.
 """
 
 from __future__ import annotations

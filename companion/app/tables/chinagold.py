@@ -21,6 +21,7 @@ from companion.app.controllers.chinagold import PI_NAME, ChinagoldController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
+from companion.app.tables.common import LanguageWatch
 from companion.engine.core import ActionModel, Setup
 from companion.games.chinagold.board import layout_for, overlaid
 from companion.games.chinagold.rules import Bury, ChinagoldState, Turn
@@ -81,8 +82,10 @@ class ChinagoldPanel(BoxLayout):
     table = ObjectProperty(None)
     info_text = StringProperty("")
     tile_text = StringProperty("")
+    suggestion_line = StringProperty("")
     bury_mode = BooleanProperty(False)
     can_bury = BooleanProperty(False)
+    can_hint = BooleanProperty(False)
     throwing = BooleanProperty(False)
     pi_to_move = BooleanProperty(False)
     thinking = BooleanProperty(False)
@@ -98,13 +101,15 @@ class ChinagoldPanel(BoxLayout):
         self.board: ChinagoldBoard | None = None
         self._faces_shown: tuple[int, tuple[str, ...]] | None = None
         controller.listen(self.refresh)
-        self.table.bind(entered=self._rebuild_faces, revision=self._relabel)
+        self.table.bind(entered=self._rebuild_faces)
+        self._language = LanguageWatch(self.table, self.refresh)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
         self.controller.unlisten(self.refresh)
-        self.table.unbind(entered=self._rebuild_faces, revision=self._relabel)
+        self.table.unbind(entered=self._rebuild_faces)
+        self._language.detach()
 
     @property
     def state(self) -> ChinagoldState | None:
@@ -122,22 +127,24 @@ class ChinagoldPanel(BoxLayout):
             self._board_key = key
         return self.board
 
-    def _relabel(self, *_args: Any) -> None:
-        """Button texts in the current language (again after a language switch: the table's revision)."""
-        self.labels = {"Throw for me": _("Throw for me"), "Bury": _("Bury"), "Done": _("Done"),
-                       "Hint": _("Hint")}
-
     def refresh(self, *_args: Any) -> None:
+        """Everything drawn anew from the state, the phase table and the controller (after an action, a
+        tap, the bot's answer or a language switch)."""
         state = self.state
         if state is None:
             return
         controller = self.controller
         board = self._ensure_board(state)
-        self._relabel()
+        self.labels = {"Throw for me": _("Throw for me"), "Bury": _("Bury"), "Done": _("Done"),
+                       "Hint": _("Hint")}
+        game = self.controller.session.game
+        expects = game.expects(state)
         self.suggestion = controller.suggestion
+        self.suggestion_line = self.suggestion_text()
         self.thinking = controller.thinking
-        self.throwing = state.phase == "throw"
-        self.can_bury = controller.can_bury
+        self.throwing = "throw" in expects
+        self.can_bury = bool(game.offered(state, "bury"))  # offered once thrown, with gold to bury
+        self.can_hint = "turn" in expects
         self.bury_mode = controller.bury_mode
         self.pi_to_move = controller.pi_to_move
         self.tile_text = self._tiles_line(state)
@@ -151,7 +158,7 @@ class ChinagoldPanel(BoxLayout):
                                line_length=state.total or 0)
 
     def _tiles_line(self, state: ChinagoldState) -> str:
-        if state.phase == "over":
+        if self.controller.session.game.is_over(state):
             return _("Game over.")
         if not state.tiles:
             return _("No tiles left: turn one marker or two neighbours.")

@@ -11,6 +11,8 @@ from kivy.lang import Builder
 from kivy.properties import BooleanProperty, DictProperty, ObjectProperty
 from kivy.uix.boxlayout import BoxLayout
 
+from companion.app.i18n import current_language
+
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
 
@@ -85,6 +87,26 @@ class DiceKeypad(BoxLayout):
                 dice=" ".join(self.face_word(face) for face in partial).replace("?", "_"))
         shown = " ".join([*map(self.face_word, entered), *["_"] * (len(dice) - len(entered))])
         return tr("Roll by touch: {dice}", language).format(dice=shown)
+
+
+class LanguageWatch:
+    """Redraws a panel after a language switch.  The app signals a switch only by recomputing the table
+    (`TableModel.relabel`: a new `revision`); every action changes the revision too, but then the
+    controller's listeners redraw the panel already, so `redraw` runs only when the language differs
+    from the one the last revision was seen in."""
+
+    def __init__(self, table: Any, redraw: Callable[[], Any]) -> None:
+        self.table, self.redraw = table, redraw
+        self.language = current_language()
+        table.bind(revision=self._revised)
+
+    def _revised(self, *_args: Any) -> None:
+        if current_language() != self.language:
+            self.language = current_language()
+            self.redraw()
+
+    def detach(self) -> None:
+        self.table.unbind(revision=self._revised)
 
 
 def resize(box: Any, count: int, new_widget: Callable[[], Any]) -> list[Any]:

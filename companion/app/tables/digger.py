@@ -16,7 +16,7 @@ from kivy.utils import get_color_from_hex
 from companion.app.controllers.digger import DiggerController
 from companion.app.i18n import _, game_text
 from companion.app.table import TableModel
-from companion.app.tables.common import DiceKeypad, resize
+from companion.app.tables.common import DiceKeypad, LanguageWatch, resize
 from companion.app.widgets import make
 from companion.engine.core import N_, ActionModel, Setup
 
@@ -85,6 +85,7 @@ class DiggerPanel(BoxLayout):
     waiting = ListProperty([])
     can_stop = BooleanProperty(False)
     can_fumble = BooleanProperty(False)
+    can_call_time = BooleanProperty(False)
     keypad = ObjectProperty(None, allownone=True)
 
     def __init__(self, controller: DiggerController, **kwargs: Any) -> None:
@@ -96,6 +97,7 @@ class DiggerPanel(BoxLayout):
         self._showing_stowed = False  # the choices box holds the "stowed" toggles, not take/rob buttons
         controller.listen(self.refresh)
         self.timer.bind(started=self.refresh)
+        self._language = LanguageWatch(self.table, self.refresh)
         self.keypad = DiceKeypad(controller=controller, face_colours=FACE_COLOURS, face_text=face_letter,
                                  compact=True)
         self.ids.keypad_holder.add_widget(self.keypad)
@@ -105,25 +107,31 @@ class DiggerPanel(BoxLayout):
         """Called when another game takes the table."""
         self.controller.unlisten(self.refresh)
         self.timer.unbind(started=self.refresh)
+        self._language.detach()
 
     # -- showing -------------------------------------------------------------------------------------
     def refresh(self, *_args: Any) -> None:
+        """Everything drawn anew from the state, the phase table and the controller (after an action, the
+        timer's start or a language switch)."""
         controller = self.controller
         state = controller.state
         if state is None:
             return
+        game = controller.session.game
+        expects = game.expects(state)
         self.roll = list(state.roll)
         self.waiting = controller.waiting
         self.time_up_pending = controller.time_up_pending
         self.stowed = list(controller.stowed)
         self.timer_idle_but_running = controller.timer_idle_but_running
-        self.can_stop = self.table.check({"type": "stop"}) is None
-        self.can_fumble = self.table.check({"type": "fumble"}) is None
+        self.can_stop = bool(game.offered(state, "stop", checked=True))
+        self.can_fumble = bool(game.offered(state, "fumble", checked=True))
+        self.can_call_time = "time_up" in expects  # the sand runs once the turn's first roll is in
         waiting = ", ".join(f"{state.waiting.count(c)} {colour_word(c)}" for c in self.waiting) or "—"
         middle = "  ".join(f"{colour_word(c)} {state.middle.count(c)}" for c in STONE_COLOURS)
         self.info_text = _("Waiting to be stowed: {waiting}\nMiddle: {middle}   Tin: {tin}").format(
             waiting=waiting, middle=middle, tin=state.tin)
-        self._rebuild_choices()
+        self._rebuild_choices(game, state)
         self._rebuild_dice()
 
     def _rebuild_dice(self) -> None:
@@ -135,7 +143,7 @@ class DiggerPanel(BoxLayout):
             die.face, die.text = face, face_letter(face)
             die.unique = self.roll.count(face) == 1 and face != "K"
 
-    def _rebuild_choices(self) -> None:
+    def _rebuild_choices(self, game: Any, state: Any) -> None:
         box = self.ids.choices
         if self.time_up_pending or self._showing_stowed:  # rare (the sand ran out): toggles built afresh
             box.clear_widgets()
@@ -148,7 +156,7 @@ class DiggerPanel(BoxLayout):
                 toggle.bind(on_release=lambda _t, c=colour: self.controller.toggle_stowed(c))
                 box.add_widget(toggle)
             return
-        actions = [action for action in self.table.legal_actions() or [] if action.type in ("take", "rob")]
+        actions = [*game.offered(state, "take", checked=True), *game.offered(state, "rob", checked=True)]
         buttons = resize(box, len(actions), self._choice_button)
         for button, action in zip(buttons, actions):
             colour = action.model_dump()["colour"]

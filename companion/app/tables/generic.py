@@ -1,4 +1,5 @@
-"""The table panel for a game without its own: dice keypad plus one button per legal action."""
+"""The table panel for a game without its own: dice keypad plus one button per choice the phase table
+offers (every listed candidate but the roll, which the keypad enters)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from kivy.uix.stacklayout import StackLayout
 
 from companion.app.controllers import TableController
 from companion.app.table import TableModel
-from companion.app.tables.common import DiceKeypad
+from companion.app.tables.common import DiceKeypad, LanguageWatch
 from companion.engine.core import ActionModel
 
 MAX_BUTTONS = 24
@@ -23,7 +24,7 @@ def action_label(table: TableModel, action: ActionModel) -> str:
 
 
 class GenericPanel(BoxLayout):
-    """Legal actions as buttons (when the game can list them), the keypad when dice are due."""
+    """The offered choices as buttons (for the types the game can list), the keypad when dice are due."""
 
     def __init__(self, controller: TableController, **kwargs: Any) -> None:
         super().__init__(orientation="vertical", spacing=6, **kwargs)
@@ -33,18 +34,25 @@ class GenericPanel(BoxLayout):
         self.add_widget(self.choices)
         self.add_widget(DiceKeypad(controller=controller))
         controller.listen(self._rebuild)
+        self._language = LanguageWatch(self.table, self._rebuild)
         self._rebuild()
 
     def detach(self) -> None:
         self.controller.unlisten(self._rebuild)
+        self._language.detach()
 
     def _rebuild(self, *_args: Any) -> None:
         self.choices.clear_widgets()
-        actions = self.table.legal_actions() or []
-        roll_type = self.table.roll_action
-        for action in [a for a in actions if a.type != roll_type][:MAX_BUTTONS]:
+        session = self.table.session
+        if session is None:
+            return
+        game, state = session.game, session.state
+        listed = [kind for kind in game.expects(state) if kind in game.candidates and kind != self.table.roll_action]
+        actions = [action for kind in listed for action in game.offered(state, kind, checked=True)]
+        for action in actions[:MAX_BUTTONS]:
             button = Factory.GButton(text=action_label(self.table, action), size_hint=(None, None),
                                      height=52, width=180)
+            button.action = action
             button.bind(on_release=lambda _b, a=action: self.controller.submit(a))
             self.choices.add_widget(button)
 

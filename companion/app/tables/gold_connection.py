@@ -9,6 +9,7 @@ number to reach and the exact chance with and without chips.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from kivy.factory import Factory
@@ -21,17 +22,26 @@ from companion.app.controllers.gold_connection import GoldConnectionController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
-from companion.app.tables.common import resize
+from companion.app.tables.common import LanguageWatch, resize
 from companion.engine.core import ActionModel, Setup
 from companion.games.gold_connection.rules import (
+    BEST_ROLL,
     COLOURS,
     DIE_FACES,
+    PLUNDER_MINIMUM,
+    ChooseStart,
+    EndTurn,
     GoldConnection,
     GoldConnectionState,
     Loot,
     Move,
+    PlaceArrow,
+    Plunder,
+    Sort,
     Stop,
+    UseChips,
     auto_sort,
+    bar_number,
     bar_sort_key,
 )
 from companion.games.gold_connection.words import bars_words, safe_words
@@ -54,6 +64,36 @@ def action_label(table: TableModel, action: ActionModel) -> str:
     if isinstance(action, Stop):
         return _("Stop here")
     return action.type
+
+
+def loot_targets(game: GoldConnection, state: GoldConnectionState) -> dict[str, int]:
+    """The safes worth moving the arrow to next, with the distance this turn on arriving by the shortest
+    way: where a loot could still succeed (GC-8, GC-9: not the start safe, not under another robber
+    stone, not looted this turn, bars in it, and distance plus its cheapest bar within two dice and the
+    player's chips), or a box there could be plundered (GC-16).  Empty when no move is offered."""
+    if "move" not in game.expects(state):
+        return {}
+    reach = BEST_ROLL + state.robbers[state.current].chips
+    nearest: dict[str, int] = {}
+    for move in game.moves(state):
+        safe = move.path[-1]
+        nearest[safe] = min(nearest.get(safe, len(move.path)), len(move.path))
+    targets: dict[str, int] = {}
+    for safe, steps in nearest.items():
+        distance = state.distance + steps
+        owner = state.stone_owner(safe)
+        if owner is None or owner == state.current:
+            lootable = safe != state.turn_start and safe not in state.looted and state.safes[safe]
+            cheapest = min((bar_number(bar) for bar in state.safes[safe]), default=0)
+            worth = bool(lootable) and distance + cheapest <= reach
+        else:
+            box = state.robbers[owner]
+            tops = [numbers[-1] for numbers in box.rows.values() if numbers]
+            worth = (box.bar_count() >= PLUNDER_MINIMUM and owner not in state.plundered
+                     and distance + min(tops) <= reach)
+        if worth:
+            targets[safe] = distance
+    return targets
 
 
 def setup_steps(setup: Setup) -> list[str]:
@@ -106,35 +146,37 @@ class GoldConnectionPanel(BoxLayout):
                         on_bar=lambda _board, safe, bar: controller.tap_bar(safe, bar))
         self.ids.board_holder.add_widget(self.board)
         self._faces_shown = False
+        self.expects: tuple[str, ...] = ()
+        self.targets: dict[str, int] = {}
         controller.listen(self.refresh)
-        self.table.bind(revision=self._relabel)
+        self._language = LanguageWatch(self.table, self.refresh)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
         self.controller.unlisten(self.refresh)
-        self.table.unbind(revision=self._relabel)
+        self._language.detach()
 
     @property
     def state(self) -> GoldConnectionState | None:
         return self.controller.state
 
     # -- showing -------------------------------------------------------------------------------------
-    def _relabel(self, *_args: Any) -> None:
-        """Button texts in the current language (again after a language switch: the table's revision)."""
-        self.labels = {"Roll for me": _("Roll for me")}
-
     def refresh(self, *_args: Any) -> None:
+        """Everything drawn anew from the state, the phase table and the picks (after an action, a pick
+        or a language switch)."""
         state = self.state
         if state is None:
             return
-        self._relabel()
+        self.labels = {"Roll for me": _("Roll for me")}
         controller = self.controller
         self.picked = list(controller.picked)
         self.take = dict(controller.take)
         self.pending_move = controller.pending_move
         self.entering = list(controller.entering)
-        self.rolling = state.phase in ("start_roll", "roll")
+        self.expects = self.game.expects(state)
+        self.targets = loot_targets(self.game, state) if self.pending_move is None else {}
+        self.rolling = "roll" in self.expects
         self.status_text = self._status(state)
         self.odds_text = self._odds(state)
         self.boxes_text = self._boxes(state)
@@ -150,19 +192,24 @@ class GoldConnectionPanel(BoxLayout):
         parts = []
         if state.rules.game_end == "counter":
             parts.append(_("Counter {counter} of 36").format(counter=state.counter))
-        if state.phase in ("turn", "roll", "chips"):
+        if "move" in self.expects or state.announcement is not None:  # a turn is under way
             parts.append(_("distance {distance}").format(distance=state.distance))
         if state.tray:
             parts.append(_("tray {bars}").format(bars=" ".join(state.tray)))
         return " · ".join(parts)
 
     def _odds(self, state: GoldConnectionState) -> str:
-        """Target and exact chances for the announced roll, or for the bars picked so far."""
-        if state.phase == "roll" and state.announcement is not None:
+        """Target and exact chances for the announced roll, or for the bars picked so far; before a move,
+        the lit safes with the distance on arriving."""
+        if "roll" in self.expects and state.announcement is not None:
             odds = self.game.odds(state)
-        elif state.phase == "turn" and (self.picked or self.take):
+        elif self.picked or self.take:
             bars = tuple(self.picked) or self.controller.take_bars(state)
             odds = self.game.odds(state, self.game.target(state, bars))
+        elif self.targets:
+            return _("Lit safes (distance): {safes}").format(safes=", ".join(
+                f"{self.game.vault.numbers[safe] or safe} ({distance})"
+                for safe, distance in sorted(self.targets.items(), key=lambda item: (item[1], item[0]))))
         else:
             return ""
         return _("Roll {target} or more: {chance}% · with {chips} chips {with_chips}%").format(
@@ -182,7 +229,7 @@ class GoldConnectionPanel(BoxLayout):
                 rows.append(f"{colour_code} " + " ".join(cells))
             head = _("{name}: {score} points, {chips} chips, {bars} bars").format(
                 name=name, score=scores[seat], chips=robber.chips, bars=robber.bar_count())
-            marker = "> " if seat == state.current and state.phase != "over" else ""
+            marker = "> " if seat == self.game.to_move(state) else ""
             lines.append(f"[b][color={colour}]{marker}{head}[/color][/b]\n" + "  ".join(rows))
         return "\n".join(lines)
 
@@ -193,15 +240,14 @@ class GoldConnectionPanel(BoxLayout):
         return (0.6, 0.6, 0.6) if rgba is None else (rgba[0], rgba[1], rgba[2])
 
     def _highlights(self, state: GoldConnectionState) -> list[str]:
+        """Only what the next tap may sensibly choose: a start safe, an arrow's heading, or a safe where a
+        loot or plunder could still succeed (any reachable safe stays tappable)."""
         if self.table.put_back_places:  # after an undo: the safes the put-back sentences name
             return list(self.table.put_back_places)
-        if state.phase == "turn":
-            return sorted({move.path[-1] for move in self.game.moves(state)})
-        if state.phase == "start_choose":
-            return [self.game.vault.by_number[number] for number in self.game.start_numbers(state)]
-        if state.phase == "arrows":
-            return list(self.game.vault.neighbours[state.robbers[state.current].stone or ""])
-        return []
+        starts = [action.safe for action in self.game.offered(state, "choose_start") if isinstance(action, ChooseStart)]
+        headings = [action.heading for action in self.game.offered(state, "place_arrow")
+                    if isinstance(action, PlaceArrow)]
+        return starts + headings + sorted(self.targets)
 
     def _rebuild_faces(self) -> None:
         if self.rolling == self._faces_shown:
@@ -214,8 +260,14 @@ class GoldConnectionPanel(BoxLayout):
             button.bind(on_release=lambda _b, f=face: self.controller.enter_die(f))
             box.add_widget(button)
 
-    def _button(self, text: str, callback: Any, disabled: bool = False) -> None:
-        self._choices.append((text, callback, disabled))
+    def _button(self, text: str, callback: Any = None, disabled: bool = False,
+                action: ActionModel | None = None) -> None:
+        """A choice: `action` is what it plays (without a callback the tap submits it) or, for a pick, the
+        least it leads to; None for buttons that only edit a selection."""
+        if callback is None:
+            assert action is not None
+            callback = partial(self.controller.submit, action)
+        self._choices.append((text, callback, disabled, action))
 
     def _new_choice_button(self) -> Any:
         """A choice button; `_rebuild_choices` reuses it for whichever choice it shows next."""
@@ -224,40 +276,35 @@ class GoldConnectionPanel(BoxLayout):
         return button
 
     def _rebuild_choices(self, state: GoldConnectionState) -> None:
-        self._choices: list[tuple[str, Any, bool]] = []
+        self._choices: list[tuple[str, Any, bool, ActionModel | None]] = []
         self._collect_choices(state)
         buttons = resize(self.ids.choices, len(self._choices), self._new_choice_button)
-        for button, (text, callback, disabled) in zip(buttons, self._choices):
-            button.text, button.callback, button.disabled = text, callback, disabled
+        for button, (text, callback, disabled, action) in zip(buttons, self._choices):
+            button.text, button.callback, button.disabled, button.action = text, callback, disabled, action
 
     def _collect_choices(self, state: GoldConnectionState) -> None:
-        phase = state.phase
-        if phase == "start_choose":
-            for number in self.game.start_numbers(state):
-                safe = self.game.vault.by_number[number]
-                self._button(_("Start on safe {number}").format(number=number),
-                             lambda s=safe: self.controller.submit({"type": "choose_start", "safe": s}))
-        elif phase == "arrows":
-            for heading in self.game.vault.neighbours[state.robbers[state.current].stone or ""]:
-                self._button(_("Point to {safe}").format(safe=heading),
-                             lambda h=heading: self.controller.submit({"type": "place_arrow", "heading": h}))
-        elif phase == "chips":
-            assert state.announcement is not None and state.roll is not None
-            shortfall = state.announcement.target - sum(state.roll)
-            self._button(_("Spend {count} chips").format(count=shortfall),
-                         lambda: self.controller.submit({"type": "use_chips", "count": shortfall}))
-            self._button(_("Accept the failure"), lambda: self.controller.submit({"type": "use_chips", "count": 0}))
-        elif phase == "sort":
+        """The choices the phase table offers now, each as a button."""
+        offered = self.game.offered
+        for start in offered(state, "choose_start"):
+            assert isinstance(start, ChooseStart)
+            self._button(_("Start on safe {number}").format(number=self.game.vault.numbers[start.safe]), action=start)
+        for arrow in offered(state, "place_arrow"):
+            assert isinstance(arrow, PlaceArrow)
+            self._button(_("Point to {safe}").format(safe=arrow.heading), action=arrow)
+        for spend in sorted(offered(state, "use_chips"), key=lambda action: -getattr(action, "count", 0)):
+            assert isinstance(spend, UseChips)
+            self._button(_("Spend {count} chips").format(count=spend.count) if spend.count
+                         else _("Accept the failure"), action=spend)
+        if "sort" in self.expects:
             rows = state.robbers[state.current].rows
             for prefer, text in (("long", _("Sort, longest rows first: {rows}")),
                                  ("short", _("Sort, shortest rows first: {rows}"))):
                 placing = auto_sort(rows, state.tray, prefer)  # type: ignore[arg-type]
                 shown = " ".join(f"{row}+{''.join(map(str, numbers))}" for row, numbers in placing.items()) or "-"
-                self._button(text.format(rows=shown),
-                             lambda p=placing: self.controller.submit({"type": "sort", "rows": p}))
-        elif phase == "enter_safes":
+                self._button(text.format(rows=shown), action=Sort(rows=placing))
+        if "enter_safe" in self.expects:
             self._entry_choices(state)
-        elif phase == "turn":
+        if "move" in self.expects:
             self._turn_choices(state)
 
     def _turn_choices(self, state: GoldConnectionState) -> None:
@@ -266,36 +313,39 @@ class GoldConnectionPanel(BoxLayout):
             came = move.path[-2] if len(move.path) > 1 else state.robbers[state.current].arrow or ""
             for heading in self.game.vault.exits(move.path[-1], came):
                 self._button(_("Then point to {safe}").format(safe=heading),
-                             lambda h=heading: self.controller.submit(
-                                 {"type": "move", "path": list(move.path), "heading": h}))
+                             action=Move(path=move.path, heading=heading))
             return
         arrow = state.robbers[state.current].arrow or ""
-        if state.moved and self.game.validate(state, Loot(bars=state.safes[arrow][:1])) is None:
+        first = Loot(bars=state.safes[arrow][:1])
+        if "loot" in self.expects and self.game.validate(state, first) is None:
             picked = list(self.picked)
             for bar in state.safes[arrow]:
                 chosen = bar in picked
                 if chosen:
                     picked.remove(bar)
-                self._button(f"[{bar}]" if chosen else bar, lambda b=bar: self.controller.tap_bar(arrow, b))
+                self._button(f"[{bar}]" if chosen else bar, lambda b=bar: self.controller.tap_bar(arrow, b),
+                             action=Loot(bars=(bar,)))
         if self.picked:
-            self._button(_("Loot {bars}").format(bars=" ".join(sorted(self.picked, key=bar_sort_key))),
-                         self.controller.play_picks)
+            bars = tuple(sorted(self.picked, key=bar_sort_key))
+            self._button(_("Loot {bars}").format(bars=" ".join(bars)), self.controller.play_picks,
+                         action=Loot(bars=bars))
             self._button(_("Clear the bars"), self.controller.clear_picks)
         victim = self.controller.victim(state)
-        if victim is not None and state.moved:
+        if victim is not None and "plunder" in self.expects:
             for row, numbers in state.robbers[victim].rows.items():
-                if numbers:
-                    taken = self.take.get(row, 0)
+                taken = self.take.get(row, 0)
+                more = Plunder(victim=victim, take={**self.take, row: taken + 1})
+                if numbers and self.game.validate(state, Plunder(victim=victim, take={row: 1})) is None:
                     self._button(_("Take from {row} ({taken})").format(row=row, taken=taken),
-                                 lambda r=row: self.controller.add_to_take(r), disabled=taken >= len(numbers))
+                                 lambda r=row: self.controller.add_to_take(r), disabled=taken >= len(numbers),
+                                 action=more)
             if self.take:
                 self._button(_("Plunder {bars}").format(bars=" ".join(self.controller.take_bars(state))),
-                             self.controller.play_picks)
-        if self.game.validate(state, Stop()) is None:
-            self._button(_("Stop here (roll {distance}+)").format(distance=state.distance),
-                         lambda: self.controller.submit({"type": "stop"}))
-        if state.last_success == "loot" and not state.moved:
-            self._button(_("End the turn"), lambda: self.controller.submit({"type": "end_turn"}))
+                             self.controller.play_picks, action=Plunder(victim=victim, take=dict(self.take)))
+        if "stop" in self.expects and self.game.validate(state, Stop()) is None:
+            self._button(_("Stop here (roll {distance}+)").format(distance=state.distance), action=Stop())
+        if "end_turn" in self.expects:
+            self._button(_("End the turn"), action=EndTurn())
 
     def _entry_choices(self, state: GoldConnectionState) -> None:
         safe = next(name for name, bars in state.safes.items() if not bars)

@@ -17,8 +17,9 @@ from kivy.uix.boxlayout import BoxLayout
 from companion.app.boards.goldgraeber import BoardView, GoldgraeberBoard
 from companion.app.controllers.goldgraeber import GoldgraeberController
 from companion.app.i18n import _ as app_text
-from companion.app.i18n import catalog
+from companion.app.i18n import catalog, current_language
 from companion.app.table import TableModel
+from companion.app.tables.common import LanguageWatch
 from companion.engine.core import N_, ActionModel, Setup
 from companion.games.goldgraeber.rules import (
     CHIP_KINDS,
@@ -29,6 +30,7 @@ from companion.games.goldgraeber.rules import (
     Move,
     Raft,
     Reveal,
+    Roll,
     chip_odds,
 )
 from companion.games.goldgraeber.words import field_words
@@ -109,15 +111,15 @@ class GoldgraeberPanel(BoxLayout):
         self.board.bind(on_touch_down=self._board_touched)
         self.ids.board_holder.add_widget(self.board)
         self._faces_shown: tuple[str, ...] = ()
-        self._chips_shown: tuple[int, ...] = ()
+        self._chips_shown: tuple[tuple[int, ...], str] = ((), "")
         controller.listen(self.refresh)
-        self.table.bind(revision=self._relabel)
+        self._language = LanguageWatch(self.table, self.refresh)
         self.refresh()
 
     def detach(self) -> None:
         """Called when another game takes the table."""
         self.controller.unlisten(self.refresh)
-        self.table.unbind(revision=self._relabel)
+        self._language.detach()
 
     @property
     def state(self) -> GoldgraeberState | None:
@@ -127,16 +129,14 @@ class GoldgraeberPanel(BoxLayout):
         return session.state
 
     # -- showing -------------------------------------------------------------------------------------
-    def _relabel(self, *_args: Any) -> None:
-        """Button texts in the current language (again after a language switch: the table's revision)."""
-        self.labels = {"Roll for me": _("Roll for me"), "Look at chips": _("Look at chips")}
-
     def refresh(self, *_args: Any) -> None:
+        """Everything drawn anew from the state and the phase table (after an action, a selection or a
+        language switch)."""
         state = self.state
         if state is None:
             return
         board = self.game.board
-        self._relabel()
+        self.labels = {"Roll for me": _("Roll for me"), "Look at chips": _("Look at chips")}
         last = len(board.rail) - 1
         self.train_text = _("Train: rail field {position} of {last}").format(position=state.locomotive, last=last)
         self.train_progress = state.locomotive / last
@@ -144,9 +144,10 @@ class GoldgraeberPanel(BoxLayout):
         self.odds_text = _("Face down: {count} chips\nRobber behind one: {chance:.0%}\nAverage dig: {gold:.1f} "
                            "nuggets").format(count=odds.unseen, chance=odds.robber_chance, gold=odds.expected_gold)
         self.step_text = self._step_line(state)
-        self.rolling = state.phase in ("roll", "robber", "brawl", "away_roll")
-        self.revealing = state.phase == "reveal"
-        self.can_look = state.phase == "roll" and self.game.validate(state, Look()) is None
+        expects = self.game.expects(state)
+        self.rolling = "roll" in expects
+        self.revealing = "reveal" in expects
+        self.can_look = bool(self.game.offered(state, "look", checked=True))
         self._rebuild_faces()
         self._rebuild_chips(state)
         self.board.view = self.view_of(state)
@@ -157,11 +158,9 @@ class GoldgraeberPanel(BoxLayout):
         figures: dict[str, list[str]] = {}
         for seat, field in enumerate(state.figures):
             figures.setdefault(field, []).append(board.house_colours[state.houses[seat]])
-        highlights: set[str] = set()
-        if state.phase in ("move", "away"):
-            highlights = self.game.destinations(state)
-        elif state.phase == "raft":
-            highlights = {action.to for action in self.game.legal_actions(state) if isinstance(action, Raft)}
+        # the fields the due walk or raft may end on
+        highlights = {action.to for kind in ("move", "raft") for action in self.game.offered(state, kind)
+                      if isinstance(action, Move | Raft)}
         if self.table.put_back_places:  # after an undo: the fields the put-back sentences name
             highlights = set(self.table.put_back_places)
         return BoardView(figures=figures, locomotive=board.ids[board.rail[state.locomotive]],
@@ -171,9 +170,11 @@ class GoldgraeberPanel(BoxLayout):
                          highlights=highlights, selected=state.figures[state.actor])
 
     def _step_line(self, state: GoldgraeberState) -> str:
-        """The fight in progress, one roll at a time, or what the tap will do."""
+        """The fight in progress, one roll at a time (which fight: the phase table's row), or what the
+        tap the phase table offers will do."""
         name = self.table.player_name
-        if state.phase == "brawl":
+        row, expects = self.game.phase_of(state), self.game.expects(state)
+        if row == "brawl":
             assert state.defender is not None
             if state.attacker_roll is None:
                 return _("Brawl on {field}: {attacker} against {defender}. {attacker} rolls.").format(
@@ -181,17 +182,17 @@ class GoldgraeberPanel(BoxLayout):
                     defender=name(state.defender))
             return _("Brawl: {attacker} rolled {roll}. Now {defender} rolls.").format(
                 attacker=name(state.current), roll=state.attacker_roll, defender=name(state.defender))
-        if state.phase == "robber":
+        if row == "robber":
             stack = next(s for s in state.stacks if s.field == state.fight_field)
             return _("Robber of strength {strength} on {field} (guarding {loot} chips): roll higher to win.").format(
                 strength=stack.robber[1], field=place(stack.field, state), loot=len(stack.loot))
-        if state.phase == "away_roll":
+        if row == "away_roll":
             return _("{name} won the brawl and rolls to move away.").format(name=name(state.actor))
-        if state.phase in ("move", "away"):
+        if "move" in expects:
             return _("Tap a highlighted field ({steps} steps).").format(steps=state.steps)
-        if state.phase == "raft":
+        if "raft" in expects:
             return _("Tap the shore field the raft should go to.")
-        if state.phase == "reveal":
+        if "reveal" in expects:
             return _("Turn the chip on {field} and tap what it shows.").format(
                 field=place(state.figures[state.actor], state))
         return ""
@@ -205,20 +206,23 @@ class GoldgraeberPanel(BoxLayout):
         box.clear_widgets()
         for face in faces:
             button = Factory.GButton(text=face)
+            button.action = Roll(values=(face,))  # what the button plays (tests hold it to the rules)
             button.bind(on_release=lambda _b, f=face: self.enter_face(f))
             box.add_widget(button)
 
     def _rebuild_chips(self, state: GoldgraeberState) -> None:
         counts = state.unseen if self.revealing else ()
-        if counts == self._chips_shown:
+        shown = (counts, current_language())  # the buttons name the chips in the language
+        if shown == self._chips_shown:
             return
-        self._chips_shown = counts
+        self._chips_shown = shown
         grid = self.ids.chips
         grid.clear_widgets()
         for kind, left in zip(CHIP_KINDS, counts):
             chip = "gold" if kind[0] == "G" else "robber"
-            text = action_label(self.table, Reveal(chip=chip, value=int(kind[1])))  # type: ignore[arg-type]
-            button = Factory.GButton(text=f"{text} ({left})", disabled=left == 0)
+            reveal = Reveal(chip=chip, value=int(kind[1]))  # type: ignore[arg-type]
+            button = Factory.GButton(text=f"{action_label(self.table, reveal)} ({left})", disabled=left == 0)
+            button.action = reveal
             button.bind(on_release=lambda _b, c=chip, v=int(kind[1]): self.enter_chip(c, v))
             grid.add_widget(button)
 

@@ -244,8 +244,9 @@ def greedy_move(pos: Position, rng: Random) -> Move:
 
 
 def hint(state: ChinagoldState, seconds: float = 1.0) -> ActionModel | None:
-    """The bot's suggestion for whoever is to move; None while the tiles must be thrown or when over."""
-    if state.phase != "move":
+    """The bot's suggestion for whoever is to move; None when the phase table offers no turn (the tiles
+    must be thrown, or the game is over)."""
+    if "turn" not in Chinagold().expects(state):
         return None
     return choose_move(position_of(state), seconds).action()
 

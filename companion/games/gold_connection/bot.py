@@ -15,6 +15,7 @@ from companion.games.gold_connection.rules import (
     GoldConnectionState,
     Loot,
     Move,
+    Plunder,
     Roll,
     Sort,
     Stop,
@@ -40,34 +41,35 @@ def fitting_bars(state: GoldConnectionState, safe: str) -> tuple[str, ...]:
 
 
 def choose_action(game: GoldConnection, state: GoldConnectionState, rng: Random) -> ActionModel:
-    """The bot's next action in any phase (dice rolls come from `rng`)."""
-    phase = state.phase
-    if phase in ("start_roll", "roll"):
+    """The bot's next action in whatever the phase table offers (dice rolls come from `rng`)."""
+    expects = game.expects(state)
+    if "roll" in expects:
         return Roll(values=(rng.randint(1, 6), rng.randint(1, 6)))
-    if phase == "sort":
+    if "sort" in expects:
         return Sort(rows=auto_sort(state.robbers[state.current].rows, state.tray))
-    if phase == "chips":
-        assert state.announcement is not None and state.roll is not None
-        return UseChips(count=state.announcement.target - sum(state.roll))
-    if phase in ("start_choose", "arrows", "enter_safes"):
-        legal = game.legal_actions(state)
-        assert legal
-        return rng.choice(legal)
-    return _turn_action(game, state, rng)
+    if "use_chips" in expects:
+        spends = [action for action in game.offered(state, "use_chips") if isinstance(action, UseChips)]
+        return max(spends, key=lambda action: action.count)  # none or the missing points: make it up
+    if "move" in expects:
+        return _turn_action(game, state, rng)
+    legal = game.legal_actions(state)
+    assert legal, f"the bot cannot choose among {expects}"
+    return rng.choice(legal)
 
 
 def _turn_action(game: GoldConnection, state: GoldConnectionState, rng: Random) -> ActionModel:
-    if state.last_success == "loot" and not state.moved:
+    expects = game.expects(state)
+    if "end_turn" in expects:
         return EndTurn() if rng.random() < 0.7 else _short_move(game, state, rng)
-    if not state.moved:
+    if "stop" not in expects:  # looting, plundering and stopping wait for a fresh move
         return _short_move(game, state, rng)
     loot = _best_loot(game, state)
     if loot is not None:
         return loot
     if game.validate(state, Stop()) is None:
         return Stop()
-    plunders = game.plunders(state)
-    legal_plunders = [p for p in plunders if game.validate(state, p) is None and sum(p.take.values()) == 1]
+    legal_plunders = [p for p in game.offered(state, "plunder", checked=True)
+                      if isinstance(p, Plunder) and sum(p.take.values()) == 1]
     if legal_plunders:
         return rng.choice(legal_plunders)
     return _short_move(game, state, rng)

@@ -14,6 +14,7 @@ from companion.engine.core import ActionModel
 from companion.games.goldgraeber.board import Board
 from companion.games.goldgraeber.rules import (
     CHIP_KINDS,
+    DIE_FACES,
     Goldgraeber,
     GoldgraeberState,
     Move,
@@ -51,12 +52,12 @@ def draw_chip(state: GoldgraeberState, rng: Random) -> Reveal:
 
 
 def choose_action(game: Goldgraeber, state: GoldgraeberState, rng: Random) -> ActionModel:
-    """The bot's next action (dice and chips from `rng`)."""
-    if state.phase == "reveal":
+    """The bot's next action in whatever the phase table offers (dice and chips from `rng`)."""
+    expects = game.expects(state)
+    if "reveal" in expects:
         return draw_chip(state, rng)
-    legal = game.legal_actions(state)
-    if isinstance(legal[0], Roll):
-        return Roll(values=(rng.choice(("L", "2", "3", "4", "5", "6")),))
+    if "roll" in expects:
+        return Roll(values=(rng.choice(DIE_FACES),))
     board = game.board
     seat = state.actor
     carrying = sum(chip_points(chip) for chip in state.open_chips[seat])
@@ -67,7 +68,9 @@ def choose_action(game: Goldgraeber, state: GoldgraeberState, rng: Random) -> Ac
     if not targets:
         targets = {board.houses[state.houses[seat]]}
     dist = distances_to(board, targets)
-    moves = [action for action in legal if isinstance(action, Move | Raft)]  # walking or rafting: both go `to`
+    # walking or rafting: both go `to`
+    moves = [action for kind in ("move", "raft") for action in game.offered(state, kind)
+             if isinstance(action, Move | Raft)]
     return min(moves, key=lambda action: (dist[board.index[action.to]], rng.random()))
 
 
