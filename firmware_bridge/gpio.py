@@ -21,7 +21,6 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from pathlib import Path
 from typing import Any, Literal
 
 from companion.engine.errors import UserError
@@ -36,6 +35,7 @@ from firmware_bridge.events import (
     TimerEvent,
 )
 from firmware_bridge.hub import Emit, Source
+from firmware_bridge.machine import raspberry_pi_model
 
 log = logging.getLogger(__name__)
 
@@ -45,20 +45,10 @@ InputRole = Literal["button", "tilt", "flat"]
 #: Pi OS Bookworm's python3-lgpio; the only one for a Pi 5), RPi.GPIO (or the rpi-lgpio shim that
 #: provides it), pigpio.  gpiozero's experimental `native` fallback is not among them.
 PI_FACTORIES: tuple[str, ...] = ("lgpio", "rpigpio", "pigpio")
-MODEL_FILE = Path("/proc/device-tree/model")
 
 
 class GpioUnavailable(UserError):
     """No pin backend: the message is one sentence saying what to do on this machine."""
-
-
-def raspberry_pi_model(model_file: Path | None = None) -> str | None:
-    """The board's model ("Raspberry Pi 5 Model B Rev 1.0"), or None when this is not a Raspberry Pi."""
-    try:
-        model = (model_file or MODEL_FILE).read_text(errors="replace").strip("\x00\n ")
-    except OSError:
-        return None
-    return model if "Raspberry Pi" in model else None
 
 
 def open_pin_factory(model: str | None = None) -> Any:

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-import firmware_bridge.gpio as gpio
 from companion.cli import main
 from companion.engine.errors import UserError
 from companion.system import doctor, power
 from companion.system.doctor import Check, Port, run_checks
 from companion.system.kiosk import kiosk_files, next_steps, write_files
+from firmware_bridge import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = """ 0 [vc4hdmi0       ]: vc4-hdmi - vc4-hdmi-0
@@ -233,7 +233,7 @@ def test_restart_runs_the_same_command_again() -> None:
 
 def test_pi_model_file_is_read_through_the_same_helper_as_gpio(tmp_path: Path) -> None:
     root = fake_machine(tmp_path, model="Raspberry Pi 5 Model B Rev 1.0")
-    assert gpio.raspberry_pi_model(root / "proc" / "device-tree" / "model") == "Raspberry Pi 5 Model B Rev 1.0"
+    assert machine.raspberry_pi_model(root / "proc" / "device-tree" / "model") == "Raspberry Pi 5 Model B Rev 1.0"
 
 
 def test_the_units_rotation_setting_turns_kivys_window(tmp_path: Path) -> None:

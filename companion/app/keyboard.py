@@ -27,7 +27,7 @@ def keyboard_layout(lang: str) -> str:
 def onscreen_keyboard_wanted() -> bool:
     """On a Raspberry Pi (a kiosk has no keyboard) unless GOLDTABLE_KEYBOARD=system; anywhere with
     GOLDTABLE_KEYBOARD=dock (a PC with a touchscreen, the tests)."""
-    from firmware_bridge.gpio import raspberry_pi_model
+    from firmware_bridge.machine import raspberry_pi_model
 
     choice = os.environ.get("GOLDTABLE_KEYBOARD", "")
     if choice in ("dock", "system"):

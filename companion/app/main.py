@@ -38,22 +38,34 @@ log = logging.getLogger(__name__)
 
 APP_DIR = Path(__file__).resolve().parent
 ESCAPE = 27
+#: Screens that show every game or the hardware, so they wait for the whole start-up; the others need
+#: only the journal, view-models and the chosen game, which an early tap on New game loads first.
+NEEDS_WHOLE_START = frozenset({"home", "history", "stats", "hardware", "settings"})
 
 
-def preload() -> None:
-    """Import the engine, the four games, their pydantic models and the app's view-model modules: run on
-    a background thread at start, so the first frame is drawn and a tap handled without waiting for
-    them.  Only module imports happen here (no widget, no window, no GL): those stay on the UI thread."""
-    from companion.engine.registry import all_games
+def preload(first_game: str, first_ready: threading.Event) -> None:
+    """Import the engine, the games, their pydantic models and the app's view-model modules: run on a
+    background thread at start, so the first frame is drawn and a tap handled without waiting for them.
+    What a tap on Home needs (the engine, the game chosen there, journal and view-models) comes first
+    and is announced by `first_ready`; the other games, the Pi's bot and the hardware follow.  Only
+    module imports happen here (no widget, no window, no GL): those stay on the UI thread."""
+    from companion.engine.registry import all_games, get_game
 
+    try:
+        try:
+            get_game(first_game)
+        except KeyError:  # a game of an older version named in the settings: Home falls back to Digger
+            get_game("digger")
+        import companion.app.controllers
+        import companion.app.table
+        import companion.app.timer
+        import companion.app.viewmodels
+        import companion.engine.journal
+        import companion.engine.session
+    finally:
+        first_ready.set()
     all_games()
-    import companion.app.controllers
     import companion.app.hardware
-    import companion.app.table
-    import companion.app.timer
-    import companion.app.viewmodels
-    import companion.engine.journal
-    import companion.engine.session
     import companion.games.chinagold.bot  # noqa: F401
 
 
@@ -135,7 +147,9 @@ class GoldtableApp(App):
         self.game_id = self.settings.last_game
         self._history: list[str] = []
         self._options: dict[str, Any] = {}
-        self._preload = threading.Thread(target=preload, name="goldtable-preload", daemon=True)
+        self._first_ready = threading.Event()
+        self._preload = threading.Thread(target=preload, args=(self.game_id, self._first_ready),
+                                         name="goldtable-preload", daemon=True)
         self._announcement_event: Any = None
 
     # -- building ------------------------------------------------------------------------------------
@@ -205,6 +219,20 @@ class GoldtableApp(App):
         self.root.get_screen("home").build_games()
         Clock.schedule_once(lambda _dt: freeze_heap(), 0)
 
+    def _ready_for_first_tap(self) -> None:
+        """New game tapped before start-up has finished: wait only for what it needs (the engine, the game
+        chosen on Home, journal and view-models); the rest of start-up follows in the frame loop."""
+        from companion.engine.registry import get_game
+
+        self._first_ready.wait()
+        try:
+            get_game(self.game_id)
+        except KeyError:  # not a game of this version: the whole start-up decides what Home offers
+            self._after_first_frame()
+            return
+        if self.journal is None:
+            self._load_models()
+
     def _start_hardware(self) -> None:
         from companion.app.hardware import HardwareLink, default_sources
 
@@ -259,7 +287,7 @@ class GoldtableApp(App):
 
     # -- navigation ----------------------------------------------------------------------------------
     def go(self, name: str, remember: bool = True) -> None:
-        if not self.ready:
+        if not self.ready and (self.journal is None or name in NEEDS_WHOLE_START):
             self._after_first_frame()
         manager = self.root
         if manager.current == name:
@@ -340,7 +368,7 @@ class GoldtableApp(App):
     def new_game(self) -> None:
         """Home -> Players for the chosen game."""
         if not self.ready:
-            self._after_first_frame()
+            self._ready_for_first_tap()
         from companion.engine.registry import get_game
 
         self.players_model.load(get_game(self.game_id), self.settings)

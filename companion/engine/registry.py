@@ -30,8 +30,17 @@ def _load_all() -> None:
 
 
 def get_game(game_id: str) -> AnyGame:
-    """The registered game with this id; KeyError names the ids that exist."""
-    _load_all()
+    """The registered game with this id; KeyError names the ids that exist.
+
+    A game's package is named after its id, so one game loads without the others (the app's first tap
+    needs only the game chosen on Home)."""
+    if game_id not in _GAMES and game_id.isidentifier():
+        import companion.games as games_package
+
+        if any(module.name == game_id for module in pkgutil.iter_modules(games_package.__path__)):
+            importlib.import_module(f"{games_package.__name__}.{game_id}")
+    if game_id not in _GAMES:
+        _load_all()
     try:
         return _GAMES[game_id]
     except KeyError:

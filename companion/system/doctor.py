@@ -50,7 +50,8 @@ def check_display(env: Mapping[str, str], root: Path) -> Check:
 
 def check_gpio(root: Path) -> Check:
     """The pin backend gpiozero will use here, through the same check the app makes when it starts."""
-    from firmware_bridge.gpio import GpioUnavailable, open_pin_factory, raspberry_pi_model
+    from firmware_bridge.gpio import GpioUnavailable, open_pin_factory
+    from firmware_bridge.machine import raspberry_pi_model
 
     model = raspberry_pi_model(root / "proc" / "device-tree" / "model")
     if model is None and not os.environ.get("GPIOZERO_PIN_FACTORY"):

@@ -156,11 +156,11 @@ def test_a_field_low_on_the_screen_is_lifted_above_the_keyboard(docked_keyboard:
 
 def test_the_keyboard_is_docked_on_a_pi_unless_told_otherwise(tmp_path: Any,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    import firmware_bridge.gpio as gpio
+    import firmware_bridge.machine as machine
     from companion.app.keyboard import onscreen_keyboard_wanted
 
     model = tmp_path / "model"
-    monkeypatch.setattr(gpio, "MODEL_FILE", model)
+    monkeypatch.setattr(machine, "MODEL_FILE", model)
     monkeypatch.delenv("GOLDTABLE_KEYBOARD", raising=False)
     assert not onscreen_keyboard_wanted()  # a PC
     model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")

@@ -13,9 +13,11 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 import firmware_bridge.gpio as gpio
+from firmware_bridge import machine
 from firmware_bridge.config import load_pin_map
 from firmware_bridge.events import BridgeEvent
-from firmware_bridge.gpio import GpioSource, GpioUnavailable, open_pin_factory, raspberry_pi_model
+from firmware_bridge.gpio import GpioSource, GpioUnavailable, open_pin_factory
+from firmware_bridge.machine import raspberry_pi_model
 
 PI5 = "Raspberry Pi 5 Model B Rev 1.0"
 
@@ -25,7 +27,7 @@ def pi5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """This machine pretends to be a Pi 5 with none of the Pi pin libraries importable."""
     model = tmp_path / "model"
     model.write_bytes(PI5.encode() + b"\x00")
-    monkeypatch.setattr(gpio, "MODEL_FILE", model)
+    monkeypatch.setattr(machine, "MODEL_FILE", model)
     monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
     for module in ("lgpio", "RPi", "RPi.GPIO", "pigpio"):
         monkeypatch.setitem(sys.modules, module, None)  # `import lgpio` now raises ImportError
