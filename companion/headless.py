@@ -189,9 +189,17 @@ def check_png_output(path: Path, option: str) -> None:
         raise UserError(f"{option}: {path}: give a file name ending in .png")
 
 
-def export_png(widget: Any, output: Path) -> None:
+def export_png(widget: Any, output: Path, background: tuple[float, ...] | None = None) -> None:
     """Save `widget` as `output` through a temporary file beside it, so a failed export neither
-    leaves half a file nor passes for a success (Kivy only logs when it cannot save)."""
+    leaves half a file nor passes for a success (Kivy only logs when it cannot save).  `background`
+    fills the picture behind the widget (the app's screens leave it to the window's clear colour)."""
+    from kivy.graphics import Color, InstructionGroup, Rectangle
+
+    behind = InstructionGroup()
+    if background:
+        behind.add(Color(*background))
+        behind.add(Rectangle(pos=widget.pos, size=widget.size))
+    widget.canvas.before.insert(0, behind)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=f".{output.stem}-", suffix=".png", dir=output.parent)
@@ -209,3 +217,5 @@ def export_png(widget: Any, output: Path) -> None:
                 os.unlink(temporary)
     except OSError as error:
         raise UserError(f"{output}: cannot write: {error.strerror or error}") from None
+    finally:
+        widget.canvas.before.remove(behind)

@@ -149,13 +149,15 @@ def run_screenshot(screen: str, output: Path, size: tuple[int, int], language: s
     The demo games live in a temporary folder removed afterwards; Kivy's home (config, log) stays the
     user's, so it is set before the demo folder becomes the data folder."""
     prepare_kivy(size, offscreen=True, verbose=verbose)
+    from companion.app.widgets import BACKGROUND_RGBA
+
     with tempfile.TemporaryDirectory(prefix="goldtable-demo-", ignore_cleanup_errors=True) as folder:
         app = demo_app(size, language, game, Path(folder))
         simulator = None
         try:
             simulator = _demo_hardware(app) if screen == "hardware" else None
             show_screen(app, screen)
-            export_png(app.root, output)
+            export_png(app.root, output, background=BACKGROUND_RGBA)
         finally:
             stop_headless(app)
             if simulator is not None:

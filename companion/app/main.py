@@ -157,7 +157,10 @@ class GoldtableApp(App):
         """Only Home is built before the first frame; the engine and the games are imported meanwhile on a
         background thread, the journal, view-models and hardware follow (see `_after_first_frame`) and the
         other screens are built on their first visit, so the table sees the app at once."""
+        from companion.app.widgets import BACKGROUND_RGBA
+
         Builder.load_file(str(APP_DIR / "widgets.kv"))
+        Window.clearcolor = BACKGROUND_RGBA
         use_onscreen_keyboard(onscreen_keyboard_wanted())  # every text field, on a touch-only table
         manager = ScreenManager(transition=NoTransition())
         self._add_screen(manager, "home")

@@ -13,6 +13,9 @@ from kivy.uix.widget import Widget
 MIN_TAP_PX = 48
 #: Smallest font size of game information on a table screen, readable from a chair at the table.
 MIN_TEXT_SP = 18
+#: Behind every screen.  It is the window's clear colour, not a rectangle on each screen: a full-window
+#: rectangle is blended anew in every frame, a quarter of an unchanged table frame on a software renderer.
+BACKGROUND_RGBA = (0x1D / 255, 0x26 / 255, 0x21 / 255, 1.0)
 
 
 def make(class_name: str, **properties: Any) -> Widget:
