@@ -298,7 +298,8 @@ def times_markup(totals: list[dict[str, str]], names: list[str], colours: list[s
     if not totals:
         return ""
     by_name = dict(zip(names, colours))
-    lines = [f"[b]{tr('Time used', language)}[/b]"]
+    title = tr("Time used", language)
+    lines = [f"[b]{title}[/b]"]
     lines += [f"[color={by_name.get(entry['name'], '#cfd8d3')}]{escape_markup(entry['name'])}[/color]  "
               f"{entry['used']}" for entry in totals]
     return "\n".join(lines)

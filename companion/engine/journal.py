@@ -431,7 +431,7 @@ class Journal:
 
     def _busy(self) -> JournalOpenError:
         return JournalOpenError(f"the journal {self.path} is busy: another program kept it locked for more than "
-                                f"{self._busy_timeout:g} s; try again when it is done")
+                                f"{self._busy_timeout:g}\u00a0s; try again when it is done")
 
     def _retrying(self, attempt: Any) -> sqlite3.Connection:
         """`attempt()` again while SQLite says busy (its own busy handler waits inside each try)."""
