@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from companion.app.clocks import SAVE_SECONDS, ClockModel, ClockSettings, kept_totals
+from companion.app.history import shared_model
 from companion.app.launch import pump
 from companion.engine.core import Player, Setup
 from companion.engine.journal import Journal
@@ -170,6 +171,7 @@ def test_a_killed_app_resumes_with_its_clocks_from_home_and_history(fresh_app: A
         app.clocks.update()
         assert app.root.current == "table" and (app.clocks.seat, app.clocks.turn_text) == (1, "0:12")
     finally:
+        shared_model().select(-1)  # History opens on the newest game again for the tests after this one
         app.table.attach(None)
         app.go("home")
 
