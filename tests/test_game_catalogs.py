@@ -89,7 +89,8 @@ def test_every_message_is_translated_with_its_placeholders(domain: GameDomain, l
 def test_compiled_catalog_matches_the_po_file(domain: GameDomain, language: str) -> None:
     po = (LOCALE / language / "LC_MESSAGES" / f"{domain.game}.po").read_text(encoding="utf-8")
     catalog = gettext.translation(domain.game, str(LOCALE), languages=[language])
-    pairs = re.findall(r'^msgid "(.+)"\nmsgstr "(.*)"$', po, flags=re.M)
-    assert len(pairs) >= domain.least_po_entries
-    for msgid, msgstr in pairs:
-        assert catalog.gettext(unescape(msgid)) == unescape(msgstr)
+    entries = re.findall(r'^(?:msgctxt "(.*)"\n)?msgid "(.+)"\nmsgstr "(.*)"$', po, flags=re.M)
+    assert len(entries) >= domain.least_po_entries
+    for context, msgid, msgstr in entries:
+        found = catalog.pgettext(unescape(context), unescape(msgid)) if context else catalog.gettext(unescape(msgid))
+        assert found == unescape(msgstr)

@@ -4,11 +4,18 @@
 runs.  The hourglass tilt switch pauses (laid flat) and resumes (stood up); the next button resumes
 after a break.  Alerts beep through the caller's `on_alert` and, when switched on, are spoken.
 Its settings live in their own small file beside the journal (`clocks.json`), off by default.
+
+Each game's clock is kept in the journal (`Journal.save_clock`) at every turn change and pause and every
+`SAVE_SECONDS` while it runs, so Resume after a crash or a power cut goes on with the banks as they were
+and a finished game keeps its time per player for History.  The time the app was not running (at most
+`SAVE_SECONDS` before it stopped, and the whole break after) is charged to no one: a table would not
+bill a player for the referee's crash.  A journal that cannot be written just keeps no clock.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -21,14 +28,19 @@ from kivy.lang import Builder
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
+from kivy.utils import escape_markup
 
-from companion.app.i18n import _
+from companion.app.i18n import _, tr
 from companion.app.settings import data_dir
 from companion.app.speech import Speaker
-from companion.engine.timebank import Alert, TimeBank, clock_text
+from companion.engine.timebank import Alert, BankState, TimeBank, clock_text
 from companion.engine.timebank import Clock as MonotonicClock
 
+log = logging.getLogger(__name__)
+
 TICK_SECONDS = 0.2
+#: While a clock runs it is saved this often (besides every turn change and pause).
+SAVE_SECONDS = 5.0
 BANK_STEPS: tuple[int, ...] = (0, 5, 10, 15, 20, 30, 45, 60, 90, 120)  # minutes per player, 0 = none
 TURN_STEPS: tuple[int, ...] = (0, 15, 30, 45, 60, 90, 120, 180, 300)  # seconds per turn, 0 = no limit
 #: Games that time their turns with a sand timer of their own (Digger's hourglass) keep it.
@@ -98,40 +110,69 @@ class ClockModel(EventDispatcher):
         self._bank: TimeBank | None = None
         self.names: tuple[str, ...] = ()  # of the game being timed
         self._tick: Any = None
+        self._journal: Any = None  # where the running game's clock is kept, and its id there
+        self._game: int | None = None
+        self._saved_at = 0.0
 
     # -- a game starts or ends -----------------------------------------------------------------------
-    def start(self, game_id: str, names: tuple[str, ...], settings: ClockSettings) -> None:
-        """A new or resumed game: a fresh clock when this game uses the chess clock."""
+    def start(self, game_id: str, names: tuple[str, ...], settings: ClockSettings, journal: Any = None,
+              journal_game: int | None = None) -> None:
+        """A new or resumed game: the clock the journal kept for it (with the limits it was started
+        with), else a fresh one, when this game uses the chess clock."""
         self.stop()
         self.speaker.enabled = settings.speech
         self.names = names
         self.seat = -1
         self.totals = []
+        self._journal, self._game = journal, journal_game
         if game_id in OWN_TIMER or not settings.clock:
             self.active = False
             return
-        self._bank = TimeBank(len(names), bank_seconds=settings.bank_minutes * 60 or None,
-                              turn_seconds=settings.turn_seconds or None, clock=self._clock)
+        kept = kept_state(journal, journal_game, len(names))
+        if kept is not None:
+            self._bank = TimeBank.restored(kept, clock=self._clock)
+            self.seat = -1 if kept.seat is None else kept.seat
+        else:
+            self._bank = TimeBank(len(names), bank_seconds=settings.bank_minutes * 60 or None,
+                                  turn_seconds=settings.turn_seconds or None, clock=self._clock)
+        self._saved_at = self._clock()
         self.active = True
         self._tick = Clock.schedule_interval(lambda _dt: self.update(), TICK_SECONDS)
 
     def stop(self) -> None:
-        """The game is over or left: keep the totals for the End screen, stop ticking."""
+        """The game is over or left: keep it in the journal and the totals for the End screen, stop ticking."""
         if self._tick is not None:
             self._tick.cancel()
             self._tick = None
         if self._bank is not None:
-            self.totals = [{"name": name, "used": clock_text(used, left=False)}
-                           for name, used in zip(self.names, self._bank.totals())]
+            self.save()
+            self.totals = totals_list(self.names, self._bank.totals())
             self._bank.pause()
         self._bank = None
         self.active = False
+
+    def save(self, wait_for_disk: bool = True) -> None:
+        """Keep the running game's clock in the journal; a journal that cannot be written keeps none (it
+        says why on Home already) and the game goes on."""
+        from companion.engine.journal import JournalError
+
+        self._saved_at = self._clock()
+        journal = self._journal
+        if self._bank is None or journal is None or self._game is None or journal.read_only:
+            return
+        try:
+            journal.save_clock(self._game, self._bank.snapshot().to_json(), wait_for_disk=wait_for_disk)
+        except JournalError as error:
+            log.warning("chess clock not saved: %s", error)
 
     def follow(self, table: Any, sand_timer: Any = None) -> ClockModel:
         """Keep in step with the Table view-model: a new session starts the clock, the player the engine
         names gets the running clock, the end of the game stops it and announces the winner.  The sand
         timer's warnings (Digger) are announced too."""
         table.bind(session=self._on_session, player=lambda _t, seat: self.player(seat), over=self._on_over)
+        app = App.get_running_app()
+        if app is not None:
+            app.bind(on_stop=lambda *_args: self.save())  # before the App closes the journal
         if sand_timer is not None:
             sand_timer.bind(on_warning=lambda _timer, mark: self._sand_warning(table, mark))
         return self
@@ -148,8 +189,10 @@ class ClockModel(EventDispatcher):
         if session is None:
             self.stop()
             return
-        self.start(session.setup.game, tuple(p.name for p in session.setup.players), ClockSettings.load())
-        self.player(table.player)
+        self.start(session.setup.game, tuple(p.name for p in session.setup.players), ClockSettings.load(),
+                   session.journal, session.game_id)
+        seat = session.prompt().player  # the table's own `player` may still be the last game's
+        self.player(-1 if seat is None else seat)
 
     def _on_over(self, table: Any, over: bool) -> None:
         if not over or table.session is None:
@@ -166,6 +209,7 @@ class ClockModel(EventDispatcher):
         self.seat = seat
         if self._bank is not None:
             self._bank.start_turn(seat)
+            self.save()
         if seat < len(self.names):
             self.speaker.turn(self.names[seat])
         self.update()
@@ -174,10 +218,12 @@ class ClockModel(EventDispatcher):
         """The tilt switch: laid flat pauses the running clock, stood up resumes it."""
         if self._bank is None:
             return
-        if flat:
-            self._bank.pause()
-        else:
-            self._bank.resume()
+        if flat != self._bank.paused:
+            if flat:
+                self._bank.pause()
+            else:
+                self._bank.resume()
+            self.save()
         self.update()
 
     def next_pressed(self) -> None:
@@ -200,6 +246,8 @@ class ClockModel(EventDispatcher):
             else clock_text(reading.turn_used, left=False)
         for alert in self._bank.poll():
             self.dispatch("on_alert", alert)
+        if not reading.paused and self._clock() - self._saved_at >= SAVE_SECONDS:
+            self.save(wait_for_disk=False)
 
     def on_alert(self, alert: Alert) -> None:
         """Beep as the sand timer does (speaker when sound is on, the bridge's buzzer) and speak the alert
@@ -219,6 +267,42 @@ class ClockModel(EventDispatcher):
     def summary(self) -> str:
         """Time per player, one line, for the End screen ("" when no clock ran)."""
         return "  ".join(_("{name}: {time}").format(name=entry["name"], time=entry["used"]) for entry in self.totals)
+
+
+def kept_state(journal: Any, game: int | None, players: int) -> BankState | None:
+    """The clock the journal kept for a game, None without one (or with one that does not fit it)."""
+    if journal is None or game is None:
+        return None
+    text = journal.clock(game)
+    try:
+        state = BankState.from_json(text) if text is not None else None
+    except ValueError:
+        log.warning("the chess clock kept for game %s is unreadable; it starts afresh", game)
+        return None
+    return state if state is not None and len(state.used) == players else None
+
+
+def totals_list(names: tuple[str, ...] | list[str], seconds: list[float]) -> list[dict[str, str]]:
+    """Time per player as the End screen and History show it: [{"name", "used"}]."""
+    return [{"name": name, "used": clock_text(used, left=False)} for name, used in zip(names, seconds)]
+
+
+def kept_totals(journal: Any, game: int, names: tuple[str, ...] | list[str]) -> list[dict[str, str]]:
+    """Time per player of a journalled game ([] when no clock ran), for History."""
+    state = kept_state(journal, game, len(names))
+    return [] if state is None else totals_list(names, state.totals())
+
+
+def times_markup(totals: list[dict[str, str]], names: list[str], colours: list[str], language: str) -> str:
+    """The chess clock's time per player, names in their colours ("" when the game had no clock)."""
+    if not totals:
+        return ""
+    by_name = dict(zip(names, colours))
+    title = tr("Time used", language)
+    lines = [f"[b]{title}[/b]"]
+    lines += [f"[color={by_name.get(entry['name'], '#cfd8d3')}]{escape_markup(entry['name'])}[/color]  "
+              f"{entry['used']}" for entry in totals]
+    return "\n".join(lines)
 
 
 def step(steps: tuple[int, ...], value: int, delta: int) -> int:

@@ -26,6 +26,7 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 from kivy.utils import colormap, get_hex_from_color
 
+from companion.app.clocks import kept_totals
 from companion.app.i18n import _
 from companion.app.settings import SEAT_COLOURS, data_dir
 
@@ -162,6 +163,7 @@ class HistoryModel(EventDispatcher):
     chart = ListProperty([])  # scores after every turn (companion.app.chart)
     colours = ListProperty([])
     names = ListProperty([])  # in seat order, for the chart's legend
+    times = ListProperty([])  # the chess clock's time per player, [{"name", "used"}] ([] without a clock)
     can_resume = BooleanProperty(False)
     can_export = BooleanProperty(False)
     stats = ListProperty([])  # [{"name", "game", "plays", "wins", "average"}]
@@ -216,6 +218,7 @@ class HistoryModel(EventDispatcher):
         self.message = ""
         if result is None:
             self.detail_title, self.detail_lines, self.chart, self.colours, self.names = "", [], [], [], []
+            self.times = []
             self.can_resume = self.can_export = False
             return
         self.detail_title = _("{game}, {moves} moves").format(game=result.title, moves=result.summary.actions)
@@ -225,6 +228,7 @@ class HistoryModel(EventDispatcher):
         self.chart = [list(row) for row in result.chart]
         self.colours = list(result.colours)
         self.names = list(result.names)
+        self.times = kept_totals(self.journal, game_id, result.names) if self.journal is not None else []
         self.can_resume = result.status == "open"
         self.can_export = result.status != "unreadable"
 

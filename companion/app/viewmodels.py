@@ -15,7 +15,6 @@ from typing import Any, Literal
 
 from kivy.event import EventDispatcher
 from kivy.properties import DictProperty, ListProperty, NumericProperty, StringProperty
-from kivy.utils import escape_markup
 from pydantic import BaseModel, ValidationError
 
 from companion.app.i18n import _, game_text
@@ -273,16 +272,9 @@ class EndModel(EventDispatcher):
 
     def times_text(self, totals: list[dict[str, str]], language: str) -> str:
         """The chess clock's time per player, names in their colours ("" when the game had no clock)."""
-        from companion.app.i18n import tr
+        from companion.app.clocks import times_markup
 
-        if not totals:
-            return ""
-        colours = dict(zip(self.names, self.colours))
-        title = tr("Time used", language)
-        lines = [f"[b]{title}[/b]"]
-        lines += [f"[color={colours.get(entry['name'], '#cfd8d3')}]{escape_markup(entry['name'])}[/color]  "
-                  f"{entry['used']}" for entry in totals]
-        return "\n".join(lines)
+        return times_markup(totals, self.names, self.colours, language)
 
     def export(self, directory: Path) -> Path:
         """Write the game record (JSON, replayable with `goldtable replay`) into `directory`."""

@@ -32,7 +32,7 @@ from companion.engine.core import N_, Setup, Value
 from companion.engine.errors import UserError
 from companion.engine.record import GameRecord, RecordedAction, Source, now_utc
 
-SCHEMA_VERSION = 2  # 2 added entries.ref (the hardware frame an action came in)
+SCHEMA_VERSION = 3  # 2 added entries.ref (the hardware frame an action came in); 3 the clocks table
 #: `PRAGMA application_id` of a Goldtable journal ("GdTb"); journals from before it have 0 there.
 APPLICATION_ID = 0x47645462
 #: Without a game end, the WAL is copied into the main file after this many appends.
@@ -59,6 +59,11 @@ CREATE TABLE IF NOT EXISTS entries (
     action TEXT,
     ref TEXT,
     PRIMARY KEY (game_id, n)
+);
+CREATE TABLE IF NOT EXISTS clocks (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    state TEXT NOT NULL,
+    saved TEXT NOT NULL
 );
 """
 
@@ -210,7 +215,7 @@ FileKind = Literal["missing", "empty", "journal", "blank", "foreign", "not-sqlit
 def identify(path: Path) -> FileKind:
     """What a file is, from its header (and, for a plain SQLite file, its table names), without writing.
 
-    A journal has our application id, or (before it existed) schema version 1 or 2, or our two tables.
+    A journal has our application id, or (before it existed) schema version 1 or 2, or our tables.
     """
     try:
         with path.open("rb") as file:
@@ -252,7 +257,7 @@ def identify(path: Path) -> FileKind:
         return "journal"
     if not tables:
         return "blank"
-    return "journal" if tables <= {"games", "entries"} else "foreign"
+    return "journal" if tables <= {"games", "entries", "clocks"} else "foreign"
 
 
 def refuse_if_not_a_journal(path: str | Path) -> FileKind:
@@ -426,7 +431,7 @@ class Journal:
 
     def _busy(self) -> JournalOpenError:
         return JournalOpenError(f"the journal {self.path} is busy: another program kept it locked for more than "
-                                f"{self._busy_timeout:g} s; try again when it is done")
+                                f"{self._busy_timeout:g}\u00a0s; try again when it is done")
 
     def _retrying(self, attempt: Any) -> sqlite3.Connection:
         """`attempt()` again while SQLite says busy (its own busy handler waits inside each try)."""
@@ -700,6 +705,33 @@ class Journal:
         if finished or self._appends % self._checkpoint_every == 0:
             self.checkpoint()
 
+    def save_clock(self, game_id: int, state: str, wait_for_disk: bool = True) -> None:
+        """Keep a game's chess clock (`TimeBank.snapshot()` as JSON), replacing the one kept before: one
+        small transaction, apart from the actions, since time never enters the record.
+
+        `wait_for_disk=False` (the periodic saves while a clock runs) commits without SQLite's fsync
+        (`synchronous=NORMAL` for this transaction): it survives a killed app at once and a power cut as
+        soon as the next action or clock save that waits for the disk is committed."""
+        quick = not wait_for_disk and self.read_only_reason is None and not self._reader
+        if quick:
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+        try:
+            self._transaction([("INSERT INTO clocks (game_id, state, saved) VALUES (?, ?, ?) ON CONFLICT (game_id) "
+                                "DO UPDATE SET state = excluded.state, saved = excluded.saved",
+                                (game_id, state, now_utc().isoformat()))])
+        finally:
+            if quick:
+                self._conn.execute("PRAGMA synchronous=FULL")
+
+    def clock(self, game_id: int) -> str | None:
+        """The chess clock last kept for a game (JSON, see `save_clock`), None if it never had one or the
+        row cannot be read (a clock is never a reason to quarantine a game)."""
+        try:
+            row = self._conn.execute("SELECT state FROM clocks WHERE game_id = ?", (game_id,)).fetchone()
+        except sqlite3.DatabaseError:
+            return None
+        return row[0] if row is not None and isinstance(row[0], str) else None
+
     def abandon(self, game_id: int) -> None:
         """Lay an unfinished game aside: it no longer offers itself for Resume, and every row stays (the
         History screen tells it from a played-out game because its rules do not say it is over)."""
@@ -887,6 +919,10 @@ class Journal:
                                          "ORDER BY n", (game_id,)).fetchall()
                 statements += [("INSERT INTO entries (game_id, n, kind, at, source, action, ref) "
                                 "VALUES (?, ?, ?, ?, ?, ?, ?)", (game_id, *entry)) for entry in raw]
+                with contextlib.suppress(sqlite3.DatabaseError):  # an unreadable clock is left behind
+                    statements += [("INSERT INTO clocks (game_id, state, saved) VALUES (?, ?, ?)", (game_id, *clock))
+                                   for clock in self._conn.execute("SELECT state, saved FROM clocks WHERE game_id = ?",
+                                                                   (game_id,))]
                 copy._transaction(statements)
                 copied.append(game_id)
         finally:

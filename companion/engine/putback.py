@@ -49,14 +49,49 @@ class Phrase(Value):
     def __format__(self, spec: str) -> str:
         return format(self.text(), spec)
 
-    def text(self, translate: Callable[[str], str] = str) -> str:
+    def text(self, translate: Callable[[str], str] = str, form: str | None = None) -> Word:
+        """The phrase in the catalog's language; `form` picks the catalog's entry with that context
+        (msgctxt) if it has one, e.g. French "de" for "du milieu" (see `Word`)."""
         words = {key: value.text(translate) if isinstance(value, Phrase) else value
                  for key, value in self.params.items()}
         translated = translate(self.message)
+        if form is not None:
+            key = f"{form}{CONTEXT_SEPARATOR}{self.message}"
+            found = translate(key)
+            translated = translated if CONTEXT_SEPARATOR in found else found
         try:
-            return translated.format(**words)
+            return Word(translated.format(**words), self, translate)
         except (KeyError, IndexError, ValueError):
-            return self.message.format(**words)
+            return Word(self.message.format(**words), self, translate)
+
+
+#: How gettext keys an entry with a context (msgctxt) in a compiled catalog: context, this, msgid.
+CONTEXT_SEPARATOR = "\x04"
+
+
+class Word(str):
+    """A translated Phrase, which a sentence may ask for in a grammatical form the catalog gives the
+    phrase: `{source:de}` in a French template reads "du milieu" where `{source}` reads "le milieu",
+    `{target:wohin}` in German "in die Mitte".  Languages differ in how a place changes with its
+    preposition (French contracts de/à with the article, German declines it), so the translator of a
+    place writes its forms, and English needs none.  A form the catalog lacks reads as the plain text."""
+
+    phrase: Phrase
+    lookup: Callable[[str], str]  # the catalog the phrase was translated with
+
+    def __new__(cls, text: str, phrase: Phrase, lookup: Callable[[str], str]) -> Word:
+        word = super().__new__(cls, text)
+        word.phrase, word.lookup = phrase, lookup
+        return word
+
+    def __format__(self, spec: str) -> str:
+        if spec.isalpha() and spec != "s":
+            return str(self.phrase.text(self.lookup, form=spec))
+        return format(str(self), spec)
+
+    def __reduce__(self) -> tuple[type[str], tuple[str]]:
+        """Copied or pickled, it is the plain text (its catalog stays in this process)."""
+        return str, (str(self),)
 
 
 class Instruction(Phrase):

@@ -2,7 +2,9 @@
 
 Pure and clock-injected like `countdown.py`: the app calls `poll()` as often as it likes and hears each
 alert once (turn or bank running low, turn or bank used up).  Time never enters the rules: running
-over is an alert for the table, not a move, so records stay deterministic.
+over is an alert for the table, not a move, so records stay deterministic.  `snapshot()` and
+`TimeBank.restored()` carry a bank across a restart of the app (the journal keeps the snapshot); time
+while no bank ran is charged to no one.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
+
+from pydantic import TypeAdapter
 
 Clock = Callable[[], float]
 AlertKind = Literal["turn_low", "turn_over", "bank_low", "bank_over"]
@@ -35,6 +39,44 @@ class Reading:
     turn_left: float | None  # None without a per-turn limit
     bank_left: float | None  # None without a bank; negative in overtime
     overtime: bool
+
+
+@dataclass(frozen=True)
+class BankState:
+    """A bank at one moment, all a restarted app needs to go on: the limits it was started with, time
+    charged per seat, the running turn (whose, how long so far, paused or not) and the alerts that
+    turn already heard.  Overtime is not kept apart: it follows from the time used and the limits."""
+
+    used: tuple[float, ...]
+    seat: int | None = None
+    turn: float = 0.0
+    paused: bool = False
+    fired: tuple[AlertKind, ...] = ()
+    bank_seconds: float | None = None
+    turn_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.used or min(self.used) < 0 or self.turn < 0:
+            raise ValueError("a time bank needs one non-negative time per seat")
+        if self.seat is not None and not 0 <= self.seat < len(self.used):
+            raise ValueError(f"seat {self.seat} is not one of {len(self.used)} seats")
+        if any(limit is not None and limit <= 0 for limit in (self.bank_seconds, self.turn_seconds)):
+            raise ValueError("limits must be positive")
+
+    def totals(self) -> list[float]:
+        """Seconds used per seat, the running turn included (what the End screen shows)."""
+        return [used + (self.turn if seat == self.seat else 0.0) for seat, used in enumerate(self.used)]
+
+    def to_json(self) -> str:
+        return _STATE.dump_json(self).decode()
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> BankState:
+        """The state saved by `to_json`; ValueError (pydantic's ValidationError) when it is not one."""
+        return _STATE.validate_json(text)
+
+
+_STATE = TypeAdapter(BankState)
 
 
 class TimeBank:
@@ -91,6 +133,26 @@ class TimeBank:
     def _turn_time(self) -> float:
         running = self._clock() - self._since if self._since is not None else 0.0
         return self._turn_before + running
+
+    # -- keeping across a restart ----------------------------------------------------------------------
+    def snapshot(self) -> BankState:
+        """The bank now, the running turn's time included (see `restored`)."""
+        return BankState(used=tuple(self._used), seat=self._seat, turn=self._turn_time(), paused=self.paused,
+                         fired=tuple(sorted(self._fired)), bank_seconds=self.bank_seconds,
+                         turn_seconds=self.turn_seconds)
+
+    @classmethod
+    def restored(cls, state: BankState, warn_seconds: float = 10.0, clock: Clock = time.monotonic) -> TimeBank:
+        """A bank that goes on where `state` stopped: the running turn runs again from now (unless it was
+        paused), so the time between the snapshot and now is charged to no one."""
+        bank = cls(len(state.used), state.bank_seconds, state.turn_seconds, warn_seconds, clock)
+        bank._used = list(state.used)
+        bank._seat = state.seat
+        if state.seat is not None:
+            bank._turn_before = state.turn
+            bank._since = None if state.paused else clock()
+            bank._fired = set(state.fired)
+        return bank
 
     # -- reading -----------------------------------------------------------------------------------
     def used(self, seat: int) -> float:

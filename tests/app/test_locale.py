@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 LOCALE = Path(__file__).resolve().parents[2] / "companion" / "locale"
-ENTRY = re.compile(r'^(msgid|msgstr) ((?:".*"\n?)+)', re.M)
+ENTRY = re.compile(r'^(msgctxt|msgid|msgstr) ((?:".*"\n?)+)', re.M)
 
 
 def read_po(path: Path) -> dict[str, str]:
-    """msgid -> msgstr of the translated, non-fuzzy entries (the header left out)."""
+    """msgid -> msgstr of the translated, non-fuzzy entries (the header left out); an entry with a context
+    is keyed `context\x04msgid`, as gettext keys it in a compiled catalog."""
     catalog: dict[str, str] = {}
     for block in path.read_text(encoding="utf-8").split("\n\n"):
         if "#, fuzzy" in block:
@@ -23,7 +24,8 @@ def read_po(path: Path) -> dict[str, str]:
         parts = {kind: "".join(ast.literal_eval(line) for line in body.strip().splitlines())
                  for kind, body in ENTRY.findall(block)}
         if parts.get("msgid") and parts.get("msgstr"):
-            catalog[parts["msgid"]] = parts["msgstr"]
+            key = f"{parts['msgctxt']}\x04{parts['msgid']}" if "msgctxt" in parts else parts["msgid"]
+            catalog[key] = parts["msgstr"]
     return catalog
 
 

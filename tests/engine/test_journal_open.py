@@ -136,7 +136,7 @@ def test_a_busy_journal_is_waited_for_then_refused_in_one_sentence(tmp_path: Pat
         assert holder.stdout is not None and holder.stdout.readline().strip() == "HELD"
         for read_only in (False, True):
             with pytest.raises(JournalOpenError, match=r"is busy: another program kept it locked for more than "
-                                                       r"0.3 s; try again"):
+                                                       "0.3\u00a0s; try again"):
                 Journal(path, read_only=read_only, busy_timeout=0.3)
     finally:
         holder.kill()

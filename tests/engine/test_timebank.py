@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.engine.timebank import Alert, TimeBank, clock_text
+from companion.engine.timebank import Alert, BankState, TimeBank, clock_text
 
 
 class FakeClock:
@@ -106,3 +106,48 @@ def test_clock_text_rounds_time_left_up_and_time_used_down() -> None:
 def test_nonsense_settings_are_refused(arguments: dict[str, float]) -> None:
     with pytest.raises(ValueError, match=r"must be positive|at least one"):
         TimeBank(**arguments)  # type: ignore[arg-type]
+
+
+def test_a_snapshot_goes_on_after_a_restart_and_the_break_is_charged_to_no_one() -> None:
+    clock = FakeClock()
+    bank = TimeBank(3, bank_seconds=60, turn_seconds=20, clock=clock)
+    bank.start_turn(0)
+    clock.step(25)
+    assert [alert.kind for alert in bank.poll()] == ["turn_low", "turn_over"]
+    bank.start_turn(2)
+    clock.step(7)
+    kept = BankState.from_json(bank.snapshot().to_json())  # what the journal keeps
+    assert kept == bank.snapshot() and kept.totals() == [25, 0, 7]
+    later = FakeClock()
+    later.now = 5.0  # another process: its monotonic clock has nothing to do with the first one's
+    again = TimeBank.restored(kept, clock=later)
+    later.step(4)
+    assert again.totals() == [25, 0, 11]  # 7 s before the snapshot, 4 s since the restart
+    reading = again.reading()
+    assert (reading.seat, reading.turn_used, reading.bank_left, reading.paused) == (2, 11, 49, False)
+    assert (again.bank_seconds, again.turn_seconds) == (60, 20)
+
+
+def test_a_restored_turn_keeps_its_pause_and_hears_no_alert_twice() -> None:
+    clock = FakeClock()
+    bank = TimeBank(2, bank_seconds=30, clock=clock)
+    bank.start_turn(1)
+    clock.step(25)
+    assert [alert.kind for alert in bank.poll()] == ["bank_low"]
+    bank.pause()
+    again = TimeBank.restored(BankState.from_json(bank.snapshot().to_json()), clock=clock)
+    clock.step(100)
+    assert again.paused and again.totals() == [0, 25] and again.poll() == []
+    again.resume()
+    clock.step(6)
+    assert [alert.kind for alert in again.poll()] == ["bank_over"] and again.reading().overtime
+    fresh = TimeBank.restored(BankState(used=(3.0, 4.0)), clock=clock)  # saved before the first turn
+    assert fresh.reading().seat is None and fresh.totals() == [3, 4] and not fresh.paused
+
+
+@pytest.mark.parametrize("text", ['{"used": []}', '{"used": [1, -2]}', '{"used": [1, 2], "seat": 2}',
+                                  '{"used": [1], "fired": ["nap"]}', '{"used": [1], "bank_seconds": 0}', "[1, 2]",
+                                  '{"used": [1], "turn": -1}', "not json"])
+def test_a_kept_state_that_is_not_one_is_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        BankState.from_json(text)
