@@ -62,7 +62,7 @@ def start_game(table: Any, panel: Any) -> None:
     press(panel, "Start on safe 1")
     assert table.session.state.phase == "arrows" and sorted(panel.board.highlighted) == ["E", "S11"]
     tap_safe(panel, "E")
-    press(panel, "Point to S2")
+    press(panel, "Point to safe 2")  # the safe in table words, not its id
     assert table.session.state.phase == "turn" and table.session.state.current == 0
 
 

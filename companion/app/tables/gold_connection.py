@@ -290,7 +290,7 @@ class GoldConnectionPanel(BoxLayout):
             self._button(_("Start on safe {number}").format(number=self.game.vault.numbers[start.safe]), action=start)
         for arrow in offered(state, "place_arrow"):
             assert isinstance(arrow, PlaceArrow)
-            self._button(_("Point to {safe}").format(safe=arrow.heading), action=arrow)
+            self._button(_("Point to {safe}").format(safe=safe_words(arrow.heading).text(_)), action=arrow)
         for spend in sorted(offered(state, "use_chips"), key=lambda action: -getattr(action, "count", 0)):
             assert isinstance(spend, UseChips)
             self._button(_("Spend {count} chips").format(count=spend.count) if spend.count
