@@ -10,6 +10,7 @@ import math
 from kivy.core.text import Label as CoreLabel
 from kivy.graphics import ClearBuffers, ClearColor, Color, Fbo, InstructionGroup, Mesh, Rectangle, Translate
 from kivy.graphics.instructions import Canvas
+from kivy.properties import ListProperty, NumericProperty, ObjectProperty
 
 SQRT3 = math.sqrt(3.0)
 
@@ -80,6 +81,36 @@ def centred_text(group: InstructionGroup, text: str, cx: float, cy: float, size:
     texture = label.texture
     group.add(Color(*rgb))
     group.add(Rectangle(texture=texture, size=texture.size, pos=(cx - texture.width / 2, cy - texture.height / 2)))
+
+
+class Magnifiable:
+    """What a hex board needs to be shown in the loupe (companion.app.boards.loupe): with `zoom_spacing`
+    set, cells are drawn that many pixels apart with the point `focus` (in board units: hex radii from the
+    fitted origin, the same at any widget size) at the widget's centre, instead of the whole board fitted.
+    Both are set when the widget is made, so the loupe's copy bakes its printed board once.  `loupe` is
+    the loupe attached to the table's board (None: taps on the board go straight to the cell).
+    """
+
+    zoom_spacing = NumericProperty(0.0)
+    focus = ListProperty([0.0, 0.0])
+    loupe = ObjectProperty(None, allownone=True)
+    _radius: float
+    _origin: tuple[float, float]
+
+    def _magnify(self, centre: tuple[float, float]) -> None:
+        """After fitting the whole board: the radius and origin of the magnified view, if one is asked for."""
+        if self.zoom_spacing:
+            self._radius = self.zoom_spacing / SQRT3
+            self._origin = (centre[0] - self.focus[0] * self._radius, centre[1] - self.focus[1] * self._radius)
+
+    def board_point(self, x: float, y: float) -> tuple[float, float]:
+        """A pixel in board units (what `focus` takes)."""
+        return (x - self._origin[0]) / self._radius, (y - self._origin[1]) / self._radius
+
+    @property
+    def cell_spacing(self) -> float:
+        """Distance in pixels between the centres of two neighbouring cells (the tap target's size)."""
+        return self._radius * SQRT3
 
 
 class BakedLayer:
