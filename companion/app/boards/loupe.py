@@ -181,10 +181,17 @@ class LoupeView(FloatLayout):
         self.header.add_widget(Factory.Label(text=_("Tap the place you mean."), font_size=f"{MIN_TEXT_SP}sp",
                                              color=FRAME, halign="left", valign="middle", shorten=True,
                                              text_size=(width - 130, None)))
-        close = Factory.GButton(text=_("Close"), size_hint_x=None, width=110)
-        close.bind(on_release=loupe.close)
-        self.header.add_widget(close)
+        self.close_button = Factory.GButton(text=_("Close"), size_hint_x=None, width=110)
+        self.close_button.bind(on_release=loupe.close)
+        self.header.add_widget(self.close_button)
         self.add_widget(self.header)
+
+    def shows(self, cell: Any) -> bool:
+        """The whole of `cell`'s tap target lies in the magnified part."""
+        x, y = self.board.centre_of(cell)  # type: ignore[attr-defined]
+        half = LOUPE_SPACING / 2
+        lens = self.lens
+        return lens.x + half <= x <= lens.right - half and lens.y + half <= y <= lens.top - half
 
     def on_touch_down(self, touch: Any) -> bool:
         if self.header.collide_point(*touch.pos):
