@@ -6,11 +6,13 @@ printed part into.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from kivy.core.text import Label as CoreLabel
 from kivy.graphics import ClearBuffers, ClearColor, Color, Fbo, InstructionGroup, Mesh, Rectangle, Translate
 from kivy.graphics.instructions import Canvas
 from kivy.properties import ListProperty, NumericProperty, ObjectProperty
+from kivy.uix.widget import Widget
 
 SQRT3 = math.sqrt(3.0)
 
@@ -84,16 +86,22 @@ def centred_text(group: InstructionGroup, text: str, cx: float, cy: float, size:
 
 
 class Magnifiable:
-    """What a hex board needs to be shown in the loupe (companion.app.boards.loupe): with `zoom_spacing`
-    set, cells are drawn that many pixels apart with the point `focus` (in board units: hex radii from the
-    fitted origin, the same at any widget size) at the widget's centre, instead of the whole board fitted.
-    Both are set when the widget is made, so the loupe's copy bakes its printed board once.  `loupe` is
+    """What a board needs to be shown in the loupe (companion.app.boards.loupe): with `zoom_spacing` set,
+    cells are drawn that many pixels apart with the point `focus` (in board units, the same at any
+    widget size) at the widget's centre, instead of the whole board fitted.  Both are set when the
+    widget is made (`magnified_copy`), so the loupe's copy bakes its printed board once.  `loupe` is
     the loupe attached to the table's board (None: taps on the board go straight to the cell).
+
+    The defaults are the hex boards' (board units: hex radii from the fitted origin); a board of another
+    shape overrides `cell_spacing`, `board_point` and `magnified_copy`.
     """
 
     zoom_spacing = NumericProperty(0.0)
     focus = ListProperty([0.0, 0.0])
     loupe = ObjectProperty(None, allownone=True)
+    #: The properties that carry what lies on the board; the loupe's copy follows them.
+    view_properties: tuple[str, ...] = ("view",)
+    layout: Any
     _radius: float
     _origin: tuple[float, float]
 
@@ -111,6 +119,15 @@ class Magnifiable:
     def cell_spacing(self) -> float:
         """Distance in pixels between the centres of two neighbouring cells (the tap target's size)."""
         return self._radius * SQRT3
+
+    def handles_itself(self, x: float, y: float) -> bool:
+        """A touch here is the board's own business, not a cell's (Gold Connection's bars)."""
+        return False
+
+    def magnified_copy(self, **properties: Any) -> Widget:
+        """A board of the same class and layout showing the same, made with `properties` (zoom, focus, size)."""
+        shown = {name: getattr(self, name) for name in self.view_properties}
+        return type(self)(self.layout, **shown, **properties)  # type: ignore[call-arg]
 
 
 class BakedLayer:

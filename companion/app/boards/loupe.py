@@ -67,7 +67,8 @@ class BoardLoupe:
         self.magnified: LoupeView | None = None
         self._opened_on: object = None
         board.loupe = self
-        board.bind(on_touch_down=self._touched, view=self._view_changed)
+        board.bind(on_touch_down=self._touched)
+        board.bind(**dict.fromkeys(board.view_properties, self._view_changed))
 
     @property
     def needed(self) -> bool:
@@ -76,7 +77,7 @@ class BoardLoupe:
 
     # -- touches on the board ----------------------------------------------------------------------
     def _touched(self, board: Any, touch: Any) -> bool:
-        if not board.collide_point(*touch.pos):
+        if not board.collide_point(*touch.pos) or board.handles_itself(*touch.pos):
             return False
         cell = board.cell_at(*touch.pos)
         allowed = self.choosable()
@@ -122,14 +123,15 @@ class BoardLoupe:
         if not self.stays_open():
             self.close()
 
-    def _view_changed(self, board: Any, view: Any) -> None:
+    def _view_changed(self, board: Any, _value: Any) -> None:
         """The board shows something new: the loupe follows, or closes if the game state changed."""
         if self.magnified is None:
             return
         if self.state() is not self._opened_on:
             self.close()
         else:
-            self.magnified.board.view = view
+            for name in board.view_properties:
+                setattr(self.magnified.board, name, getattr(board, name))
 
     def _frame(self, touch_x: float) -> tuple[float, float, float, float]:
         """Where the loupe goes in the window: beside the board on its roomier side, else over the half
@@ -138,9 +140,11 @@ class BoardLoupe:
         left, bottom = board.to_window(board.x, board.y)
         right_room = Window.width - (left + board.width) - 2 * GAP
         left_room = left - 2 * GAP
-        if max(right_room, left_room) >= MIN_SIDE:
+        if max(right_room, left_room) >= MIN_SIDE:  # as high as the board, and at least MIN_SIDE
             x = left + board.width + GAP if right_room >= left_room else GAP
-            return x, bottom, max(right_room, left_room), board.height
+            height = min(max(board.height, MIN_SIDE), Window.height)
+            y = max(0.0, min(bottom, bottom + board.height - height))
+            return x, y, max(right_room, left_room), height
         half = board.width / 2
         x = left if touch_x > left + half else left + half
         return x, bottom, half, board.height
@@ -171,9 +175,8 @@ class LoupeView(FloatLayout):
             Color(*BACKDROP)
             Rectangle(pos=(x, y), size=(width, height))
         self.lens = StencilView(size_hint=(None, None), pos=(x, y), size=shown)
-        self.board: Widget = type(loupe.board)(loupe.board.layout, zoom_spacing=LOUPE_SPACING, focus=list(focus),
-                                               view=loupe.board.view, size_hint=(None, None), pos=(x, y),
-                                               size=shown)
+        self.board: Any = loupe.board.magnified_copy(zoom_spacing=LOUPE_SPACING, focus=list(focus),
+                                                     size_hint=(None, None), pos=(x, y), size=shown)
         self.lens.add_widget(self.board)
         self.add_widget(self.lens)
         self.header = BoxLayout(size_hint=(None, None), pos=(x, y + shown[1]), size=(width, HEADER_HEIGHT),
@@ -188,7 +191,7 @@ class LoupeView(FloatLayout):
 
     def shows(self, cell: Any) -> bool:
         """The whole of `cell`'s tap target lies in the magnified part."""
-        x, y = self.board.centre_of(cell)  # type: ignore[attr-defined]
+        x, y = self.board.centre_of(cell)
         half = LOUPE_SPACING / 2
         lens = self.lens
         return lens.x + half <= x <= lens.right - half and lens.y + half <= y <= lens.top - half
@@ -197,7 +200,7 @@ class LoupeView(FloatLayout):
         if self.header.collide_point(*touch.pos):
             super().on_touch_down(touch)
         elif self.lens.collide_point(*touch.pos):
-            cell = self.board.cell_at(*touch.pos)  # type: ignore[attr-defined]
+            cell = self.board.cell_at(*touch.pos)
             if cell is not None:
                 self.loupe.chose(cell)
         else:
