@@ -207,3 +207,15 @@ def test_chinagold_line_by_two_taps_in_the_loupe_or_on_the_board(table_app: Any)
     assert board.loupe.magnified is None
     state = app.table.session.state
     assert state.to_move == 0 and all(state.sites[site] != "h" for site in board.grid.line_between(start, end))
+
+
+def test_loupe_speaks_the_table_language(table_app: Any) -> None:
+    app = table_app
+    panel = open_table(app, "chinagold", 2)
+    app.set_language("de")
+    magnified = panel.board.loupe.open(panel.board.center)
+    try:
+        texts = {widget.text for widget in magnified.walk() if isinstance(getattr(widget, "text", None), str)}
+        assert {"Schließen", "Tippe auf die gewünschte Stelle."} <= texts
+    finally:
+        panel.board.loupe.close()
