@@ -219,3 +219,4 @@ def test_loupe_speaks_the_table_language(table_app: Any) -> None:
         assert {"Schließen", "Tippe auf die gewünschte Stelle."} <= texts
     finally:
         panel.board.loupe.close()
+        app.set_language("en")  # the language is process-wide: later tests expect English

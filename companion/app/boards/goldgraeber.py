@@ -222,9 +222,10 @@ class GoldgraeberBoard(Magnifiable, Widget):
                 self._draw_raft(group, *self.centre_of(self.board.ids[post]))
             return
         radius = self._radius
+        # Opaque: Kivy draws a translucent wide line through the stencil, which the loupe's clipping uses too.
+        group.add(Color(1.0, 0.95, 0.2))
         for field_id in view.highlights:
             cx, cy = self.centre_of(field_id)
-            group.add(Color(1.0, 0.95, 0.2, 0.9))
             group.add(Line(points=hex_corners(cx, cy, radius * 0.92), close=True, width=max(1.5, radius * 0.1)))
         if view.selected:
             cx, cy = self.centre_of(view.selected)

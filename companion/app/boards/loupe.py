@@ -24,6 +24,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.stencilview import StencilView
 from kivy.uix.widget import Widget
 
+from companion.app.boards.drawing import Magnifiable
 from companion.app.i18n import _
 from companion.app.widgets import MIN_TAP_PX, MIN_TEXT_SP
 
@@ -35,7 +36,7 @@ GAP = 6
 HEADER_HEIGHT = MIN_TAP_PX + 4
 FRAME = (0.93, 0.86, 0.70)
 BACKDROP = (0.12, 0.10, 0.08)
-REGION = (1.0, 1.0, 1.0, 0.9)
+REGION = (1.0, 1.0, 1.0)
 
 
 def direct_choice(point: tuple[float, float], centres: Iterable[tuple[Hashable, tuple[float, float]]],
@@ -150,6 +151,18 @@ class BoardLoupe:
         return x, bottom, half, board.height
 
 
+def show_loupe(screen: Widget) -> None:
+    """`goldtable screenshot loupe`: the loupe of the screen's board opened on the cell nearest the middle
+    of those the next tap may choose (on the board's middle if none); nothing without such a board."""
+    board: Any = next((widget for widget in screen.walk() if isinstance(widget, Magnifiable) and widget.loupe),
+                      None)
+    if board is not None:
+        centres = [board.centre_of(cell) for cell in board.loupe.choosable()]
+        middle = (sum(x for x, _y in centres) / len(centres), sum(y for _x, y in centres) / len(centres)) \
+            if centres else board.center
+        board.loupe.open(min(centres, key=lambda centre: math.dist(centre, middle), default=board.center))
+
+
 class LoupeView(FloatLayout):
     """The loupe on the window: a prompt and a close button over a magnified copy of the board, and an
     outline on the board around the part shown.  Every touch is its own (it is modal): a tap on a cell
@@ -160,16 +173,20 @@ class LoupeView(FloatLayout):
         """`frame` (x, y, width, height) and `touch` in window coordinates; `host` is what it is added to."""
         super().__init__(size_hint=(None, None), size=host.size, pos=(0, 0))
         self.loupe = loupe
-        if host is not Window:  # a screen: a relative layout, its children in its own coordinates
-            frame = (*host.to_widget(*frame[:2], relative=True), *frame[2:])
-            touch = host.to_widget(*touch, relative=True)
         x, y, width, height = frame
         shown = (width, height - HEADER_HEIGHT)
-        scale = loupe.board.cell_spacing / LOUPE_SPACING
+        board = loupe.board
+        scale = board.cell_spacing / LOUPE_SPACING
+        left, bottom = board.to_window(board.x, board.y)  # the part shown, outlined on the board
+        region = (max(left, touch[0] - shown[0] * scale / 2), max(bottom, touch[1] - shown[1] * scale / 2),
+                  min(left + board.width, touch[0] + shown[0] * scale / 2),
+                  min(bottom + board.height, touch[1] + shown[1] * scale / 2))
+        if host is not Window:  # a screen: a relative layout, its children in its own coordinates
+            x, y = host.to_widget(x, y, relative=True)
+            region = (*host.to_widget(*region[:2], relative=True), *host.to_widget(*region[2:], relative=True))
         with self.canvas.before:
             Color(*REGION)
-            Line(rectangle=(touch[0] - shown[0] * scale / 2, touch[1] - shown[1] * scale / 2,
-                            shown[0] * scale, shown[1] * scale), width=1.5)
+            Line(rectangle=(region[0], region[1], region[2] - region[0], region[3] - region[1]), width=1.5)
             Color(*FRAME)
             Rectangle(pos=(x - 3, y - 3), size=(width + 6, height + 6))
             Color(*BACKDROP)
