@@ -220,3 +220,26 @@ def test_loupe_speaks_the_table_language(table_app: Any) -> None:
     finally:
         panel.board.loupe.close()
         app.set_language("en")  # the language is process-wide: later tests expect English
+
+
+def test_gold_connection_bars_in_the_loupe_are_bars(table_app: Any) -> None:
+    """A tap on a bar drawn in the loupe is that bar's tap on the board (on_bar), not its safe's."""
+    panel = open_table(table_app, "gold_connection", 4)
+    board = panel.board
+    safe = sorted(board.layout.safes, key=lambda spot: spot.id)[0].id
+    magnified = board.loupe.open(board.centre_of(safe))
+    pump(1)
+    boxes = [box for box in magnified.board._bar_boxes if box[0] == safe]
+    assert boxes and boxes[0][4] > board._bar_boxes[0][4]         # drawn larger than on the board
+    seen: list[tuple[str, str]] = []
+
+    def spy(_board: Any, *bar: str) -> None:
+        seen.append(bar)
+
+    board.fbind("on_bar", spy)
+    _, bar, x, y, size = boxes[0]
+    try:
+        touch_at(*magnified.board.to_window(x + size / 2, y + size / 2))
+    finally:
+        board.funbind("on_bar", spy)
+    assert seen == [(safe, bar)] and board.loupe.magnified is None

@@ -120,9 +120,10 @@ class Magnifiable:
         """Distance in pixels between the centres of two neighbouring cells (the tap target's size)."""
         return self._radius * SQRT3
 
-    def handles_itself(self, x: float, y: float) -> bool:
-        """A touch here is the board's own business, not a cell's (Gold Connection's bars)."""
-        return False
+    def own_event(self, x: float, y: float) -> tuple[str, tuple[Any, ...]] | None:
+        """What a touch here means if it is not a cell: the board's event and its arguments (Gold
+        Connection's bars), dispatched on the table's board for a touch on the loupe's copy too."""
+        return None
 
     def magnified_copy(self, **properties: Any) -> Widget:
         """A board of the same class and layout showing the same, made with `properties` (zoom, focus, size)."""

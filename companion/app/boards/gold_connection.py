@@ -47,7 +47,7 @@ class VaultBoard(Magnifiable, Widget):
 
     `selected_bars` lists `(safe, bar)` pairs, one per selected copy; `highlighted` lists safe ids.
     For the loupe its cells are the safes, its board units the layout's pixels (`focus`) and
-    `zoom_spacing` the side of a safe; a touch on a bar stays the board's own.
+    `zoom_spacing` the side of a safe; a touch on a bar is a bar's, on the board and in the loupe.
     """
 
     layout = ObjectProperty(None)
@@ -106,8 +106,9 @@ class VaultBoard(Magnifiable, Widget):
     def centre_of(self, safe_id: str) -> tuple[float, float]:
         return self.to_screen(*self._safe_xy(safe_id))
 
-    def handles_itself(self, x: float, y: float) -> bool:
-        return self.bar_at(x, y) is not None
+    def own_event(self, x: float, y: float) -> tuple[str, tuple[Any, ...]] | None:
+        bar = self.bar_at(x, y)
+        return None if bar is None else ("on_bar", bar)
 
     def magnified_copy(self, **properties: Any) -> Widget:
         board = VaultBoard(layout=self.layout, **{name: getattr(self, name) for name in self.view_properties},

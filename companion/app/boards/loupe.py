@@ -78,8 +78,8 @@ class BoardLoupe:
 
     # -- touches on the board ----------------------------------------------------------------------
     def _touched(self, board: Any, touch: Any) -> bool:
-        if not board.collide_point(*touch.pos) or board.handles_itself(*touch.pos):
-            return False
+        if not board.collide_point(*touch.pos) or board.own_event(*touch.pos) is not None:
+            return False  # the board's own handler
         cell = board.cell_at(*touch.pos)
         allowed = self.choosable()
         if not self.needed or not allowed:  # big cells, or nothing to choose: the cell under the finger
@@ -118,9 +118,13 @@ class BoardLoupe:
             yield widget
             widget = widget.parent
 
-    def chose(self, cell: Any) -> None:
-        """A tap on a cell in the loupe: the board's own choice; the loupe closes unless a choice is half made."""
-        self.choose(cell)
+    def chose(self, cell: Any, event: tuple[str, tuple[Any, ...]] | None = None) -> None:
+        """A tap in the loupe on `cell` (or on what the board's `event` is about): as on the board; the
+        loupe closes unless a choice is half made."""
+        if event is not None:
+            self.board.dispatch(event[0], *event[1])
+        else:
+            self.choose(cell)
         if not self.stays_open():
             self.close()
 
@@ -217,9 +221,10 @@ class LoupeView(FloatLayout):
         if self.header.collide_point(*touch.pos):
             super().on_touch_down(touch)
         elif self.lens.collide_point(*touch.pos):
+            event = self.board.own_event(*touch.pos)
             cell = self.board.cell_at(*touch.pos)
-            if cell is not None:
-                self.loupe.chose(cell)
+            if event is not None or cell is not None:
+                self.loupe.chose(cell, event)
         else:
             self.loupe.close()
         return True
