@@ -87,7 +87,7 @@ def centred_text(group: InstructionGroup, text: str, cx: float, cy: float, size:
 
 class Magnifiable:
     """What a board needs to be shown in the loupe (companion.app.boards.loupe): with `zoom_spacing` set,
-    cells are drawn that many pixels apart with the point `focus` (in board units, the same at any
+    cells are drawn that many pixels apart with the point `zoom_centre` (in board units, the same at any
     widget size) at the widget's centre, instead of the whole board fitted.  Both are set when the
     widget is made (`magnified_copy`), so the loupe's copy bakes its printed board once.  `loupe` is
     the loupe attached to the table's board (None: taps on the board go straight to the cell).
@@ -97,7 +97,7 @@ class Magnifiable:
     """
 
     zoom_spacing = NumericProperty(0.0)
-    focus = ListProperty([0.0, 0.0])
+    zoom_centre = ListProperty([0.0, 0.0])  # not `focus`: a true `focus` means a text field has the keys
     loupe = ObjectProperty(None, allownone=True)
     #: The properties that carry what lies on the board; the loupe's copy follows them.
     view_properties: tuple[str, ...] = ("view",)
@@ -109,10 +109,11 @@ class Magnifiable:
         """After fitting the whole board: the radius and origin of the magnified view, if one is asked for."""
         if self.zoom_spacing:
             self._radius = self.zoom_spacing / SQRT3
-            self._origin = (centre[0] - self.focus[0] * self._radius, centre[1] - self.focus[1] * self._radius)
+            self._origin = (centre[0] - self.zoom_centre[0] * self._radius,
+                            centre[1] - self.zoom_centre[1] * self._radius)
 
     def board_point(self, x: float, y: float) -> tuple[float, float]:
-        """A pixel in board units (what `focus` takes)."""
+        """A pixel in board units (what `zoom_centre` takes)."""
         return (x - self._origin[0]) / self._radius, (y - self._origin[1]) / self._radius
 
     @property
@@ -126,7 +127,7 @@ class Magnifiable:
         return None
 
     def magnified_copy(self, **properties: Any) -> Widget:
-        """A board of the same class and layout showing the same, made with `properties` (zoom, focus, size)."""
+        """A board of the same class and layout showing the same, made with `properties` (zoom, centre, size)."""
         shown = {name: getattr(self, name) for name in self.view_properties}
         return type(self)(self.layout, **shown, **properties)  # type: ignore[call-arg]
 

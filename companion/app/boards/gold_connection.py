@@ -46,7 +46,7 @@ class VaultBoard(Magnifiable, Widget):
     """The vault at any size; taps on a safe dispatch `on_safe(id)`, on a bar `on_bar(id, bar)`.
 
     `selected_bars` lists `(safe, bar)` pairs, one per selected copy; `highlighted` lists safe ids.
-    For the loupe its cells are the safes, its board units the layout's pixels (`focus`) and
+    For the loupe its cells are the safes, its board units the layout's pixels (`zoom_centre`) and
     `zoom_spacing` the side of a safe; a touch on a bar is a bar's, on the board and in the loupe.
     """
 
@@ -81,11 +81,11 @@ class VaultBoard(Magnifiable, Widget):
         return min(self.width / layout.width, self.height / layout.height)
 
     def _top_left(self) -> tuple[float, float]:
-        """Where the layout's origin lies: the vault centred, or `focus` at the centre when magnified."""
+        """Where the layout's origin lies: the vault centred, or `zoom_centre` at the centre when magnified."""
         layout: GoldConnectionLayout = self.layout
         scale = self.scale
         if self.zoom_spacing:
-            return self.center_x - self.focus[0] * scale, self.center_y + self.focus[1] * scale
+            return self.center_x - self.zoom_centre[0] * scale, self.center_y + self.zoom_centre[1] * scale
         return self.x + (self.width - layout.width * scale) / 2, self.y + (self.height + layout.height * scale) / 2
 
     def to_screen(self, x: float, y: float) -> tuple[float, float]:

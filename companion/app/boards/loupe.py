@@ -173,7 +173,7 @@ class LoupeView(FloatLayout):
     chooses it, one outside closes the loupe."""
 
     def __init__(self, loupe: BoardLoupe, host: Widget, frame: tuple[float, float, float, float],
-                 focus: tuple[float, float], touch: tuple[float, float]) -> None:
+                 centre: tuple[float, float], touch: tuple[float, float]) -> None:
         """`frame` (x, y, width, height) and `touch` in window coordinates; `host` is what it is added to."""
         super().__init__(size_hint=(None, None), size=host.size, pos=(0, 0))
         self.loupe = loupe
@@ -196,7 +196,7 @@ class LoupeView(FloatLayout):
             Color(*BACKDROP)
             Rectangle(pos=(x, y), size=(width, height))
         self.lens = StencilView(size_hint=(None, None), pos=(x, y), size=shown)
-        self.board: Any = loupe.board.magnified_copy(zoom_spacing=LOUPE_SPACING, focus=list(focus),
+        self.board: Any = loupe.board.magnified_copy(zoom_spacing=LOUPE_SPACING, zoom_centre=list(centre),
                                                      size_hint=(None, None), pos=(x, y), size=shown)
         self.lens.add_widget(self.board)
         self.add_widget(self.lens)
