@@ -56,3 +56,18 @@ def touch_at(x: float, y: float) -> None:
     touch.touch_down()
     touch.touch_up()
     pump(1)
+
+
+def tap_cell(board: Any, cell: Any) -> None:
+    """A player's finger on a board cell: a touch at its centre, and when that opens the board's loupe
+    (cells under 48 px, several allowed ones near) a touch on the cell in the loupe.  A loupe already
+    open is used when it shows the cell, else closed first with its Close button."""
+    loupe = board.loupe
+    magnified = loupe.magnified if loupe is not None else None
+    if magnified is not None and not magnified.shows(cell):
+        touch_at(*magnified.close_button.to_window(*magnified.close_button.center))
+    if loupe is None or loupe.magnified is None:
+        touch_at(*board.to_window(*board.centre_of(cell)))
+    magnified = loupe.magnified if loupe is not None else None
+    if magnified is not None:
+        touch_at(*magnified.board.to_window(*magnified.board.centre_of(cell)))

@@ -93,7 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("screenshot", help="render one app screen with a demo game to a PNG")
     p.add_argument("screen", help="home, players, options, setup, table, timer, end, hardware, settings, rules, "
-                                  "refusal, notice, history, stats, clocks, undo")
+                                  "refusal, notice, history, stats, clocks, undo, loupe")
     p.add_argument("output", help="PNG file to write")
     p.add_argument("--size", help="WIDTHxHEIGHT (default 800x480)")
     p.add_argument("--lang", default="en", help="en, de or fr")

@@ -16,7 +16,7 @@ from companion.headless import NO_DISPLAY_HELP, export_png, find_display, kivy_h
 
 SCREENSHOT_SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "table", "timer", "end",
                                        "hardware", "settings", "rules", "refusal", "notice", "history", "stats",
-                                       "clocks", "undo")
+                                       "clocks", "undo", "loupe")
 
 
 def _configure(fullscreen: bool, max_fps: int = 60) -> None:
@@ -119,7 +119,7 @@ def show_screen(app: Any, screen: str) -> None:
             app.players_done()
         if screen == "setup":
             app.options_done()
-    elif screen in ("table", "timer", "refusal", "notice", "rules", "undo"):
+    elif screen in ("table", "timer", "refusal", "notice", "rules", "undo", "loupe"):
         app.resume()
         for _step in range(6 if screen == "undo" else 0):  # back to a move that moved something
             if not app.controller.undo() or "•" in app.table.notice_text:
@@ -133,6 +133,11 @@ def show_screen(app: Any, screen: str) -> None:
             app.controller.hardware_roll(["Y", "R", "R", "B", "K"], [1], "serial")
         elif screen == "rules":
             app.go("rules")
+        elif screen == "loupe":  # the board's loupe (Goldgräber, Chinagold, Gold Connection)
+            from companion.app.boards.loupe import show_loupe
+
+            pump(2)
+            show_loupe(app.root.current_screen)
     elif screen == "end":
         journal = app.journal
         finished = next((g.id for g in journal.games() if g.finished), journal.games()[-1].id)

@@ -27,8 +27,8 @@ def app_sources() -> list[str]:
     for entry in APP_SOURCES:
         path = ROOT / entry
         found = sorted(path.rglob("*.py")) + sorted(path.rglob("*.kv")) if path.is_dir() else [path]
-        files += [str(p.relative_to(ROOT)) for p in found if "/boards/" not in str(p)
-                  and (p.parent.name != "tables" or p.name in APP_TABLES)
+        files += [str(p.relative_to(ROOT)) for p in found
+                  if (p.parent.name != "tables" or p.name in APP_TABLES)
                   and (p.parent.name != "controllers" or p.name in APP_CONTROLLERS)]
     return files
 

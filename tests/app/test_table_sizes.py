@@ -1,6 +1,7 @@
 """The table-screen size rules of docs/design.md, measured on the widgets at 800x480 through a game of
 each game (with a refusal and a notice shown): no game information under 18 sp, nothing tapped under
-48 px, and no button outside the window (unless scrolled out of sight in a scroll view)."""
+48 px, and no button outside the window (unless scrolled out of sight in a scroll view).  A board whose
+cells are closer than 48 px must have a loupe, which is opened and measured by the same rules."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.label import Label
 from kivy.uix.widget import Widget
 
+from companion.app.boards.drawing import Magnifiable
 from companion.app.launch import pump
 from companion.app.widgets import MIN_TAP_PX, MIN_TEXT_SP
 from tests.app.test_tap_every_button import GAMES, advance, open_table
@@ -22,9 +24,12 @@ MOVES = 30
 
 
 def problems(screen: Widget) -> list[str]:
-    """Every visible widget on the screen that breaks a size rule, described."""
+    """Every visible widget on the screen that breaks a size rule, described; the loupe of each board
+    with cells under 48 px is opened on the board's middle and measured too."""
     found = []
     for widget in visible_widgets(screen):
+        if isinstance(widget, Magnifiable) and widget.cell_spacing < MIN_TAP_PX:
+            found += board_problems(screen, widget)
         x, y = widget.to_window(*widget.pos)
         name = f"{type(widget).__name__} {getattr(widget, 'text', '')[:40]!r}"
         if isinstance(widget, Label) and widget.text.strip() and widget.font_size < sp(MIN_TEXT_SP) - 0.01:
@@ -35,6 +40,34 @@ def problems(screen: Widget) -> list[str]:
         if isinstance(widget, ButtonBehavior) and on_screen(widget) and not inside:
             found.append(f"{name}: outside the window at ({x:.0f}, {y:.0f})")
     return found
+
+
+def board_problems(screen: Widget, board: Any) -> list[str]:
+    """A board's cells are tap targets: closer than 48 px they need a loupe with cells 48 px apart."""
+    name = f"{type(board).__name__} cells {board.cell_spacing:.0f} px apart"
+    if board.loupe is None:
+        return [f"{name} and no loupe"]
+    magnified = board.loupe.open(board.center)
+    pump(1)
+    try:
+        found = [f"{name}, in the loupe {magnified.board.cell_spacing:.0f} px"] \
+            if magnified.board.cell_spacing < MIN_TAP_PX else []
+        return found + [f"in the loupe: {problem}" for problem in problems(magnified)]
+    finally:
+        board.loupe.close()
+        pump(1)
+
+
+def test_a_board_with_small_cells_and_no_loupe_breaks_the_rule(table_app: Any) -> None:
+    panel = open_table(table_app, "goldgraeber", 4)
+    board = panel.board
+    assert not problems(table_app.root.current_screen)
+    loupe, board.loupe = board.loupe, None
+    try:
+        assert problems(table_app.root.current_screen) == \
+            [f"GoldgraeberBoard cells {board.cell_spacing:.0f} px apart and no loupe"]
+    finally:
+        board.loupe = loupe
 
 
 @pytest.mark.parametrize("game", list(GAMES))

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.table_helpers import kivy_ready_fixture, make_controller, show_panel, touch_at  # noqa: F401 - a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, show_panel, tap_cell  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
@@ -36,8 +36,8 @@ def wait_for(condition: Any, what: str, timeout: float = 10.0) -> None:
 
 
 def tap_site(panel: Any, site: int) -> None:
-    """A real touch through the window at the centre of a site."""
-    touch_at(*panel.board.to_window(*panel.board.centre_of(site)))
+    """Real touches through the window on a site."""
+    tap_cell(panel.board, site)
 
 
 def test_table_module_is_found() -> None:

@@ -37,9 +37,13 @@ def tap(panel: Any, x: float, y: float) -> None:
 
 
 def tap_safe(panel: Any, safe: str) -> None:
-    spot = next(s for s in panel.board.layout.safes if s.id == safe)
-    x, y = panel.board.to_screen(spot.x, spot.y)
-    tap(panel, x, y - panel.board.layout.safe_size * panel.board.scale * 0.45)
+    """A touch on the safe's lower edge (clear of its bars), again in the loupe if that opens it."""
+    x, y = panel.board.centre_of(safe)
+    tap(panel, x, y - panel.board.cell_spacing * 0.45)
+    magnified = panel.board.loupe.magnified
+    if magnified is not None:
+        x, y = magnified.board.centre_of(safe)
+        touch_at(*magnified.board.to_window(x, y - magnified.board.cell_spacing * 0.45))
 
 
 def tap_bar(panel: Any, safe: str, bar: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from companion.engine.record import load_record
-from tests.table_helpers import kivy_ready_fixture, make_controller, show_panel, touch_at  # noqa: F401 - a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, show_panel, tap_cell  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
@@ -26,8 +26,8 @@ def make_table(kivy_ready: Any, upto: int = 0) -> tuple[Any, Any]:
 
 
 def tap_field(panel: Any, field: str) -> None:
-    """A real touch through the window at the centre of a field."""
-    touch_at(*panel.board.to_window(*panel.board.centre_of(field)))
+    """Real touches through the window on a field."""
+    tap_cell(panel.board, field)
 
 
 def first_index(kind: str) -> int:

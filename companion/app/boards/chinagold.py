@@ -2,7 +2,7 @@
 borders, rivers as blue lines through their sites, and (on the table) each site's marker.
 
 `goldtable layout render` uses it with ids shown; the table screen passes a `BoardView` with the sites
-of the current state and asks `site_at` which site was tapped.
+of the current state and asks `cell_at` which site was tapped.
 """
 
 from __future__ import annotations
@@ -14,7 +14,16 @@ from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle
 from kivy.properties import BooleanProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
-from companion.app.boards.drawing import SQRT3, BakedLayer, axial_at, centred_text, discs, fill_hex, hex_centre
+from companion.app.boards.drawing import (
+    SQRT3,
+    BakedLayer,
+    Magnifiable,
+    axial_at,
+    centred_text,
+    discs,
+    fill_hex,
+    hex_centre,
+)
 from companion.games.chinagold.board import ChinagoldBoardLayout
 from companion.games.chinagold.geometry import NEIGHBOUR_STEPS, grid
 
@@ -79,7 +88,7 @@ def river_tree(layout: ChinagoldBoardLayout, sites: list[int]) -> list[tuple[int
     return pairs
 
 
-class ChinagoldBoard(Widget):
+class ChinagoldBoard(Magnifiable, Widget):
     """Hex board widget.  The printed board (mountains, borders, rivers, ids) is drawn into a baked layer
     (an off-screen texture) when the size, position or `show_ids` changes; a new `view` only rebuilds
     the markers and marks on top of it (see docs/performance.md)."""
@@ -104,24 +113,20 @@ class ChinagoldBoard(Widget):
 
     # -- geometry ----------------------------------------------------------------------------------
     def _fit(self) -> None:
-        """Hex radius and origin so the whole hexagon fits the widget, centred."""
+        """Hex radius and origin so the whole hexagon fits the widget, centred (or the loupe's magnified view)."""
         edge = self.grid.edge
         span_x = SQRT3 * (2 * edge - 1) + 0.4
         span_y = 1.5 * (2 * edge - 2) + 2.4
         self._radius = max(2.0, min(self.width / span_x, self.height / span_y))
         self._origin = self.center
-
-    @property
-    def site_spacing(self) -> float:
-        """Distance in pixels between the centres of two neighbouring sites (the tap target's size)."""
-        return self._radius * SQRT3
+        self._magnify(self.center)
 
     def centre_of(self, site: int) -> tuple[float, float]:
         """Pixel centre of a site."""
         q, r = self.grid.coords[site]
         return hex_centre(self._origin, self._radius, q, r)
 
-    def site_at(self, x: float, y: float) -> int | None:
+    def cell_at(self, x: float, y: float) -> int | None:
         """The site under a pixel (cube rounding), or None outside the board."""
         return self.grid.index.get(axial_at(self._origin, self._radius, x, y))
 

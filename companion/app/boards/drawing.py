@@ -6,10 +6,13 @@ printed part into.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from kivy.core.text import Label as CoreLabel
 from kivy.graphics import ClearBuffers, ClearColor, Color, Fbo, InstructionGroup, Mesh, Rectangle, Translate
 from kivy.graphics.instructions import Canvas
+from kivy.properties import ListProperty, NumericProperty, ObjectProperty
+from kivy.uix.widget import Widget
 
 SQRT3 = math.sqrt(3.0)
 
@@ -80,6 +83,53 @@ def centred_text(group: InstructionGroup, text: str, cx: float, cy: float, size:
     texture = label.texture
     group.add(Color(*rgb))
     group.add(Rectangle(texture=texture, size=texture.size, pos=(cx - texture.width / 2, cy - texture.height / 2)))
+
+
+class Magnifiable:
+    """What a board needs to be shown in the loupe (companion.app.boards.loupe): with `zoom_spacing` set,
+    cells are drawn that many pixels apart with the point `zoom_centre` (in board units, the same at any
+    widget size) at the widget's centre, instead of the whole board fitted.  Both are set when the
+    widget is made (`magnified_copy`), so the loupe's copy bakes its printed board once.  `loupe` is
+    the loupe attached to the table's board (None: taps on the board go straight to the cell).
+
+    The defaults are the hex boards' (board units: hex radii from the fitted origin); a board of another
+    shape overrides `cell_spacing`, `board_point` and `magnified_copy`.
+    """
+
+    zoom_spacing = NumericProperty(0.0)
+    zoom_centre = ListProperty([0.0, 0.0])  # not `focus`: a true `focus` means a text field has the keys
+    loupe = ObjectProperty(None, allownone=True)
+    #: The properties that carry what lies on the board; the loupe's copy follows them.
+    view_properties: tuple[str, ...] = ("view",)
+    layout: Any
+    _radius: float
+    _origin: tuple[float, float]
+
+    def _magnify(self, centre: tuple[float, float]) -> None:
+        """After fitting the whole board: the radius and origin of the magnified view, if one is asked for."""
+        if self.zoom_spacing:
+            self._radius = self.zoom_spacing / SQRT3
+            self._origin = (centre[0] - self.zoom_centre[0] * self._radius,
+                            centre[1] - self.zoom_centre[1] * self._radius)
+
+    def board_point(self, x: float, y: float) -> tuple[float, float]:
+        """A pixel in board units (what `zoom_centre` takes)."""
+        return (x - self._origin[0]) / self._radius, (y - self._origin[1]) / self._radius
+
+    @property
+    def cell_spacing(self) -> float:
+        """Distance in pixels between the centres of two neighbouring cells (the tap target's size)."""
+        return self._radius * SQRT3
+
+    def own_event(self, x: float, y: float) -> tuple[str, tuple[Any, ...]] | None:
+        """What a touch here means if it is not a cell: the board's event and its arguments (Gold
+        Connection's bars), dispatched on the table's board for a touch on the loupe's copy too."""
+        return None
+
+    def magnified_copy(self, **properties: Any) -> Widget:
+        """A board of the same class and layout showing the same, made with `properties` (zoom, centre, size)."""
+        shown = {name: getattr(self, name) for name in self.view_properties}
+        return type(self)(self.layout, **shown, **properties)  # type: ignore[call-arg]
 
 
 class BakedLayer:

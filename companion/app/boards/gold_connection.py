@@ -17,7 +17,7 @@ from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle, Rou
 from kivy.properties import BooleanProperty, ListProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
-from companion.app.boards.drawing import BakedLayer
+from companion.app.boards.drawing import BakedLayer, Magnifiable
 from companion.games.gold_connection.board import GoldConnectionLayout
 
 BAR_COLOURS = {"B": (0.25, 0.45, 0.95), "G": (0.2, 0.7, 0.3), "R": (0.9, 0.25, 0.2), "Y": (0.95, 0.8, 0.15)}
@@ -42,10 +42,12 @@ def _text_texture(text: str, size: int, colour: tuple[float, float, float]) -> A
     return label.texture
 
 
-class VaultBoard(Widget):
+class VaultBoard(Magnifiable, Widget):
     """The vault at any size; taps on a safe dispatch `on_safe(id)`, on a bar `on_bar(id, bar)`.
 
     `selected_bars` lists `(safe, bar)` pairs, one per selected copy; `highlighted` lists safe ids.
+    For the loupe its cells are the safes, its board units the layout's pixels (`zoom_centre`) and
+    `zoom_spacing` the side of a safe; a touch on a bar is a bar's, on the board and in the loupe.
     """
 
     layout = ObjectProperty(None)
@@ -57,6 +59,7 @@ class VaultBoard(Widget):
     seat_colours = ListProperty([list(colour) for colour in SEAT_COLOURS])
 
     __events__ = ("on_safe", "on_bar")
+    view_properties = ("state", "highlighted", "selected_bars", "seat_colours")
 
     def __init__(self, **kwargs: Any) -> None:
         self._static_for_game: bool | None = None
@@ -73,17 +76,47 @@ class VaultBoard(Widget):
     @property
     def scale(self) -> float:
         layout: GoldConnectionLayout = self.layout
+        if self.zoom_spacing:
+            return float(self.zoom_spacing / layout.safe_size)
         return min(self.width / layout.width, self.height / layout.height)
 
-    def to_screen(self, x: float, y: float) -> tuple[float, float]:
-        """Layout pixels (origin top left) to widget coordinates (origin bottom left), centred."""
+    def _top_left(self) -> tuple[float, float]:
+        """Where the layout's origin lies: the vault centred, or `zoom_centre` at the centre when magnified."""
         layout: GoldConnectionLayout = self.layout
         scale = self.scale
-        left = self.x + (self.width - layout.width * scale) / 2
-        top = self.y + (self.height + layout.height * scale) / 2
-        return left + x * scale, top - y * scale
+        if self.zoom_spacing:
+            return self.center_x - self.zoom_centre[0] * scale, self.center_y + self.zoom_centre[1] * scale
+        return self.x + (self.width - layout.width * scale) / 2, self.y + (self.height + layout.height * scale) / 2
 
-    def safe_at(self, x: float, y: float) -> str | None:
+    def to_screen(self, x: float, y: float) -> tuple[float, float]:
+        """Layout pixels (origin top left) to widget coordinates (origin bottom left)."""
+        left, top = self._top_left()
+        return left + x * self.scale, top - y * self.scale
+
+    def board_point(self, x: float, y: float) -> tuple[float, float]:
+        """Widget coordinates to layout pixels (the inverse of `to_screen`)."""
+        left, top = self._top_left()
+        return (x - left) / self.scale, (top - y) / self.scale
+
+    @property
+    def cell_spacing(self) -> float:
+        """The side of a safe in pixels (the tap target's size)."""
+        return float(self.layout.safe_size * self.scale)
+
+    def centre_of(self, safe_id: str) -> tuple[float, float]:
+        return self.to_screen(*self._safe_xy(safe_id))
+
+    def own_event(self, x: float, y: float) -> tuple[str, tuple[Any, ...]] | None:
+        bar = self.bar_at(x, y)
+        return None if bar is None else ("on_bar", bar)
+
+    def magnified_copy(self, **properties: Any) -> Widget:
+        board = VaultBoard(layout=self.layout, **{name: getattr(self, name) for name in self.view_properties},
+                           **properties)
+        board.redraw()
+        return board
+
+    def cell_at(self, x: float, y: float) -> str | None:
         """The safe under a touch point, if any."""
         half = self.layout.safe_size * self.scale / 2
         for safe in self.layout.safes:
@@ -106,7 +139,7 @@ class VaultBoard(Widget):
         if hit_bar is not None:
             self.dispatch("on_bar", *hit_bar)
             return True
-        safe = self.safe_at(*touch.pos)
+        safe = self.cell_at(*touch.pos)
         if safe is not None:
             self.dispatch("on_safe", safe)
             return True

@@ -1,7 +1,7 @@
 """The Goldgräber board drawn from its layout: hexes, Golden City, houses with doors, lakes, rail.
 
 The same widget serves `goldtable layout render` (ids shown) and the table screen, which passes a
-`BoardView` (figures, locomotive, rafts, chips, highlighted destinations) and asks `field_at` which hex
+`BoardView` (figures, locomotive, rafts, chips, highlighted destinations) and asks `cell_at` which hex
 was tapped.
 """
 
@@ -17,6 +17,7 @@ from kivy.uix.widget import Widget
 from companion.app.boards.drawing import (
     SQRT3,
     BakedLayer,
+    Magnifiable,
     axial_at,
     centred_text,
     discs,
@@ -67,7 +68,7 @@ class BoardView:
 DOT_SEGMENTS = 24
 
 
-class GoldgraeberBoard(Widget):
+class GoldgraeberBoard(Magnifiable, Widget):
     """Hex board widget: the whole map, as large as the widget allows, always whole (the train and every
     figure stay in view).  The printed map is drawn into a baked layer (an off-screen texture) when the
     size, position or `show_ids` changes; a new `view` only rebuilds the pieces and highlights on top."""
@@ -92,7 +93,7 @@ class GoldgraeberBoard(Widget):
 
     # -- geometry ----------------------------------------------------------------------------------
     def _fit(self) -> None:
-        """Choose hex radius and origin so the whole map fits the widget, centred."""
+        """Choose hex radius and origin so the whole map fits the widget, centred (or the loupe's magnified view)."""
         coords = self.board.coords
         xs = [SQRT3 * (q + r / 2) for q, r in coords]
         ys = [-1.5 * r for _, r in coords]
@@ -101,18 +102,14 @@ class GoldgraeberBoard(Widget):
         mid_x = (max(xs) + min(xs)) / 2
         mid_y = (max(ys) + min(ys)) / 2
         self._origin = (self.center_x - mid_x * self._radius, self.center_y - mid_y * self._radius)
-
-    @property
-    def field_spacing(self) -> float:
-        """Distance in pixels between the centres of two neighbouring fields (the tap target's size)."""
-        return self._radius * SQRT3
+        self._magnify(self.center)
 
     def centre_of(self, field_id: str) -> tuple[float, float]:
         """Pixel centre of a field."""
         q, r = self.board.coords[self.board.index[field_id]]
         return hex_centre(self._origin, self._radius, q, r)
 
-    def field_at(self, x: float, y: float) -> str | None:
+    def cell_at(self, x: float, y: float) -> str | None:
         """The field id under a pixel (axial rounding), or None off the map."""
         return self._at_coord.get(axial_at(self._origin, self._radius, x, y))
 
@@ -225,9 +222,10 @@ class GoldgraeberBoard(Widget):
                 self._draw_raft(group, *self.centre_of(self.board.ids[post]))
             return
         radius = self._radius
+        # Opaque: Kivy draws a translucent wide line through the stencil, which the loupe's clipping uses too.
+        group.add(Color(1.0, 0.95, 0.2))
         for field_id in view.highlights:
             cx, cy = self.centre_of(field_id)
-            group.add(Color(1.0, 0.95, 0.2, 0.9))
             group.add(Line(points=hex_corners(cx, cy, radius * 0.92), close=True, width=max(1.5, radius * 0.1)))
         if view.selected:
             cx, cy = self.centre_of(view.selected)

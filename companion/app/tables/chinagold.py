@@ -17,6 +17,7 @@ from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, Strin
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.app.boards.chinagold import BoardView, ChinagoldBoard
+from companion.app.boards.loupe import BoardLoupe
 from companion.app.controllers.chinagold import PI_NAME, ChinagoldController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
@@ -99,6 +100,7 @@ class ChinagoldPanel(BoxLayout):
         self.table = controller.table
         self._board_key: tuple[str, int] | None = None
         self.board: ChinagoldBoard | None = None
+        self.loupe: BoardLoupe | None = None
         self._faces_shown: tuple[int, tuple[str, ...]] | None = None
         controller.listen(self.refresh)
         self.table.bind(entered=self._rebuild_faces)
@@ -110,6 +112,8 @@ class ChinagoldPanel(BoxLayout):
         self.controller.unlisten(self.refresh)
         self.table.unbind(entered=self._rebuild_faces)
         self._language.detach()
+        if self.loupe is not None:
+            self.loupe.close()
 
     @property
     def state(self) -> ChinagoldState | None:
@@ -121,8 +125,11 @@ class ChinagoldPanel(BoxLayout):
         if self.board is None or self._board_key != key:
             holder = self.ids.board_holder
             holder.clear_widgets()
+            if self.loupe is not None:
+                self.loupe.close()
             self.board = ChinagoldBoard(overlaid(layout_for(state.board), state.overlay))
-            self.board.bind(on_touch_down=self._board_touched)
+            self.loupe = BoardLoupe(self.board, self.controller.tap_site, self._choosable, lambda: self.state,
+                                    stays_open=lambda: self.controller.selected is not None)
             holder.add_widget(self.board)
             self._board_key = key
         return self.board
@@ -201,13 +208,18 @@ class ChinagoldPanel(BoxLayout):
         self.controller.enter_die(face)
 
     # -- taps, forwarded -----------------------------------------------------------------------------
-    def _board_touched(self, board: ChinagoldBoard, touch: Any) -> bool:
-        if not board.collide_point(*touch.pos):
-            return False
-        site = board.site_at(*touch.pos)
-        if site is not None:
-            self.controller.tap_site(site)
-        return True
+    def _choosable(self) -> set[int]:
+        """The sites the next tap may choose (a touch between several of them opens the board's loupe):
+        a gold to bury, a hidden marker to start a line, or a ringed far end of the line begun."""
+        state, controller = self.state, self.controller
+        if state is None or state.phase != "move" or controller.pi_to_move or self.board is None:
+            return set()
+        if controller.bury_mode:
+            return {site for site, mark in enumerate(state.sites) if mark == "g"}
+        if controller.selected is None:
+            return {site for site, mark in enumerate(state.sites) if mark == "h"}
+        lengths = (state.total,) if state.total is not None else (1, 2)
+        return {line[-1] for length in lengths for line in self.board.lines_from(controller.selected, length)}
 
     def throw_for_me(self) -> None:
         self.controller.virtual_roll("virtual")

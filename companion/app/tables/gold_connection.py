@@ -18,6 +18,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.utils import colormap, get_color_from_hex
 
 from companion.app.boards.gold_connection import VaultBoard
+from companion.app.boards.loupe import BoardLoupe
 from companion.app.controllers.gold_connection import GoldConnectionController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
@@ -145,6 +146,8 @@ class GoldConnectionPanel(BoxLayout):
         self.board.bind(on_safe=lambda _board, safe: controller.tap_safe(safe),
                         on_bar=lambda _board, safe, bar: controller.tap_bar(safe, bar))
         self.ids.board_holder.add_widget(self.board)
+        self.loupe = BoardLoupe(self.board, lambda safe: self.board.dispatch("on_safe", safe),
+                                lambda: set(self.board.highlighted), lambda: self.state)
         self._faces_shown = False
         self.expects: tuple[str, ...] = ()
         self.targets: dict[str, int] = {}
@@ -156,6 +159,7 @@ class GoldConnectionPanel(BoxLayout):
         """Called when another game takes the table."""
         self.controller.unlisten(self.refresh)
         self._language.detach()
+        self.loupe.close()
 
     @property
     def state(self) -> GoldConnectionState | None:

@@ -15,6 +15,7 @@ from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, Strin
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.app.boards.goldgraeber import BoardView, GoldgraeberBoard
+from companion.app.boards.loupe import BoardLoupe
 from companion.app.controllers.goldgraeber import GoldgraeberController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog, current_language
@@ -108,7 +109,7 @@ class GoldgraeberPanel(BoxLayout):
         self.table = controller.table
         self.game = Goldgraeber()
         self.board = GoldgraeberBoard(self.game.board.layout)
-        self.board.bind(on_touch_down=self._board_touched)
+        self.loupe = BoardLoupe(self.board, self.tap_field, self._choosable, lambda: self.state)
         self.ids.board_holder.add_widget(self.board)
         self._faces_shown: tuple[str, ...] = ()
         self._chips_shown: tuple[tuple[int, ...], str] = ((), "")
@@ -120,6 +121,7 @@ class GoldgraeberPanel(BoxLayout):
         """Called when another game takes the table."""
         self.controller.unlisten(self.refresh)
         self._language.detach()
+        self.loupe.close()
 
     @property
     def state(self) -> GoldgraeberState | None:
@@ -239,13 +241,12 @@ class GoldgraeberPanel(BoxLayout):
     def look(self) -> bool:
         return self.controller.submit({"type": "look"})
 
-    def _board_touched(self, board: GoldgraeberBoard, touch: Any) -> bool:
-        if not board.collide_point(*touch.pos):
-            return False
-        field = board.field_at(*touch.pos)
-        if field is not None:
-            self.tap_field(field)
-        return True
+    def _choosable(self) -> set[str]:
+        """The fields the next tap may choose (a touch between several of them opens the board's loupe)."""
+        state = self.state
+        if state is None:
+            return set()
+        return {action.to for action in self.game.legal_actions(state) if isinstance(action, (Move, Raft))}
 
     def tap_field(self, field: str) -> bool:
         return self.controller.tap_field(field)
