@@ -31,9 +31,9 @@ def kivy_home() -> Path:
     """Kivy's own folder (config.ini, kivy.log): `$KIVY_HOME`, else `kivy/` beside the journal."""
     if "KIVY_HOME" in os.environ:
         return Path(os.environ["KIVY_HOME"])
-    from companion.engine.journal import default_path
+    from companion.engine.paths import data_dir
 
-    return default_path().parent / "kivy"
+    return data_dir() / "kivy"
 
 
 def prepare_kivy(size: tuple[int, int] | None = None, offscreen: bool = True, verbose: bool = False) -> None:

@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from companion.engine.paths import data_dir
+
 SEAT_COLOURS: tuple[str, ...] = ("#d64541", "#3a7bd5", "#2e9e5b", "#e3b505", "#8e44ad", "#e67e22")
 LANGUAGE_CHOICES: tuple[str, ...] = ("system", "en", "de", "fr")
 
@@ -63,15 +65,6 @@ class AppSettings:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, ensure_ascii=False)
-
-
-def data_dir() -> Path:
-    """The journal's directory (same rule as companion.engine.journal.default_path, tested equal)."""
-    base = os.environ.get("GOLDTABLE_DATA")
-    if base:
-        return Path(base)
-    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(xdg) / "goldtable"
 
 
 def settings_path() -> Path:

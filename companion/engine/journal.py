@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from companion.engine.core import N_, Setup, Value
 from companion.engine.errors import UserError
+from companion.engine.paths import data_dir
 from companion.engine.record import GameRecord, RecordedAction, Source, now_utc
 
 SCHEMA_VERSION = 3  # 2 added entries.ref (the hardware frame an action came in); 3 the clocks table
@@ -123,12 +124,8 @@ class SalvageReport:
 
 
 def default_path() -> Path:
-    """`$GOLDTABLE_DATA/journal.sqlite3`, else under `$XDG_DATA_HOME` (or ~/.local/share)/goldtable."""
-    base = os.environ.get("GOLDTABLE_DATA")
-    if base:
-        return Path(base) / "journal.sqlite3"
-    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(xdg) / "goldtable" / "journal.sqlite3"
+    """`journal.sqlite3` in the data folder (`companion.engine.paths.data_dir`)."""
+    return data_dir() / "journal.sqlite3"
 
 
 # -- the lock: one writing app per journal ------------------------------------------------------------

@@ -13,9 +13,11 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from functools import cache
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import TypeAdapter
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 Clock = Callable[[], float]
 AlertKind = Literal["turn_low", "turn_over", "bank_low", "bank_over"]
@@ -68,15 +70,21 @@ class BankState:
         return [used + (self.turn if seat == self.seat else 0.0) for seat, used in enumerate(self.used)]
 
     def to_json(self) -> str:
-        return _STATE.dump_json(self).decode()
+        return _state_adapter().dump_json(self).decode()
 
     @classmethod
     def from_json(cls, text: str | bytes) -> BankState:
         """The state saved by `to_json`; ValueError (pydantic's ValidationError) when it is not one."""
-        return _STATE.validate_json(text)
+        return _state_adapter().validate_json(text)
 
 
-_STATE = TypeAdapter(BankState)
+@cache
+def _state_adapter() -> TypeAdapter[BankState]:
+    """Built on the first save or restore: the Home screen imports this module before its first frame,
+    and building the adapter there (importing pydantic with it) cost that frame about 100 ms."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(BankState)
 
 
 class TimeBank:

@@ -1,0 +1,20 @@
+"""Where Goldtable keeps its files: the one rule for the journal's folder.
+
+Light on purpose (no pydantic, no sqlite): the app asks for this folder before its first frame, to put
+Kivy's log there.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def data_dir() -> Path:
+    """`$GOLDTABLE_DATA`, else `$XDG_DATA_HOME` (or ~/.local/share)/goldtable: the journal, the app's
+    settings and Kivy's folder live here."""
+    base = os.environ.get("GOLDTABLE_DATA")
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(xdg) / "goldtable"
