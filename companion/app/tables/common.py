@@ -109,13 +109,19 @@ class LanguageWatch:
         self.table.unbind(revision=self._revised)
 
 
+
 def resize(box: Any, count: int, new_widget: Callable[[], Any]) -> list[Any]:
     """Keep `count` widgets in `box`, reusing those it holds (in display order), adding or dropping at
-    the end: buttons recreated on every tap cost time in the tap and leave the heap scattered."""
+    the end: buttons recreated on every tap cost time in the tap and leave the heap scattered.  Dropped
+    widgets are kept aside for the box and come back first (Digger's five dice go 0 -> 5 every roll)."""
+    spare: list[Any] | None = getattr(box, "resize_spare", None)
+    if spare is None:
+        spare = box.resize_spare = []
     widgets = list(reversed(box.children))
     for widget in widgets[count:]:
         box.remove_widget(widget)
+        spare.append(widget)
     while len(widgets) < count:
-        widgets.append(new_widget())
+        widgets.append(spare.pop() if spare else new_widget())
         box.add_widget(widgets[-1])
     return widgets[:count]
