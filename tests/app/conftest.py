@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -13,6 +16,8 @@ from typing import Any
 import pytest
 
 from companion.app.launch import pump, start_headless
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
@@ -76,3 +81,20 @@ def table_app(fresh_app: Any) -> Iterator[Any]:
     """The shared app for a test that puts games on the table; back on an empty Home afterwards."""
     yield fresh_app
     back_home(fresh_app)
+
+
+def kill_when_ready(module: str, data: Path) -> str:
+    """Run `python -m module data` (an app process on the data folder), read until it prints its READY
+    line, then kill it with SIGKILL, as a power cut would; that line is returned."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GOLDTABLE_DATA": str(data)}
+    child = subprocess.Popen([sys.executable, "-m", module, str(data)], cwd=ROOT, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = ""
+        while not line.startswith("READY"):
+            line = child.stdout.readline()  # type: ignore[union-attr]
+            assert line, "the app process ended before it was ready"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    return line

@@ -4,10 +4,6 @@ that cannot be written keeps no clock and the game goes on."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,11 +17,10 @@ from companion.engine.core import Player, Setup
 from companion.engine.journal import Journal
 from companion.engine.session import Session
 from companion.engine.timebank import BankState
-from tests.app.conftest import ManualClock
+from tests.app.conftest import ManualClock, kill_when_ready
 from tests.app.ui import tap
 from tests.engine.journal_faults import read_only_view
 
-ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("Anna", "Ben", "Cleo")
 SETUP = Setup(game="goldgraeber", players=tuple(Player(name=name) for name in NAMES))
 TEN_MINUTES = ClockSettings(clock=True, bank_minutes=10)
@@ -133,17 +128,7 @@ def clock_on() -> Iterator[None]:
 
 def test_a_killed_app_resumes_with_its_clocks_from_home_and_history(fresh_app: Any, tmp_path: Path,
                                                                    clock: ManualClock, clock_on: None) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GOLDTABLE_DATA": str(tmp_path)}
-    child = subprocess.Popen([sys.executable, "-m", "tests.app.killed_clock_app", str(tmp_path)], cwd=ROOT, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = ""
-        while not line.startswith("READY"):
-            line = child.stdout.readline()  # type: ignore[union-attr]
-            assert line, "the app process ended before it was ready"
-    finally:
-        child.send_signal(signal.SIGKILL)
-        child.wait()
+    line = kill_when_ready("tests.app.killed_clock_app", tmp_path)
     game, saved = int(line.split()[1]), BankState.from_json(line.split(maxsplit=2)[2])
     assert saved.seat == 1 and round(saved.used[0]) == 30 and round(saved.turn) == 12
     app = fresh_app

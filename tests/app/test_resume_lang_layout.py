@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,24 +12,12 @@ from kivy.uix.label import Label
 from companion.app.demo import demo_session
 from companion.app.launch import SCREENSHOT_SCREENS, pump, show_screen
 from companion.engine.journal import Journal
+from tests.app.conftest import kill_when_ready
 from tests.app.ui import label_texts, tap, visible_widgets
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_resume_after_kill(fresh_app: Any, tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GOLDTABLE_DATA": str(tmp_path)}
-    child = subprocess.Popen([sys.executable, "-m", "tests.app.killed_app", str(tmp_path)], cwd=ROOT, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = ""
-        while not line.startswith("READY"):
-            line = child.stdout.readline()  # type: ignore[union-attr]
-            assert line, "the app process ended before it was ready"
-        acknowledged = int(line.split()[1])
-    finally:
-        child.send_signal(signal.SIGKILL)
-        child.wait()
+    acknowledged = int(kill_when_ready("tests.app.killed_app", tmp_path).split()[1])
     app = fresh_app
     app.open_journal(Journal(tmp_path / "journal.sqlite3"))
     app.go("settings")
