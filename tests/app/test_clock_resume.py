@@ -47,13 +47,19 @@ def kept(journal: Journal, game: int) -> BankState:
     return BankState.from_json(text)
 
 
-def test_turn_changes_pauses_and_the_running_clock_are_kept_and_restored(journal: Journal) -> None:
+def running_clock(journal: Journal) -> tuple[int, FakeClock, ClockModel]:
+    """A new game in the journal with its chess clock running for Anna (seat 0)."""
     game = Session.new(SETUP, journal).game_id
     assert game is not None
     clock = FakeClock()
     model = ClockModel(clock=clock)
     model.start("goldgraeber", NAMES, TEN_MINUTES, journal, game)
     model.player(0)
+    return game, clock, model
+
+
+def test_turn_changes_pauses_and_the_running_clock_are_kept_and_restored(journal: Journal) -> None:
+    game, clock, model = running_clock(journal)
     clock.now = 30
     model.player(1)  # saved at the turn change
     assert kept(journal, game).totals() == [30, 0, 0]
@@ -89,12 +95,7 @@ def test_turn_changes_pauses_and_the_running_clock_are_kept_and_restored(journal
 
 
 def test_a_journal_fault_keeps_no_clock_and_the_game_goes_on(journal: Journal) -> None:
-    game = Session.new(SETUP, journal).game_id
-    assert game is not None
-    clock = FakeClock()
-    model = ClockModel(clock=clock)
-    model.start("goldgraeber", NAMES, TEN_MINUTES, journal, game)
-    model.player(0)
+    game, clock, model = running_clock(journal)
     before = journal.clock(game)
     journal._conn.execute("PRAGMA query_only=1")  # every write now fails as on a card gone read-only
     clock.now = 20
