@@ -19,6 +19,14 @@ def take_buttons(app: Any) -> list[Button]:
             if isinstance(w, Button) and w.text.startswith("Take ") and not w.disabled]
 
 
+def rolled_by_touch(app: Any) -> Any:
+    """A four-player Digger game whose first roll (B Y R G W) was entered by touch; its session."""
+    set_up_four_players(app)
+    assert app.controller.submit({"type": "roll", "values": list("BYRGW")}, "touch")
+    pump(2)
+    return app.table.session
+
+
 def notice_dice(app: Any) -> list[tuple[str, bool]]:
     """(text, uncertain) of every die the notice shows, left to right."""
     boxes = [w for w in visible_widgets(app.root.current_screen) if isinstance(w, NoticeDice)]
@@ -28,10 +36,7 @@ def notice_dice(app: Any) -> list[tuple[str, bool]]:
 
 def test_notice_marks_the_uncertain_die_and_covers_old_choices(fresh_app: Any) -> None:
     app = fresh_app
-    set_up_four_players(app)
-    session = app.table.session
-    assert app.controller.submit({"type": "roll", "values": list("BYRGW")}, "touch")
-    pump(2)
+    session = rolled_by_touch(app)
     old = take_buttons(app)
     assert old, "the roll offers colours to take"
     old_centres = [old_button.to_window(*old_button.center) for old_button in old]
@@ -66,10 +71,7 @@ def notice_dice_shown(app: Any) -> bool:
 def test_plain_notice_leaves_the_panel_usable(fresh_app: Any) -> None:
     """Only a question shields the panel: a notice that just informs can be left standing."""
     app = fresh_app
-    set_up_four_players(app)
-    session = app.table.session
-    assert app.controller.submit({"type": "roll", "values": list("BYRGW")}, "touch")
-    pump(2)
+    session = rolled_by_touch(app)
     app.table.show_notice("Just so you know.")
     pump(2)
     assert not notice_dice_shown(app)
