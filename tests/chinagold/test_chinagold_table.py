@@ -239,3 +239,34 @@ def test_the_pi_searches_in_a_worker_process(kivy_ready: Any) -> None:
     finally:
         event.cancel()
         stop_workers()
+
+
+def test_a_full_board_costs_the_same_draw_calls_as_an_empty_one(kivy_ready: Any) -> None:
+    """Markers and rings are one mesh per colour: late in a game, one wide line per taken site made the
+    board's frame grow to ~90 ms on a software renderer (docs/performance.md)."""
+    from companion.app.boards.chinagold import BoardView
+
+    _controller, panel = make_table(kivy_ready)
+    board = panel.board
+    counts = []
+    for sites in ("h" * 91, ("MRgh" * 23)[:91]):
+        board.view = BoardView(sites=sites, selected=40, highlights={3, 4, 5}, line_length=1)
+        counts.append(len(board._pieces.children))
+    assert counts[0] == counts[1]
+    kivy_ready.remove_widget(panel)
+
+
+def test_rings_lie_between_their_inner_and_outer_radius(kivy_ready: Any) -> None:  # a Mesh needs the GL context
+    import math
+
+    from companion.app.boards.drawing import rings
+
+    mesh = rings([(100.0, 50.0), (-20.0, 7.5)], radius=10.0, width=2.0, segments=12)
+    reach = 2.0 / math.cos(math.pi / 12)  # the width to either side, along a corner
+    vertices = list(mesh.vertices)
+    points = [(vertices[i], vertices[i + 1]) for i in range(0, len(vertices), 4)]
+    assert len(points) == 2 * 2 * 12
+    for index, (x, y) in enumerate(points):
+        cx, cy = (100.0, 50.0) if index < 24 else (-20.0, 7.5)
+        assert math.hypot(x - cx, y - cy) == pytest.approx(10.0 + reach if index % 2 == 0 else 10.0 - reach)
+    assert max(mesh.indices) == len(points) - 1 and len(mesh.indices) == 2 * 12 * 6

@@ -143,3 +143,20 @@ def test_undo_marks_the_fields_to_put_back_on_the_board(kivy_ready: Any) -> None
         assert table.put_back_places == [] and panel.board.view.highlights != places
     finally:
         panel.detach()
+
+
+def test_highlighting_every_field_adds_no_draw_calls(kivy_ready: Any) -> None:
+    """The highlighted fields are one mesh, however many a 6 reaches (one wide line each cost a draw call
+    apiece on the table's busiest frame)."""
+    from companion.app.boards.goldgraeber import BoardView
+
+    _table, panel = make_table(kivy_ready)
+    try:
+        board = panel.board
+        sizes = {}
+        for name, highlights in (("one", set(board.board.ids[:1])), ("all", set(board.board.ids))):
+            board.view = BoardView(highlights=highlights, selected=board.board.ids[1])
+            sizes[name] = len(board._pieces.children)
+        assert sizes["one"] == sizes["all"]
+    finally:
+        kivy_ready.remove_widget(panel)

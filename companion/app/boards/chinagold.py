@@ -23,6 +23,7 @@ from companion.app.boards.drawing import (
     discs,
     fill_hex,
     hex_centre,
+    rings,
 )
 from companion.games.chinagold.board import ChinagoldBoardLayout
 from companion.games.chinagold.geometry import NEIGHBOUR_STEPS, grid
@@ -207,14 +208,12 @@ class ChinagoldBoard(Magnifiable, Widget):
         if len(view.highlights) > 1:
             self._draw_band(group, sorted(view.highlights, key=self.grid.coords.__getitem__), HIGHLIGHT)
         markers: dict[str, list[tuple[float, float]]] = {"h": [], "g": []}
+        taken: dict[str, list[tuple[float, float]]] = {mark: [] for mark in TAKEN_RING}
         for site, mark in enumerate(view.sites):
-            cx, cy = self.centre_of(site)
-            if mark in TAKEN_RING:
-                group.add(Color(*TAKEN_RING[mark]))
-                group.add(Line(circle=(cx, cy, size * 0.6), width=max(1.0, self._radius * 0.06),
-                               segments=DOT_SEGMENTS))
-            else:
-                markers["g" if mark == "g" else "h"].append((cx, cy))
+            (taken[mark] if mark in TAKEN_RING else markers["g" if mark == "g" else "h"]).append(self.centre_of(site))
+        for mark, centres in taken.items():
+            group.add(Color(*TAKEN_RING[mark]))
+            group.add(rings(centres, size * 0.6, max(1.0, self._radius * 0.06), DOT_SEGMENTS))
         group.add(Color(0, 0, 0, 0.5))  # shadows, then the markers: one mesh per colour
         group.add(discs([(x + 1.5, y - 1.5) for x, y in markers["h"] + markers["g"]], size, DOT_SEGMENTS))
         for mark, rgb in (("h", HIDDEN_MARKER), ("g", GOLD_MARKER)):
@@ -224,9 +223,7 @@ class ChinagoldBoard(Magnifiable, Widget):
                                          ([] if view.selected is None else [view.selected], SELECTED, 1.25,
                                           max(1.5, self._radius * 0.1))):
             group.add(Color(*rgb))
-            for site in sites:
-                cx, cy = self.centre_of(site)
-                group.add(Line(circle=(cx, cy, size * scale), width=width, segments=DOT_SEGMENTS))
+            group.add(rings([self.centre_of(site) for site in sites], size * scale, width, DOT_SEGMENTS))
 
     def _draw_band(self, group: InstructionGroup, sites: list[int], rgb: tuple[float, float, float]) -> None:
         """A band joining the centres of `sites` (in order), drawn under the markers: the preview of a line

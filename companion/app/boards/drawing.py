@@ -76,6 +76,28 @@ def discs(centres: list[tuple[float, float]], radius: float, segments: int = 24)
     return Mesh(vertices=vertices, indices=indices, mode="triangles")
 
 
+def rings(centres: list[tuple[float, float]], radius: float, width: float, segments: int = 24,
+          first_corner: float = 0.0) -> Mesh:
+    """Many outlines of one size and width as a single mesh (circles, or hexes with `segments=6` and
+    `first_corner=30`): a wide `Line` each costs a draw call apiece, and late in a Chinagold game those
+    calls were most of a frame on a software renderer.  As with a `Line` of this `width`, the band reaches
+    `width` to either side of the outline, measured across each side."""
+    vertices: list[float] = []
+    indices: list[int] = []
+    reach = width / math.cos(math.pi / segments)  # along a corner: `width` across the sides
+    inner, outer = radius - reach, radius + reach
+    angles = [math.radians(first_corner) + 2 * math.pi * k / segments for k in range(segments)]
+    around = [(math.cos(angle), math.sin(angle)) for angle in angles]
+    for cx, cy in centres:
+        base = len(vertices) // 4
+        for cos, sin in around:
+            vertices += [cx + outer * cos, cy + outer * sin, 0.0, 0.0, cx + inner * cos, cy + inner * sin, 0.0, 0.0]
+        for k in range(segments):
+            here, after = base + 2 * k, base + 2 * ((k + 1) % segments)
+            indices += [here, here + 1, after, after, here + 1, after + 1]
+    return Mesh(vertices=vertices, indices=indices, mode="triangles")
+
+
 def centred_text(group: InstructionGroup, text: str, cx: float, cy: float, size: float, rgb: RGB) -> None:
     """Bold text centred on (cx, cy) added to `group` (never smaller than 6 px)."""
     label = CoreLabel(text=text, font_size=max(6.0, size), bold=True)

@@ -23,7 +23,7 @@ from companion.app.boards.drawing import (
     discs,
     fill_hex,
     hex_centre,
-    hex_corners,
+    rings,
 )
 from companion.games.goldgraeber.board import HEX_DIRECTIONS, GoldgraeberLayout, compile_board, hex_rgb
 
@@ -223,14 +223,13 @@ class GoldgraeberBoard(Magnifiable, Widget):
             return
         radius = self._radius
         # Opaque: Kivy draws a translucent wide line through the stencil, which the loupe's clipping uses too.
-        group.add(Color(1.0, 0.95, 0.2))
-        for field_id in view.highlights:
-            cx, cy = self.centre_of(field_id)
-            group.add(Line(points=hex_corners(cx, cy, radius * 0.92), close=True, width=max(1.5, radius * 0.1)))
+        group.add(Color(1.0, 0.95, 0.2))  # one mesh for all highlighted fields (a 6 reaches about a hundred)
+        group.add(rings([self.centre_of(field_id) for field_id in view.highlights], radius * 0.92,
+                        max(1.5, radius * 0.1), segments=6, first_corner=30))
         if view.selected:
-            cx, cy = self.centre_of(view.selected)
             group.add(Color(1, 1, 1))
-            group.add(Line(points=hex_corners(cx, cy, radius * 0.92), close=True, width=max(1.5, radius * 0.12)))
+            group.add(rings([self.centre_of(view.selected)], radius * 0.92, max(1.5, radius * 0.12), segments=6,
+                            first_corner=30))
         for field_id in view.rafts:
             self._draw_raft(group, *self.centre_of(field_id))
         chips = [self.centre_of(field_id) for field_id in view.face_down]
