@@ -330,9 +330,12 @@ class ClockBar(BoxLayout):
         self._update()
 
     def _update(self, *_args: Any) -> None:
+        """The line is rendered only while the clock runs: a hidden label whose text changes at every
+        turn still renders a texture, which waits for the renderer to finish the frame before."""
         model = self.model
         self.shown = bool(model.active)
-        self.line_text = self.line(model.seat, model.bank_text, model.turn_text)
+        if self.shown:
+            self.line_text = self.line(model.seat, model.bank_text, model.turn_text)
 
     def line(self, seat: int, bank: str, turn: str) -> str:
         """`Anna   24:10   0:45`: whose clock runs, the bank left (if any), the turn's time."""
