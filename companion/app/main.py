@@ -38,16 +38,20 @@ log = logging.getLogger(__name__)
 
 APP_DIR = Path(__file__).resolve().parent
 ESCAPE = 27
+#: How long the rest of start-up waits at most for an early tap to be served (see `preload`).
+TAP_HOLD_SECONDS = 1.0
 #: Screens that show every game or the hardware, so they wait for the whole start-up; the others need
 #: only the journal, view-models and the chosen game, which an early tap on New game loads first.
 NEEDS_WHOLE_START = frozenset({"home", "history", "stats", "hardware", "settings"})
 
 
-def preload(first_game: str, first_ready: threading.Event) -> None:
+def preload(first_game: str, first_ready: threading.Event, tap_served: threading.Event) -> None:
     """Import the engine, the games, their pydantic models and the app's view-model modules: run on a
     background thread at start, so the first frame is drawn and a tap handled without waiting for them.
     What a tap on Home needs (the engine, the game chosen there, journal and view-models) comes first
-    and is announced by `first_ready`; the other games, the Pi's bot and the hardware follow.  Only
+    and is announced by `first_ready`; the other games, the Pi's bot and the hardware follow, once a
+    tap that came early has been served (`tap_served`, at most `TAP_HOLD_SECONDS`): the interpreter runs
+    one thread at a time, and the tap's screen would otherwise share it with these imports.  Only
     module imports happen here (no widget, no window, no GL): those stay on the UI thread."""
     from companion.engine.registry import all_games, get_game
 
@@ -64,6 +68,7 @@ def preload(first_game: str, first_ready: threading.Event) -> None:
         import companion.engine.session
     finally:
         first_ready.set()
+    tap_served.wait(TAP_HOLD_SECONDS)
     all_games()
     import companion.app.hardware
     import companion.games.chinagold.bot  # noqa: F401
@@ -148,7 +153,9 @@ class GoldtableApp(App):
         self._history: list[str] = []
         self._options: dict[str, Any] = {}
         self._first_ready = threading.Event()
-        self._preload = threading.Thread(target=preload, args=(self.game_id, self._first_ready),
+        self._tap_served = threading.Event()  # cleared while an early tap waits (see `preload`)
+        self._tap_served.set()
+        self._preload = threading.Thread(target=preload, args=(self.game_id, self._first_ready, self._tap_served),
                                          name="goldtable-preload", daemon=True)
         self._announcement_event: Any = None
 
@@ -209,6 +216,7 @@ class GoldtableApp(App):
         if args and self._preload.is_alive():  # from the frame loop: keep drawing, look again soon
             Clock.schedule_once(self._after_first_frame, 0.02)
             return
+        self._tap_served.set()
         self._preload.join()
         from companion.engine.registry import all_games
 
@@ -233,6 +241,8 @@ class GoldtableApp(App):
         chosen on Home, journal and view-models); the rest of start-up follows in the frame loop."""
         from companion.engine.registry import get_game
 
+        self._tap_served.clear()  # the rest of start-up waits until the tap's screen is drawn
+        Window.bind(on_flip=self._served)
         self._start_preload()
         self._first_ready.wait()
         try:
@@ -242,6 +252,11 @@ class GoldtableApp(App):
             return
         if self.journal is None:
             self._load_models()
+
+    def _served(self, *_args: Any) -> None:
+        """The frame showing the early tap's screen is drawn: the rest of start-up may go on."""
+        Window.unbind(on_flip=self._served)
+        self._tap_served.set()
 
     def _start_hardware(self) -> None:
         from companion.app.hardware import HardwareLink, default_sources

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kivy.tests.common import UnitTestTouch
 from kivy.uix.button import ButtonBehavior
 from kivy.uix.label import Label
 from kivy.uix.scrollview import ScrollView
@@ -51,6 +50,8 @@ def find_button(app: Any, text: str) -> Widget:
 
 def tap(app: Any, text: str, frames: int = 1) -> None:
     """Touch down and up in the middle of the button, through Kivy's input dispatch."""
+    from kivy.tests.common import UnitTestTouch  # imports pytest: not at module level, for the benchmarks
+
     button = find_button(app, text)
     x, y = button.to_window(*button.center)
     touch = UnitTestTouch(x, y)
