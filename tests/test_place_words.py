@@ -34,6 +34,7 @@ BAD = {
     "en": {"doubled article": r"\b(?i:the) the\b"},
     "fr": {"de/à with le/les": r"\b(?i:de|à) (le|les)\b",
            "doubled article": r"\b(?i:le|la|les|l'|du|des|au|aux) (le|la|les|l'|du|des|au|aux)\b",
+           "no elision before a name": r"(?<![\w'])(?:de|que) [AEIOUYÀÂÉÈÊÎÔÛ]",
            "no article": r"\b(?i:dans|sur|vers|de|à|en|depuis|sous) (coffre|case|rive|maison|main|rangée|aiguillage|"
                          r"marqueur|plateau|banque|milieu|boîte)\b"},
     "de": {"doubled article": r"\b(?i:der|die|das|den|dem|des) (der|die|das|den|dem|des)\b",
@@ -190,3 +191,20 @@ def test_a_form_asked_of_a_plain_word_falls_back_to_the_english_sentence() -> No
         set_language("en")
     assert text == "Put the blue stone from 3 back into the middle."
 
+
+
+def test_french_elides_before_names_and_colours_agree_with_the_stone() -> None:
+    """"de" becomes "d'" before a name that begins with a vowel or a mute h, not before a consonant; a
+    colour word takes the form the sentence asks for ("une pierre blanche", not "blanc")."""
+    from companion.app.i18n import game_text
+
+    time_up = "Time is up for {digger}: {lost} stone(s) go back to the middle."
+    set_language("fr")
+    try:
+        names = [game_text("digger", time_up, {"digger": name, "lost": 2}) for name in ("Anna", "Ben", "Hugo")]
+        took = game_text("digger", "{digger} took a {colour} stone from the middle.",
+                         {"digger": "Émile", "colour": "white"})
+    finally:
+        set_language("en")
+    assert [text.split(" est ")[0] for text in names] == ["Le temps d'Anna", "Le temps de Ben", "Le temps d'Hugo"]
+    assert took == "Émile a pris une pierre blanche au milieu."

@@ -11,6 +11,7 @@ import contextlib
 import gettext
 import locale
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,10 @@ APP_DOMAIN = "goldtable"
 LANGUAGES: tuple[str, ...] = ("en", "de", "fr")
 
 _current = "en"
+#: French drops the vowel of "de" and "que" before a vowel or a mute h ("le temps d'Anna", "qu'Émile"):
+#: players' names are put where a sentence reads "de {name}".  Only before a capital letter, which in the
+#: middle of a French sentence begins a name (the catalogs' own words are written elided already).
+_FRENCH_ELISION = re.compile(r"(?<![\w'])([dD]|[qQ]u)e (?=[AEIOUYHÀÂÄÉÈÊËÎÏÔÖÙÛÜŸ])")
 _catalogs: dict[tuple[str, str], gettext.NullTranslations] = {}
 
 
@@ -72,13 +77,14 @@ def _lookup(domain: str, message: str) -> str:
 
 
 def _word(domain: str, value: Any) -> Any:
-    """One parameter in the current language: a word looked up, a Phrase (a place, a piece) translated
-    with its own words; numbers and names as they are.  (The engine is imported here, not at the top:
-    the app's first frame needs this module before the engine is loaded.)"""
+    """One parameter in the current language: a word looked up (in any form the sentence asks for, such
+    as French "{colour:f}" for "blanche"), a Phrase (a place, a piece) translated with its own words;
+    numbers as they are, names as they are where the catalog has no entry.  (The engine is imported
+    here, not at the top: the app's first frame needs this module before the engine is loaded.)"""
     from companion.engine.putback import Phrase
 
     if isinstance(value, str) and value:
-        return _lookup(domain, value)
+        value = Phrase(message=value)
     if isinstance(value, Phrase):
         return value.text(lambda message: _lookup(domain, message))
     return value
@@ -92,6 +98,7 @@ def game_text(domain: str, template: str, params: dict[str, Any] | None = None) 
     else:
         words = {key: _word(domain, value) for key, value in (params or {}).items()}
     try:
-        return translated.format(**words)
+        text = translated.format(**words)
     except (KeyError, IndexError, ValueError):
         return template.format(**(params or {}))
+    return _FRENCH_ELISION.sub(r"\1'", text) if _current == "fr" else text
