@@ -172,6 +172,20 @@ def test_loupe_closes_when_the_state_changes(table_app: Any) -> None:
     assert board.loupe.magnified is None and magnified.parent is None
 
 
+def test_a_notice_closes_the_loupe(table_app: Any) -> None:
+    """A notice (a refusal, a sensor's message) asks for an answer: the loupe does not stay over it."""
+    app = table_app
+    for game in ("goldgraeber", "gold_connection", "chinagold"):
+        board = open_table(app, game, 3 if game == "goldgraeber" else 2).board
+        magnified = board.loupe.open(board.center)
+        pump(1)
+        assert magnified.parent is not None
+        app.table.show_notice("The sensor is unplugged.")
+        pump(1)
+        assert board.loupe.magnified is None and magnified.parent is None, game
+        app.table.clear_messages()
+
+
 def chinagold_line_start(app: Any, panel: Any) -> Any:
     """Tiles thrown for a line of three; the hidden site nearest the board's middle from which a line of
     three hidden markers leads away, chosen in the loupe as the line's start."""

@@ -55,11 +55,13 @@ class BoardLoupe:
     `choose(cell)` is what a board tap does (the controller's call, refusals included); `choosable()`
     the cells the next tap may choose (highlighted); `state()` the game state, whose change closes the
     loupe; `stays_open()` says after a tap in the loupe whether a choice is half made (Chinagold's first
-    site of a line), so the loupe stays to show the line's possible ends.
+    site of a line), so the loupe stays to show the line's possible ends; a notice on the `table` (the
+    TableModel) closes it, as the notice asks for an answer and the loupe's choice may no longer hold.
     """
 
     def __init__(self, board: Any, choose: Callable[[Any], object], choosable: Callable[[], set[Any]],
-                 state: Callable[[], object], stays_open: Callable[[], bool] = lambda: False) -> None:
+                 state: Callable[[], object], stays_open: Callable[[], bool] = lambda: False,
+                 table: Any = None) -> None:
         self.board = board
         self.choose = choose
         self.choosable = choosable
@@ -70,6 +72,8 @@ class BoardLoupe:
         board.loupe = self
         board.bind(on_touch_down=self._touched)
         board.bind(**dict.fromkeys(board.view_properties, self._view_changed))
+        if table is not None:
+            table.bind(notice_text=self._notice)
 
     @property
     def needed(self) -> bool:
@@ -126,6 +130,10 @@ class BoardLoupe:
         else:
             self.choose(cell)
         if not self.stays_open():
+            self.close()
+
+    def _notice(self, _table: Any, text: str) -> None:
+        if text:
             self.close()
 
     def _view_changed(self, board: Any, _value: Any) -> None:

@@ -129,7 +129,7 @@ class ChinagoldPanel(BoxLayout):
                 self.loupe.close()
             self.board = ChinagoldBoard(overlaid(layout_for(state.board), state.overlay))
             self.loupe = BoardLoupe(self.board, self.controller.tap_site, self._choosable, lambda: self.state,
-                                    stays_open=lambda: self.controller.selected is not None)
+                                    stays_open=lambda: self.controller.selected is not None, table=self.table)
             holder.add_widget(self.board)
             self._board_key = key
         return self.board

@@ -147,7 +147,7 @@ class GoldConnectionPanel(BoxLayout):
                         on_bar=lambda _board, safe, bar: controller.tap_bar(safe, bar))
         self.ids.board_holder.add_widget(self.board)
         self.loupe = BoardLoupe(self.board, lambda safe: self.board.dispatch("on_safe", safe),
-                                lambda: set(self.board.highlighted), lambda: self.state)
+                                lambda: set(self.board.highlighted), lambda: self.state, table=self.table)
         self._faces_shown = False
         self.expects: tuple[str, ...] = ()
         self.targets: dict[str, int] = {}

@@ -109,7 +109,7 @@ class GoldgraeberPanel(BoxLayout):
         self.table = controller.table
         self.game = Goldgraeber()
         self.board = GoldgraeberBoard(self.game.board.layout)
-        self.loupe = BoardLoupe(self.board, self.tap_field, self._choosable, lambda: self.state)
+        self.loupe = BoardLoupe(self.board, self.tap_field, self._choosable, lambda: self.state, table=self.table)
         self.ids.board_holder.add_widget(self.board)
         self._faces_shown: tuple[str, ...] = ()
         self._chips_shown: tuple[tuple[int, ...], str] = ((), "")
