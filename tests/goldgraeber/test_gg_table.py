@@ -160,3 +160,28 @@ def test_highlighting_every_field_adds_no_draw_calls(kivy_ready: Any) -> None:
         assert sizes["one"] == sizes["all"]
     finally:
         kivy_ready.remove_widget(panel)
+
+
+def test_without_room_beside_the_board_the_loupe_covers_the_half_away_from_the_finger(kivy_ready: Any) -> None:
+    """A board as wide as the window (a small screen): the loupe goes over the board's other half, so the
+    finger's side stays in view."""
+    from companion.app.boards.goldgraeber import GoldgraeberBoard
+    from companion.app.boards.loupe import BoardLoupe
+    from companion.app.launch import pump
+    from companion.games.goldgraeber.board import load_board
+
+    board = GoldgraeberBoard(load_board().layout, size_hint=(None, None), size=kivy_ready.size, pos=(0, 0))
+    kivy_ready.add_widget(board)
+    try:
+        loupe = BoardLoupe(board, choose=lambda _cell: None, choosable=set, state=lambda: None)
+        pump(1)
+        half = board.width / 2
+        for finger_x, expected_x in ((half / 2, half), (board.width - half / 2, 0.0)):
+            view = loupe.open((finger_x, board.center_y))
+            pump(1)
+            lens = view.lens  # the magnified board, inside the frame the loupe chose
+            assert lens.x == pytest.approx(expected_x) and lens.right <= expected_x + half + 0.5
+            assert lens.y >= board.y - 0.5 and view.header.top <= board.top + 0.5
+        loupe.close()
+    finally:
+        kivy_ready.remove_widget(board)
