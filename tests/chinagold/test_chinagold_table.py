@@ -270,3 +270,27 @@ def test_rings_lie_between_their_inner_and_outer_radius(kivy_ready: Any) -> None
         cx, cy = (100.0, 50.0) if index < 24 else (-20.0, 7.5)
         assert math.hypot(x - cx, y - cy) == pytest.approx(10.0 + reach if index % 2 == 0 else 10.0 - reach)
     assert max(mesh.indices) == len(points) - 1 and len(mesh.indices) == 2 * 12 * 6
+
+
+@pytest.mark.parametrize("language", ["fr", "de"])
+def test_action_labels_name_sites_with_their_articles(kivy_ready: Any, language: str) -> None:
+    """The choice buttons name sites in the form their sentence needs ("Retourner du marqueur 4 … au
+    marqueur 6 …", not "de rangée 1 … à rangée 1 …")."""
+    import re
+
+    from companion.app.i18n import set_language
+    from companion.app.tables.chinagold import action_label
+    from companion.games.chinagold.rules import Bury, Turn
+    from tests.test_place_words import BAD, ENGLISH
+
+    controller, panel = make_table(kivy_ready)
+    set_language(language)
+    try:
+        labels = [action_label(controller.table, action) for action in (Turn(start=3, end=5), Turn(start=3, end=3),
+                                                                        Bury(site=3))]
+    finally:
+        set_language("en")
+        kivy_ready.remove_widget(panel)
+    for label in labels:
+        assert not re.search(ENGLISH, label), label
+        assert not [what for what, pattern in BAD[language].items() if re.search(pattern, label)], label
