@@ -51,8 +51,9 @@ def test_taps_turn_a_line_and_bad_lines_are_refused(kivy_ready: Any, tmp_path: P
     table = controller.table
     try:
         assert panel.throwing and panel.board.view.sites == "h" * 91
-        for face in ("0", "2", "1"):                 # touch entry, one face per tile
-            panel._enter_face(face)
+        for face in ("0", "2", "1"):                 # touch entry, one face per tile, named beside its faces
+            assert panel.ids.tile.text in ("0|1", "0|2", "1|2")
+            next(button for button in panel.ids.faces.children if button.text == face).dispatch("on_release")
         assert table.session.state.total == 3 and not panel.throwing
         tap_site(panel, 0)
         tap_site(panel, 8)                             # 0 -> 8 is not a straight line

@@ -185,3 +185,22 @@ def test_without_room_beside_the_board_the_loupe_covers_the_half_away_from_the_f
         loupe.close()
     finally:
         kivy_ready.remove_widget(board)
+
+
+def test_die_face_buttons_are_built_once_for_the_whole_game(kivy_ready: Any) -> None:
+    """Hidden after each roll and shown for the next, the face buttons are the same widgets (building six
+    buttons was the largest part of a move's frame)."""
+    from companion.games.goldgraeber.rules import DIE_FACES
+
+    _table, panel = make_table(kivy_ready)
+    try:
+        seen: set[int] = set()
+        for recorded in load_record(EXAMPLE).actions[:40]:
+            if panel.rolling:
+                buttons = list(reversed(panel.ids.faces.children))
+                assert [button.text for button in buttons] == list(DIE_FACES)
+                seen |= set(map(id, buttons))
+            assert panel.controller.submit(dict(recorded.action))
+        assert len(seen) == len(DIE_FACES)
+    finally:
+        kivy_ready.remove_widget(panel)

@@ -22,7 +22,7 @@ from companion.app.controllers.chinagold import PI_NAME, ChinagoldController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
-from companion.app.tables.common import LanguageWatch
+from companion.app.tables.common import LanguageWatch, resize
 from companion.engine.core import ActionModel, Setup
 from companion.games.chinagold.board import layout_for, overlaid
 from companion.games.chinagold.rules import Bury, ChinagoldState, Turn
@@ -192,20 +192,18 @@ class ChinagoldPanel(BoxLayout):
         if due == self._faces_shown:
             return
         self._faces_shown = due
-        box = self.ids.faces
-        box.clear_widgets()
-        if due is None:
-            return
+        faces = due[1] if due is not None else ()
+        for button, face in zip(resize(self.ids.faces, len(faces), self._new_face_button), faces):
+            button.text = face
         state = self.state
-        tile = state.tiles[entered] if state is not None and entered < len(state.tiles) else ""
-        box.add_widget(Factory.Label(text=tile, size_hint_x=None, width=44, font_size="18sp"))
-        for face in due[1]:
-            button = Factory.GButton(text=face)
-            button.bind(on_release=lambda _b, f=face: self._enter_face(f))
-            box.add_widget(button)
+        self.ids.tile.text = (state.tiles[entered] if due is not None and state is not None
+                              and entered < len(state.tiles) else "")
 
-    def _enter_face(self, face: str) -> None:
-        self.controller.enter_die(face)
+    def _new_face_button(self) -> Any:
+        """A face of the tile being entered, kept for reuse (`resize`)."""
+        button = Factory.GButton()
+        button.bind(on_release=lambda pressed: self.controller.enter_die(pressed.text))
+        return button
 
     # -- taps, forwarded -----------------------------------------------------------------------------
     def _choosable(self) -> set[int]:

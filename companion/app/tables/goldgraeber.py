@@ -20,7 +20,7 @@ from companion.app.controllers.goldgraeber import GoldgraeberController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog, current_language
 from companion.app.table import TableModel
-from companion.app.tables.common import LanguageWatch
+from companion.app.tables.common import LanguageWatch, resize
 from companion.engine.core import N_, ActionModel, Setup
 from companion.games.goldgraeber.rules import (
     CHIP_KINDS,
@@ -204,13 +204,9 @@ class GoldgraeberPanel(BoxLayout):
         if faces == self._faces_shown:
             return
         self._faces_shown = faces
-        box = self.ids.faces
-        box.clear_widgets()
-        for face in faces:
-            button = Factory.GButton(text=face)
+        for button, face in zip(resize(self.ids.faces, len(faces), self._new_entry_button), faces):
+            button.text = face
             button.action = Roll(values=(face,))  # what the button plays (tests hold it to the rules)
-            button.bind(on_release=lambda _b, f=face: self.enter_face(f))
-            box.add_widget(button)
 
     def _rebuild_chips(self, state: GoldgraeberState) -> None:
         counts = state.unseen if self.revealing else ()
@@ -218,15 +214,18 @@ class GoldgraeberPanel(BoxLayout):
         if shown == self._chips_shown:
             return
         self._chips_shown = shown
-        grid = self.ids.chips
-        grid.clear_widgets()
-        for kind, left in zip(CHIP_KINDS, counts):
+        buttons = resize(self.ids.chips, len(counts), self._new_entry_button)
+        for button, kind, left in zip(buttons, CHIP_KINDS, counts):
             chip = "gold" if kind[0] == "G" else "robber"
-            reveal = Reveal(chip=chip, value=int(kind[1]))  # type: ignore[arg-type]
-            button = Factory.GButton(text=f"{action_label(self.table, reveal)} ({left})", disabled=left == 0)
-            button.action = reveal
-            button.bind(on_release=lambda _b, c=chip, v=int(kind[1]): self.enter_chip(c, v))
-            grid.add_widget(button)
+            button.action = Reveal(chip=chip, value=int(kind[1]))  # type: ignore[arg-type]
+            button.text = f"{action_label(self.table, button.action)} ({left})"
+            button.disabled = left == 0
+
+    def _new_entry_button(self) -> Any:
+        """A die face or chip button, kept for reuse (`resize`): it plays the action it holds."""
+        button = Factory.GButton()
+        button.bind(on_release=lambda pressed: self.controller.submit(pressed.action))
+        return button
 
     # -- input ---------------------------------------------------------------------------------------
     def enter_face(self, face: str) -> bool:
