@@ -10,9 +10,9 @@ forwards taps to the ChinagoldController (companion/app/controllers/chinagold.py
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from kivy.factory import Factory
 from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
@@ -22,7 +22,7 @@ from companion.app.controllers.chinagold import PI_NAME, ChinagoldController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
-from companion.app.tables.common import LanguageWatch, resize
+from companion.app.tables.common import LanguageWatch, die_face_button, resize
 from companion.engine.core import ActionModel, Setup
 from companion.games.chinagold.board import layout_for, overlaid
 from companion.games.chinagold.rules import Bury, ChinagoldState, Turn
@@ -193,17 +193,11 @@ class ChinagoldPanel(BoxLayout):
             return
         self._faces_shown = due
         faces = due[1] if due is not None else ()
-        for button, face in zip(resize(self.ids.faces, len(faces), self._new_face_button), faces):
+        for button, face in zip(resize(self.ids.faces, len(faces), partial(die_face_button, self.controller)), faces):
             button.text = face
         state = self.state
         self.ids.tile.text = (state.tiles[entered] if due is not None and state is not None
                               and entered < len(state.tiles) else "")
-
-    def _new_face_button(self) -> Any:
-        """A face of the tile being entered, kept for reuse (`resize`)."""
-        button = Factory.GButton()
-        button.bind(on_release=lambda pressed: self.controller.enter_die(pressed.text))
-        return button
 
     # -- taps, forwarded -----------------------------------------------------------------------------
     def _choosable(self) -> set[int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -56,18 +57,16 @@ class DiceKeypad(BoxLayout):
         if faces == self._faces:
             return
         self._faces = faces
-        box = self.ids.faces
-        box.clear_widgets()
         from kivy.utils import get_color_from_hex
 
-        for face in faces:
-            button = Factory.GButton(text=self.face_word(face))
+        for button, face in zip(resize(self.ids.faces, len(faces), partial(die_face_button, self.controller)), faces):
+            button.face, button.text = face, self.face_word(face)
             colour = self.face_colours.get(face)
             if colour:
                 button.background_color = get_color_from_hex(colour)
                 button.color = (0, 0, 0, 1) if face in ("Y", "W") else (1, 1, 1, 1)
-            button.bind(on_release=lambda _b, f=face: self.controller.enter_die(f))
-            box.add_widget(button)
+            else:
+                button.background_color, button.color = button.plain_colours
 
     def face_word(self, face: str) -> str:
         return self.face_text(face) if self.face_text is not None else face
@@ -108,6 +107,15 @@ class LanguageWatch:
     def detach(self) -> None:
         self.table.unbind(revision=self._revised)
 
+
+
+def die_face_button(controller: Any) -> Any:
+    """A button that enters one die face (its `face`, else its text) for the die due, kept for reuse by
+    `resize`; `plain_colours` are its own, for a face without a colour of its own."""
+    button = Factory.GButton()
+    button.plain_colours = (list(button.background_color), list(button.color))
+    button.bind(on_release=lambda pressed: controller.enter_die(getattr(pressed, "face", pressed.text)))
+    return button
 
 
 def resize(box: Any, count: int, new_widget: Callable[[], Any]) -> list[Any]:

@@ -23,7 +23,7 @@ from companion.app.controllers.gold_connection import GoldConnectionController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
-from companion.app.tables.common import LanguageWatch, resize
+from companion.app.tables.common import LanguageWatch, die_face_button, resize
 from companion.engine.core import ActionModel, Setup
 from companion.games.gold_connection.rules import (
     BEST_ROLL,
@@ -257,12 +257,9 @@ class GoldConnectionPanel(BoxLayout):
         if self.rolling == self._faces_shown:
             return
         self._faces_shown = self.rolling
-        box = self.ids.faces
-        box.clear_widgets()
-        for face in DIE_FACES if self.rolling else ():
-            button = Factory.GButton(text=face)
-            button.bind(on_release=lambda _b, f=face: self.controller.enter_die(f))
-            box.add_widget(button)
+        faces = DIE_FACES if self.rolling else ()
+        for button, face in zip(resize(self.ids.faces, len(faces), partial(die_face_button, self.controller)), faces):
+            button.text = face
 
     def _button(self, text: str, callback: Any = None, disabled: bool = False,
                 action: ActionModel | None = None) -> None:
