@@ -8,6 +8,7 @@ N_) are looked up in the game's own domain first, then in `goldtable` (for the S
 from __future__ import annotations
 
 import contextlib
+import functools
 import gettext
 import locale
 import os
@@ -76,6 +77,14 @@ def _lookup(domain: str, message: str) -> str:
     return catalog(APP_DOMAIN).gettext(message) if translated == message else translated
 
 
+@functools.lru_cache(maxsize=1024)
+def _plain_phrase(text: str) -> Any:
+    """A word or name as a Phrase without parameters (a value: made once per text, not per sentence)."""
+    from companion.engine.putback import Phrase
+
+    return Phrase(message=text)
+
+
 def _word(domain: str, value: Any) -> Any:
     """One parameter in the current language: a word looked up (in any form the sentence asks for, such
     as French "{colour:f}" for "blanche"), a Phrase (a place, a piece) translated with its own words;
@@ -84,7 +93,7 @@ def _word(domain: str, value: Any) -> Any:
     from companion.engine.putback import Phrase
 
     if isinstance(value, str) and value:
-        value = Phrase(message=value)
+        value = _plain_phrase(value)
     if isinstance(value, Phrase):
         return value.text(lambda message: _lookup(domain, message))
     return value
