@@ -176,3 +176,16 @@ def test_a_language_switch_redraws_every_panel_text_at_once(table_app: Any, game
     app.set_language("en")
     pump(2)
     assert panel_texts(panel_of(app)) == english
+
+
+def test_no_panel_or_controller_reads_a_phase_by_name() -> None:
+    """What a tap may mean is asked of the phase table (`TableController.expects`, `Game.offered`), so a
+    phase renamed or split in the engine cannot leave a panel or controller silently out of step."""
+    import re
+    from pathlib import Path
+
+    app = Path(__file__).resolve().parents[2] / "companion" / "app"
+    readers = [f"{path.relative_to(app)}:{number}" for path in sorted(app.rglob("*.py")) + sorted(app.rglob("*.kv"))
+               for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+               if re.search(r"\.phase\b(?!_)", line)]
+    assert readers == []

@@ -96,6 +96,12 @@ class TableController:
     def session(self) -> Session | None:
         return self.table.session
 
+    def expects(self) -> tuple[str, ...]:
+        """The action types the game's phase table offers now (none without a game): what a tap may
+        mean, asked of the rules rather than read from the phase's name."""
+        session = self.session
+        return () if session is None else session.game.expects(session.state)
+
     def open(self, session: Session | None) -> None:
         """Put a (new or resumed) session on the table; None clears it."""
         self._drop_pending("roll.entered_by_touch")

@@ -58,8 +58,9 @@ class ChinagoldController(TableController):
 
     @property
     def pi_to_move(self) -> bool:
-        state = self.state
-        return state is not None and state.phase == "move" and self.pi_seat == state.to_move
+        session = self.session
+        return "turn" in self.expects() and session is not None and self.pi_seat == session.game.to_move(
+            session.state)
 
     @property
     def thinking(self) -> bool:
@@ -90,7 +91,7 @@ class ChinagoldController(TableController):
         """Let the bot work out a move for whoever is to move; False while tiles must be thrown (no move
         to suggest yet)."""
         state = self.state
-        if state is None or state.phase != "move":
+        if state is None or "turn" not in self.expects():
             return False
         self.thinker.think(partial(self.search, state, BOT_SECONDS), lambda action: self._answer(state, action))
         self.changed()
@@ -131,8 +132,7 @@ class ChinagoldController(TableController):
     # -- touch on the board --------------------------------------------------------------------------
     def tap_site(self, site: int) -> bool:
         """A tap on a site: bury it (bury mode), start a line, or finish the line and submit it."""
-        state = self.state
-        if state is None or state.phase != "move" or self.pi_to_move:
+        if "turn" not in self.expects() or self.pi_to_move:
             return False
         if self.bury_mode:
             self.bury_mode = False
@@ -150,7 +150,7 @@ class ChinagoldController(TableController):
     @property
     def can_bury(self) -> bool:
         state = self.state
-        return state is not None and state.phase == "move" and state.total is not None and "g" in state.sites
+        return state is not None and "bury" in self.expects() and "g" in state.sites
 
     def toggle_bury(self) -> None:
         self.bury_mode = not self.bury_mode and self.can_bury

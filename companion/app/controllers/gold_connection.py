@@ -66,7 +66,7 @@ class GoldConnectionController(TableController):
     def confirm_action(self) -> ActionModel | dict[str, Any] | None:
         """The picked bars as a loot, or the chosen take as a plunder."""
         state = self.state
-        if state is None or state.phase != "turn":
+        if state is None or "move" not in self.expects():  # not the robber's turn at the vault
             return None
         if self.picked:
             return {"type": "loot", "bars": list(self.picked)}
@@ -86,7 +86,7 @@ class GoldConnectionController(TableController):
         state = self.state
         if state is None:
             return None
-        if state.phase == "sort":
+        if "sort" in self.expects():
             return {"type": "sort", "rows": auto_sort(state.robbers[state.current].rows, state.tray, "long")}
         if self.table.check({"type": "end_turn"}) is None:
             return {"type": "end_turn"}
@@ -112,11 +112,12 @@ class GoldConnectionController(TableController):
         state = self.state
         if state is None:
             return False
-        if state.phase == "start_choose":
+        expects = self.expects()
+        if "choose_start" in expects:
             return self.submit({"type": "choose_start", "safe": safe})
-        if state.phase == "arrows":
+        if "place_arrow" in expects:
             return self.submit({"type": "place_arrow", "heading": safe})
-        if state.phase != "turn":
+        if "move" not in expects:
             return False
         moves = [move for move in self.game.moves(state, SEARCH_DISTANCE) if move.path[-1] == safe]
         if not moves:
@@ -132,7 +133,7 @@ class GoldConnectionController(TableController):
     def tap_bar(self, safe: str, bar: str) -> bool:
         """A tap on a bar (on the board or its button): pick another copy, or drop them, for the loot."""
         state = self.state
-        if state is None or state.phase != "turn":
+        if state is None or "move" not in self.expects():
             return False
         arrow = state.robbers[state.current].arrow
         if not state.moved:

@@ -12,12 +12,9 @@ class GoldgraeberController(TableController):
 
     def tap_field(self, field: str) -> bool:
         """The field a figure should move to (or a raft cross to); refused with its rule when not allowed."""
-        session = self.session
-        if session is None:
-            return False
-        phase = session.state.phase  # type: ignore[attr-defined]
-        if phase in ("move", "away"):
+        expects = self.expects()
+        if "move" in expects:
             return self.submit({"type": "move", "to": field})
-        if phase == "raft":
+        if "raft" in expects:
             return self.submit({"type": "raft", "to": field})
         return False

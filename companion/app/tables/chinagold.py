@@ -204,7 +204,7 @@ class ChinagoldPanel(BoxLayout):
         """The sites the next tap may choose (a touch between several of them opens the board's loupe):
         a gold to bury, a hidden marker to start a line, or a ringed far end of the line begun."""
         state, controller = self.state, self.controller
-        if state is None or state.phase != "move" or controller.pi_to_move or self.board is None:
+        if state is None or "turn" not in controller.expects() or controller.pi_to_move or self.board is None:
             return set()
         if controller.bury_mode:
             return {site for site, mark in enumerate(state.sites) if mark == "g"}
