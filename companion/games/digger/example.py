@@ -28,7 +28,6 @@ from companion.games.digger.rules import (
     Stop,
     Take,
     TimeUp,
-    may_rob,
     unique_colours,
 )
 
@@ -46,7 +45,8 @@ BETWEEN_TURNS_SECONDS = 6.0
 
 
 class TableBot:
-    """One plausible choice per situation: value first, rob the leader, stop while time is left."""
+    """One plausible choice per situation: value first, rob the leader, stop while time is left; what
+    may be taken or robbed is the phase table's offer (`Game.offered`)."""
 
     def __init__(self, game: Digger, rng: Random) -> None:
         self.game = game
@@ -60,16 +60,17 @@ class TableBot:
         card = state.cards[state.digger]
         box = state.boxes[state.digger]
         scores = self.game.scores(state)
+        takes = {action.colour for action in self.game.offered(state, "take") if isinstance(action, Take)}
+        rivals: dict[str, list[int]] = {}  # colour -> seats it may be robbed from
+        for action in self.game.offered(state, "rob"):
+            if isinstance(action, Rob):
+                rivals.setdefault(action.colour, []).append(action.victim)
         options: list[tuple[float, ActionModel]] = []
-        for colour in unique_colours(state.roll):
-            if colour in state.claimed:
-                continue
-            rivals = [seat for seat in range(len(state.names))
-                      if seat != state.digger and state.boxes[seat].count(colour)]
-            if colour != "B" and may_rob(state.roll) and rivals and self.rng.random() < 0.7:
-                victim = max(rivals, key=lambda seat: (scores[seat], seat))
+        for colour in unique_colours(state.roll):  # the rolled order: the example's chances come in it
+            if colour in rivals and self.rng.random() < 0.7:
+                victim = max(rivals[colour], key=lambda seat: (scores[seat], seat))
                 options.append((card.value(colour) + 1.5, Rob(colour=colour, victim=victim)))
-            elif state.middle.count(colour):
+            elif colour in takes:
                 worth = card.value(colour) if colour != "B" else (3.0 if box.total() >= 5 else 0.5)
                 options.append((worth, Take(colour=colour)))
         if options:
