@@ -59,8 +59,7 @@ class ChinagoldController(TableController):
     @property
     def pi_to_move(self) -> bool:
         session = self.session
-        return "turn" in self.expects() and session is not None and self.pi_seat == session.game.to_move(
-            session.state)
+        return session is not None and "turn" in self.expects() and self.pi_seat == session.game.to_move(session.state)
 
     @property
     def thinking(self) -> bool:

@@ -194,7 +194,7 @@ class ChinagoldPanel(BoxLayout):
         self._faces_shown = due
         faces = due[1] if due is not None else ()
         for button, face in zip(resize(self.ids.faces, len(faces), partial(die_face_button, self.controller)), faces):
-            button.text = face
+            button.face = button.text = face
         state = self.state
         self.ids.tile.text = (state.tiles[entered] if due is not None and state is not None
                               and entered < len(state.tiles) else "")

@@ -110,11 +110,11 @@ class LanguageWatch:
 
 
 def die_face_button(controller: Any) -> Any:
-    """A button that enters one die face (its `face`, else its text) for the die due, kept for reuse by
-    `resize`; `plain_colours` are its own, for a face without a colour of its own."""
+    """A button that enters its `face` for the die due, kept for reuse by `resize`; `plain_colours` are its
+    own, for a face without a colour of its own."""
     button = Factory.GButton()
     button.plain_colours = (list(button.background_color), list(button.color))
-    button.bind(on_release=lambda pressed: controller.enter_die(getattr(pressed, "face", pressed.text)))
+    button.bind(on_release=lambda pressed: controller.enter_die(pressed.face))
     return button
 
 

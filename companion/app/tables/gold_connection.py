@@ -259,7 +259,7 @@ class GoldConnectionPanel(BoxLayout):
         self._faces_shown = self.rolling
         faces = DIE_FACES if self.rolling else ()
         for button, face in zip(resize(self.ids.faces, len(faces), partial(die_face_button, self.controller)), faces):
-            button.text = face
+            button.face = button.text = face
 
     def _button(self, text: str, callback: Any = None, disabled: bool = False,
                 action: ActionModel | None = None) -> None:
