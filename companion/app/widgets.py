@@ -30,10 +30,13 @@ def make(class_name: str, **properties: Any) -> Widget:
 
 class ChoiceGrid(GridLayout):
     """Choice or dice buttons of a table panel in rows of `MIN_TAP_PX`, whatever height a panel gives a
-    button, so no game can make a tap target too small (rule in widgets.kv)."""
+    button, so no game can make a tap target too small (rule in widgets.kv).  A grid whose rows are not
+    forced (`row_force_default: False`) keeps its buttons' own heights, which must then be at least
+    `MIN_TAP_PX` (a button that grows to fit a long text)."""
 
     def add_widget(self, widget: Widget, *args: Any, **kwargs: Any) -> None:
-        widget.size_hint_y = 1  # take the forced row height
+        if self.row_force_default:
+            widget.size_hint_y = 1  # take the forced row height
         super().add_widget(widget, *args, **kwargs)
 
 

@@ -235,3 +235,43 @@ def test_hardware_buttons_loot_roll_end_the_turn_and_sort(table_and_panel: Any) 
     tap_safe(panel, "S4")
     controller.press("stop", "gpio")  # Stop here: the loot roll for the move is announced
     assert table.session.actions[-1].action == {"type": "stop"} and table.session.state.phase == "roll"
+
+
+@pytest.mark.parametrize("language, letters", [("fr", ("V", "J")), ("de", ("Gr", "Ge"))])
+def test_bars_and_rows_are_written_with_the_languages_colour_letters(kivy_ready: Any, language: str,
+                                                                      letters: tuple[str, str]) -> None:
+    """Green and yellow bars read V4/J5 in French and Gr4/Ge5 in German (as Digger's dice), never the
+    engine's English G4/Y5, on every button and line of the panel through the example game; and every
+    button's text fits inside it."""
+    import re
+
+    from kivy.uix.behaviors import ButtonBehavior
+    from kivy.uix.label import Label
+
+    from companion.app.i18n import set_language
+    from companion.app.launch import pump
+    from companion.engine.record import load_record
+    from companion.engine.session import Session
+
+    record = load_record(Path(__file__).resolve().parents[2] / "docs" / "examples" / "gold_connection.json")
+    controller = make_controller(Session.from_record(record.evolve(actions=())))
+    set_language(language)
+    panel = show_panel(kivy_ready, controller, "gold_connection", (780, 420))
+    texts: set[str] = set()
+    overflowing: set[str] = set()
+    try:
+        for recorded in record.actions[:80]:
+            pump(1)
+            labels = [widget for widget in panel.walk() if isinstance(widget, Label) and widget.opacity]
+            texts |= {label.text for label in labels}
+            overflowing |= {label.text for label in labels if isinstance(label, ButtonBehavior)
+                            and label.texture_size[1] > label.height + 1}
+            assert controller.submit(dict(recorded.action), recorded.source)
+    finally:
+        set_language("en")
+        panel.detach()
+        kivy_ready.remove_widget(panel)
+    shown = "\n".join(texts)
+    assert not re.findall(r"\b[GY]\d", shown)
+    assert all(re.search(rf"\b{letter}\d", shown) for letter in letters)
+    assert not overflowing

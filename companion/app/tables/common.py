@@ -12,7 +12,8 @@ from kivy.lang import Builder
 from kivy.properties import BooleanProperty, DictProperty, ObjectProperty
 from kivy.uix.boxlayout import BoxLayout
 
-from companion.app.i18n import current_language
+from companion.app.i18n import _, current_language
+from companion.engine.core import N_
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -107,6 +108,18 @@ class LanguageWatch:
     def detach(self) -> None:
         self.table.unbind(revision=self._revised)
 
+
+
+#: The letter of each colour (a Digger die face, a Gold Connection bar or row) as a player of the language
+#: reads it (English: the engine's tokens, which are also the keyboard keys; German Bl/Ge/Ro/Gr/We/Sw;
+#: French Bl/J/Ro/V/Bc/N).
+COLOUR_LETTERS = {"B": N_("colour letter B"), "Y": N_("colour letter Y"), "R": N_("colour letter R"),
+                  "G": N_("colour letter G"), "W": N_("colour letter W"), "K": N_("colour letter K")}
+
+
+def colour_letter(token: str) -> str:
+    """A colour token's letter in the current language (the English catalog says B, Y, R, G, W, K)."""
+    return _(COLOUR_LETTERS[token]) if token in COLOUR_LETTERS else token
 
 
 def die_face_button(controller: Any) -> Any:

@@ -16,7 +16,7 @@ from kivy.utils import get_color_from_hex
 from companion.app.controllers.digger import DiggerController
 from companion.app.i18n import _, game_text
 from companion.app.table import TableModel
-from companion.app.tables.common import DiceKeypad, LanguageWatch, resize
+from companion.app.tables.common import DiceKeypad, LanguageWatch, colour_letter, resize
 from companion.app.widgets import make
 from companion.engine.core import N_, ActionModel, Setup
 
@@ -29,15 +29,8 @@ COLOUR_WORDS = {"B": N_("blue"), "Y": N_("yellow"), "R": N_("red"), "G": N_("gre
 STONE_COLOURS = ("B", "Y", "R", "G", "W")
 
 
-#: The letter on each colour die's key as a player of the language reads it (English: the engine's tokens,
-#: which are also the keyboard keys; German Bl/Ge/Ro/Gr/We/Sw; French Bl/J/Ro/V/Bc/N).
-FACE_LETTERS = {"B": N_("die letter B"), "Y": N_("die letter Y"), "R": N_("die letter R"),
-                "G": N_("die letter G"), "W": N_("die letter W"), "K": N_("die letter K")}
-
-
-def face_letter(token: str) -> str:
-    """A die face's letter in the current language (the English catalog says B, Y, R, G, W, K)."""
-    return _(FACE_LETTERS[token]) if token in FACE_LETTERS else token
+#: A die face's letter in the current language; the table screen asks the game's module for it.
+face_letter = colour_letter
 
 
 def colour_word(token: str) -> str:

@@ -9,6 +9,7 @@ number to reach and the exact chance with and without chips.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
@@ -23,7 +24,8 @@ from companion.app.controllers.gold_connection import GoldConnectionController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
-from companion.app.tables.common import LanguageWatch, die_face_button, resize
+from companion.app.tables.common import LanguageWatch, colour_letter, die_face_button, resize
+from companion.app.widgets import MIN_TAP_PX
 from companion.engine.core import ActionModel, Setup
 from companion.games.gold_connection.rules import (
     BEST_ROLL,
@@ -54,6 +56,16 @@ def _(message: str) -> str:
     """A panel string from the game's own catalog (companion/locale/*/gold_connection.po), else the app's."""
     translated = catalog(GAME_ID).gettext(message)
     return translated if translated != message else app_text(message)
+
+
+def bar_code(code: str) -> str:
+    """A bar (`G4`), row (`G6`) or colour (`G`) as the panel writes it: the colour's letter in the current
+    language (German `Gr4`, French `V4`; English the engine's id), then the number."""
+    return colour_letter(code[:1]) + code[1:]
+
+
+def bar_codes(codes: Iterable[str]) -> str:
+    return " ".join(map(bar_code, codes))
 
 
 def action_label(table: TableModel, action: ActionModel) -> str:
@@ -199,7 +211,7 @@ class GoldConnectionPanel(BoxLayout):
         if "move" in self.expects or state.announcement is not None:  # a turn is under way
             parts.append(_("distance {distance}").format(distance=state.distance))
         if state.tray:
-            parts.append(_("tray {bars}").format(bars=" ".join(state.tray)))
+            parts.append(_("tray {bars}").format(bars=bar_codes(state.tray)))
         return " · ".join(parts)
 
     def _odds(self, state: GoldConnectionState) -> str:
@@ -230,7 +242,7 @@ class GoldConnectionPanel(BoxLayout):
             for colour_code in COLOURS:
                 cells = [f"{row[1:]}:{''.join(map(str, numbers)) or '-'}" for row, numbers in robber.rows.items()
                          if row[0] == colour_code]
-                rows.append(f"{colour_code} " + " ".join(cells))
+                rows.append(f"{bar_code(colour_code)} " + " ".join(cells))
             head = _("{name}: {score} points, {chips} chips, {bars} bars").format(
                 name=name, score=scores[seat], chips=robber.chips, bars=robber.bar_count())
             marker = "> " if seat == self.game.to_move(state) else ""
@@ -272,8 +284,9 @@ class GoldConnectionPanel(BoxLayout):
 
     def _new_choice_button(self) -> Any:
         """A choice button; `_rebuild_choices` reuses it for whichever choice it shows next."""
-        button = Factory.GButton(size_hint_y=None, height=40)
-        button.bind(on_release=lambda pressed: pressed.callback())
+        button = Factory.GButton(size_hint_y=None, height=MIN_TAP_PX)
+        button.bind(on_release=lambda pressed: pressed.callback(),
+                    texture_size=lambda grown, size: setattr(grown, "height", max(MIN_TAP_PX, size[1] + 8)))
         return button
 
     def _rebuild_choices(self, state: GoldConnectionState) -> None:
@@ -301,7 +314,8 @@ class GoldConnectionPanel(BoxLayout):
             for prefer, text in (("long", _("Sort, longest rows first: {rows}")),
                                  ("short", _("Sort, shortest rows first: {rows}"))):
                 placing = auto_sort(rows, state.tray, prefer)  # type: ignore[arg-type]
-                shown = " ".join(f"{row}+{''.join(map(str, numbers))}" for row, numbers in placing.items()) or "-"
+                shown = " ".join(f"{bar_code(row)}+{''.join(map(str, numbers))}" for row, numbers in placing.items())
+                shown = shown or "-"
                 self._button(text.format(rows=shown), action=Sort(rows=placing))
         if "enter_safe" in self.expects:
             self._entry_choices(state)
@@ -324,11 +338,12 @@ class GoldConnectionPanel(BoxLayout):
                 chosen = bar in picked
                 if chosen:
                     picked.remove(bar)
-                self._button(f"[{bar}]" if chosen else bar, lambda b=bar: self.controller.tap_bar(arrow, b),
+                self._button(f"[{bar_code(bar)}]" if chosen else bar_code(bar),
+                             lambda b=bar: self.controller.tap_bar(arrow, b),
                              action=Loot(bars=(bar,)))
         if self.picked:
             bars = tuple(sorted(self.picked, key=bar_sort_key))
-            self._button(_("Loot {bars}").format(bars=" ".join(bars)), self.controller.play_picks,
+            self._button(_("Loot {bars}").format(bars=bar_codes(bars)), self.controller.play_picks,
                          action=Loot(bars=bars))
             self._button(_("Clear the bars"), self.controller.clear_picks)
         victim = self.controller.victim(state)
@@ -337,11 +352,11 @@ class GoldConnectionPanel(BoxLayout):
                 taken = self.take.get(row, 0)
                 more = Plunder(victim=victim, take={**self.take, row: taken + 1})
                 if numbers and self.game.validate(state, Plunder(victim=victim, take={row: 1})) is None:
-                    self._button(_("Take from {row} ({taken})").format(row=row, taken=taken),
+                    self._button(_("Take from {row} ({taken})").format(row=bar_code(row), taken=taken),
                                  lambda r=row: self.controller.add_to_take(r), disabled=taken >= len(numbers),
                                  action=more)
             if self.take:
-                self._button(_("Plunder {bars}").format(bars=" ".join(self.controller.take_bars(state))),
+                self._button(_("Plunder {bars}").format(bars=bar_codes(self.controller.take_bars(state))),
                              self.controller.play_picks, action=Plunder(victim=victim, take=dict(self.take)))
         if "stop" in self.expects and self.game.validate(state, Stop()) is None:
             self._button(_("Stop here (roll {distance}+)").format(distance=state.distance), action=Stop())
@@ -350,12 +365,12 @@ class GoldConnectionPanel(BoxLayout):
 
     def _entry_choices(self, state: GoldConnectionState) -> None:
         safe = next(name for name, bars in state.safes.items() if not bars)
-        self._button(_("Safe {safe}: {bars}").format(safe=safe, bars=" ".join(self.entering) or "-"),
+        self._button(_("Safe {safe}: {bars}").format(safe=safe, bars=bar_codes(self.entering) or "-"),
                      self.controller.clear_safe_entry)
         for colour in COLOURS:
             for number in range(1, 7):
                 bar = f"{colour}{number}"
-                self._button(bar, lambda b=bar: self.controller.enter_bar(b))
+                self._button(bar_code(bar), lambda b=bar: self.controller.enter_bar(b))
 
     def roll_for_me(self) -> None:
         self.controller.virtual_roll("virtual")
