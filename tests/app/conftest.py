@@ -59,13 +59,17 @@ def app(app_data: Path, clock: ManualClock) -> Iterator[Any]:
 
 
 @pytest.fixture
-def fresh_app(app: Any) -> Any:
-    """The shared app back on Home in English with no game on the table."""
+def fresh_app(app: Any) -> Iterator[Any]:
+    """The shared app back on Home in English with no game on the table; its settings (the players a
+    table remembers, the game chosen) are put back afterwards, so no test sees another's players."""
     app.set_language("en")
     app.controller.open(None)
     app.go("home")
     pump(2)
-    return app
+    settings = app.settings
+    yield app
+    app.settings = settings
+    app.save_settings()
 
 
 def back_home(app: Any) -> None:

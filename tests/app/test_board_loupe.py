@@ -19,16 +19,6 @@ from tests.table_helpers import touch_at
 pytestmark = pytest.mark.ui
 
 
-@pytest.fixture(autouse=True)
-def remembered_players_kept(app: Any) -> Any:
-    """`open_table` makes the app remember its players; tests after this module set up their tables from
-    the players remembered before it."""
-    settings = app.settings
-    yield
-    app.settings = settings
-    app.save_settings()
-
-
 def window_point(board: Any, cell: Any, dx: float = 0.0) -> tuple[float, float]:
     x, y = board.centre_of(cell)
     return board.to_window(x + dx, y)
