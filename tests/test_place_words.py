@@ -22,7 +22,7 @@ import pytest
 from companion.app.i18n import set_language
 from companion.app.table import TableModel
 from companion.engine.core import Player, Setup
-from companion.engine.putback import CONTEXT_SEPARATOR, Phrase, Word, put_back
+from companion.engine.putback import CONTEXT_SEPARATOR, Instruction, Phrase, Word, put_back
 from companion.engine.registry import get_game
 from tests.engine.test_putback import STEPS
 from tests.test_table_words import GAMES, plays, shown
@@ -208,3 +208,24 @@ def test_french_elides_before_names_and_colours_agree_with_the_stone() -> None:
         set_language("en")
     assert [text.split(" est ")[0] for text in names] == ["Le temps d'Anna", "Le temps de Ben", "Le temps d'Hugo"]
     assert took == "Émile a pris une pierre blanche au milieu."
+
+
+def test_the_undo_screens_put_back_lines_elide_before_names_too() -> None:
+    """The put-back list after an undo is written by `companion.app.putback`, not `game_text`: the same
+    French ("la flèche d'Anna du coffre 6")."""
+    from companion.app.putback import lines
+    from companion.games.gold_connection.board import load_vault
+    from companion.games.gold_connection.words import safe_words
+
+    six = next(safe for safe, number in load_vault().numbers.items() if number == 6)
+
+    def take_off(name: str) -> Instruction:
+        return Instruction(message="Take {name}'s arrow off {source}.",
+                           params={"name": name, "source": safe_words(six)})
+
+    set_language("fr")
+    try:
+        shown = lines("gold_connection", [take_off("Anna"), take_off("Ben")])
+    finally:
+        set_language("en")
+    assert shown == "• Retirer la flèche d'Anna du coffre 6.\n• Retirer la flèche de Ben du coffre 6."

@@ -110,4 +110,13 @@ def game_text(domain: str, template: str, params: dict[str, Any] | None = None) 
         text = translated.format(**words)
     except (KeyError, IndexError, ValueError):
         return template.format(**(params or {}))
+    return _elided(text)
+
+
+def phrase_text(domain: str, phrase: Any) -> str:
+    """A Phrase (a put-back instruction, a place) in the current language, as `game_text` writes it."""
+    return _elided(str(_word(domain, phrase)))
+
+
+def _elided(text: str) -> str:
     return _FRENCH_ELISION.sub(r"\1'", text) if _current == "fr" else text

@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-from companion.app.i18n import APP_DOMAIN, _, catalog
+from companion.app.i18n import _, phrase_text
 from companion.engine.core import ActionModel, Value
 from companion.engine.putback import Instruction, put_back, put_back_refused
 from companion.engine.session import Session
 
 
-def translator(domain: str):
-    """Look a phrase up in the game's catalog, then the app's (colour words live there)."""
-    def translate(message: str) -> str:
-        found = catalog(domain).gettext(message)
-        return found if found != message else catalog(APP_DOMAIN).gettext(message)
-    return translate
-
-
 def lines(domain: str, instructions: list[Instruction]) -> str:
     """One bulleted line per instruction, or "" when nothing on the table moved."""
-    translate = translator(domain)
-    return "\n".join(f"• {instruction.text(translate)}" for instruction in instructions)
+    return "\n".join(f"• {phrase_text(domain, instruction)}" for instruction in instructions)
 
 
 def after_undo(session: Session, undone: Value) -> tuple[str, list[str]]:
