@@ -242,9 +242,10 @@ def test_bars_and_rows_are_written_with_the_languages_colour_letters(kivy_ready:
                                                                       letters: tuple[str, str]) -> None:
     """Green and yellow bars read V4/J5 in French and Gr4/Ge5 in German (as Digger's dice), never the
     engine's English G4/Y5, on every button and line of the panel through the example game; and every
-    button's text fits inside it."""
+    button's text fits inside it, no word broken in two."""
     import re
 
+    from kivy.core.text import Label as CoreLabel
     from kivy.uix.behaviors import ButtonBehavior
     from kivy.uix.label import Label
 
@@ -264,8 +265,11 @@ def test_bars_and_rows_are_written_with_the_languages_colour_letters(kivy_ready:
             pump(1)
             labels = [widget for widget in panel.walk() if isinstance(widget, Label) and widget.opacity]
             texts |= {label.text for label in labels}
-            overflowing |= {label.text for label in labels if isinstance(label, ButtonBehavior)
-                            and label.texture_size[1] > label.height + 1}
+            buttons = [label for label in labels if isinstance(label, ButtonBehavior)]
+            overflowing |= {button.text for button in buttons if button.texture_size[1] > button.height + 1}
+            overflowing |= {button.text for button in buttons if any(  # a word broken inside
+                CoreLabel(font_size=button.font_size, font_name=button.font_name).get_extents(word)[0]
+                > button.text_size[0] for word in button.text.split())}
             assert controller.submit(dict(recorded.action), recorded.source)
     finally:
         set_language("en")

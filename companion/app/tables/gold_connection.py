@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
+from kivy.core.text import Label as CoreLabel
 from kivy.factory import Factory
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
@@ -158,6 +159,7 @@ class GoldConnectionPanel(BoxLayout):
         self.board.bind(on_safe=lambda _board, safe: controller.tap_safe(safe),
                         on_bar=lambda _board, safe, bar: controller.tap_bar(safe, bar))
         self.ids.board_holder.add_widget(self.board)
+        self.ids.choices.bind(width=self._fit_columns)
         self.loupe = BoardLoupe(self.board, lambda safe: self.board.dispatch("on_safe", safe),
                                 lambda: set(self.board.highlighted), lambda: self.state, table=self.table)
         self._faces_shown = False
@@ -295,6 +297,18 @@ class GoldConnectionPanel(BoxLayout):
         buttons = resize(self.ids.choices, len(self._choices), self._new_choice_button)
         for button, (text, callback, disabled, action) in zip(buttons, self._choices):
             button.text, button.callback, button.disabled, button.action = text, callback, disabled, action
+        self._fit_columns()
+
+    def _fit_columns(self, *_args: Any) -> None:
+        """Two columns of choices, or one when a word of a choice is wider than a half-width button: Kivy
+        would break it inside the word (French "Viser l'aiguillag/e de gauche")."""
+        grid = self.ids.choices
+        if not grid.children:
+            return
+        sample = grid.children[0]
+        measure = CoreLabel(font_size=sample.font_size, font_name=sample.font_name).get_extents
+        half = (grid.width - grid.spacing[0]) / 2 - 8  # a GButton's text is 8 px narrower than it
+        grid.cols = 1 if any(measure(word)[0] > half for button in grid.children for word in button.text.split()) else 2
 
     def _collect_choices(self, state: GoldConnectionState) -> None:
         """The choices the phase table offers now, each as a button."""
