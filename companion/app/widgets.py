@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kivy.uix.gridlayout import GridLayout
@@ -26,6 +27,24 @@ def make(class_name: str, **properties: Any) -> Widget:
     for name, value in properties.items():
         setattr(widget, name, value)
     return widget
+
+
+def resize(box: Any, count: int, new_widget: Callable[[], Any]) -> list[Any]:
+    """Keep `count` widgets in `box`, reusing those it holds (in display order), adding or dropping at
+    the end: widgets recreated on every change cost time in the tap, leave the heap scattered and, on a
+    software renderer, grow the driver's memory by tens of kilobytes for each one drawn.  Dropped
+    widgets are kept aside for the box and come back first (Digger's five dice go 0 -> 5 every roll)."""
+    spare: list[Any] | None = getattr(box, "resize_spare", None)
+    if spare is None:
+        spare = box.resize_spare = []
+    widgets = list(reversed(box.children))
+    for widget in widgets[count:]:
+        box.remove_widget(widget)
+        spare.append(widget)
+    while len(widgets) < count:
+        widgets.append(spare.pop() if spare else new_widget())
+        box.add_widget(widgets[-1])
+    return widgets[:count]
 
 
 class ChoiceGrid(GridLayout):

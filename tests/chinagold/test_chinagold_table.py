@@ -41,9 +41,9 @@ def tap_site(panel: Any, site: int) -> None:
 
 
 def test_table_module_is_found() -> None:
-    from companion.app.tables import table_modules
+    from companion.app.tables import table_for
 
-    assert "chinagold" in table_modules()
+    assert table_for("chinagold").GAME_ID == "chinagold"
 
 
 def test_taps_turn_a_line_and_bad_lines_are_refused(kivy_ready: Any, tmp_path: Path) -> None:

@@ -71,13 +71,13 @@ def start_game(table: Any, panel: Any) -> None:
 
 
 def test_table_module_is_found_and_setup_guide_lists_the_dealt_safes() -> None:
-    from companion.app.tables import table_modules
+    from companion.app.tables import table_for
     from companion.app.tables.gold_connection import setup_steps
     from companion.engine.registry import get_game
     from companion.games.gold_connection.words import bars_words
     from tests.gold_connection.gc_helpers import setup
 
-    assert "gold_connection" in table_modules()
+    assert table_for("gold_connection").GAME_ID == "gold_connection"
     steps = setup_steps(setup(4, 4))
     dealt = get_game("gold_connection").initial_state(setup(4, 4)).safes
     assert f"Safe 7: {bars_words(dealt['S7'])}" in steps

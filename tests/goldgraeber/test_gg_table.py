@@ -46,9 +46,9 @@ def first_index(kind: str) -> int:
 
 
 def test_table_module_is_found() -> None:
-    from companion.app.tables import table_modules
+    from companion.app.tables import table_for
 
-    assert "goldgraeber" in table_modules()
+    assert table_for("goldgraeber").GAME_ID == "goldgraeber"
 
 
 def test_roll_highlight_tap_and_refusal(kivy_ready: Any, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ are built here; everything else is declared in the .kv files.
 
 from __future__ import annotations
 
+from functools import partial
 from types import ModuleType
 from typing import Any
 
@@ -20,7 +21,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.utils import get_color_from_hex
 
 from companion.app.i18n import _
-from companion.app.widgets import make
+from companion.app.widgets import make, resize
 
 
 class HomeScreen(Screen):
@@ -40,31 +41,36 @@ class HomeScreen(Screen):
 
 
 class PlayersScreen(Screen):
-    """Seat rows are generated from the PlayersModel; the .kv holds the frame."""
+    """Seat rows are generated from the PlayersModel; the .kv holds the frame.  Rows and chips are kept
+    and refilled when the seats change (a new TextInput per row on every added player or arrow tap was
+    most of the screen's memory and time)."""
 
     def on_pre_enter(self, *_args: Any) -> None:
         model = App.get_running_app().players_model
-        model.unbind(seats=self._rebuild_seats, first_player=self._rebuild_seats, remembered=self._rebuild_chips)
-        model.bind(seats=self._rebuild_seats, first_player=self._rebuild_seats, remembered=self._rebuild_chips)
-        self._rebuild_seats()
-        self._rebuild_chips()
+        model.unbind(seats=self._show_seats, first_player=self._show_seats, remembered=self._show_chips)
+        model.bind(seats=self._show_seats, first_player=self._show_seats, remembered=self._show_chips)
+        self._show_seats()
+        self._show_chips()
 
-    def _rebuild_seats(self, *_args: Any) -> None:
+    def _show_seats(self, *_args: Any) -> None:
         model = App.get_running_app().players_model
-        rows = self.ids.seats
-        rows.clear_widgets()
-        for seat, info in enumerate(model.seats):
-            rows.add_widget(make("SeatRow", seat=seat, name=info["name"], colour=info["colour"],
-                                 first=seat == model.first_player))
+        for seat, (row, info) in enumerate(zip(resize(self.ids.seats, len(model.seats), partial(make, "SeatRow")),
+                                               model.seats)):
+            row.seat = seat  # before the name: a changed name is written to the row's seat
+            row.colour, row.first = info["colour"], seat == model.first_player
+            row.ids.name.text = info["name"]
 
-    def _rebuild_chips(self, *_args: Any) -> None:
+    def _show_chips(self, *_args: Any) -> None:
         model = App.get_running_app().players_model
-        chips = self.ids.remembered
-        chips.clear_widgets()
-        for name in model.remembered:
-            chip = Factory.GButton(text=name, size_hint_y=None, height=48)
-            chip.bind(on_release=lambda _b, n=name: model.add(n))
-            chips.add_widget(chip)
+        for chip, name in zip(resize(self.ids.remembered, len(model.remembered), partial(self._chip, model)),
+                              model.remembered):
+            chip.text = name
+
+    @staticmethod
+    def _chip(model: Any) -> Any:
+        chip = Factory.GButton(size_hint_y=None, height=48)
+        chip.bind(on_release=lambda pressed: model.add(pressed.text))
+        return chip
 
 
 class OptionsScreen(Screen):

@@ -22,7 +22,6 @@ Games without a module get `companion.app.tables.generic`, which offers the dice
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
@@ -30,18 +29,22 @@ from types import ModuleType
 _NOT_TABLES = {"generic", "common"}
 
 
-@lru_cache(maxsize=1)
-def table_modules() -> dict[str, ModuleType]:
-    """Every game-specific table module by the game id it declares."""
-    found: dict[str, ModuleType] = {}
-    for info in pkgutil.iter_modules(__path__):
-        if info.name in _NOT_TABLES or info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        game_id = getattr(module, "GAME_ID", None)
-        if isinstance(game_id, str):
-            found[game_id] = module
-    return found
+@lru_cache
+def _table_module(game_id: str) -> ModuleType:
+    """The module named after the game (`-` as `_`) if it declares that GAME_ID, else the generic one.
+    Only the chosen game's module is imported: importing every game's table (boards, the Pi's worker)
+    to find one cost the Options screen a megabyte and a few tens of milliseconds."""
+    name = game_id.replace("-", "_")
+    if name.isidentifier() and name not in _NOT_TABLES and not name.startswith("_"):
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as missing:
+            if missing.name != f"{__name__}.{name}":
+                raise  # the game's module is there but something it imports is not
+        else:
+            if getattr(module, "GAME_ID", None) == game_id:
+                return module
+    return importlib.import_module(f"{__name__}.generic")
 
 
 _loaded_kv: set[str] = set()
@@ -49,7 +52,7 @@ _loaded_kv: set[str] = set()
 
 def table_for(game_id: str) -> ModuleType:
     """The table module of a game (the generic one when the game has none), its .kv file loaded."""
-    module = table_modules().get(game_id) or importlib.import_module(f"{__name__}.generic")
+    module = _table_module(game_id)
     kv_file = Path(module.__file__ or "").with_suffix(".kv")
     if kv_file.exists() and str(kv_file) not in _loaded_kv:
         from kivy.lang import Builder

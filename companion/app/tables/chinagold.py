@@ -22,7 +22,8 @@ from companion.app.controllers.chinagold import PI_NAME, ChinagoldController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
-from companion.app.tables.common import LanguageWatch, die_face_button, resize
+from companion.app.tables.common import LanguageWatch, die_face_button
+from companion.app.widgets import resize
 from companion.engine.core import ActionModel, Setup
 from companion.games.chinagold.board import layout_for, overlaid
 from companion.games.chinagold.rules import Bury, ChinagoldState, Turn

@@ -13,6 +13,7 @@ from kivy.properties import BooleanProperty, DictProperty, ObjectProperty
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.app.i18n import _, current_language
+from companion.app.widgets import resize
 from companion.engine.core import N_
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
@@ -109,7 +110,6 @@ class LanguageWatch:
         self.table.unbind(revision=self._revised)
 
 
-
 #: The letter of each colour (a Digger die face, a Gold Connection bar or row) as a player of the language
 #: reads it (English: the engine's tokens, which are also the keyboard keys; German Bl/Ge/Ro/Gr/We/Sw;
 #: French Bl/J/Ro/V/Bc/N).
@@ -131,18 +131,3 @@ def die_face_button(controller: Any) -> Any:
     return button
 
 
-def resize(box: Any, count: int, new_widget: Callable[[], Any]) -> list[Any]:
-    """Keep `count` widgets in `box`, reusing those it holds (in display order), adding or dropping at
-    the end: buttons recreated on every tap cost time in the tap and leave the heap scattered.  Dropped
-    widgets are kept aside for the box and come back first (Digger's five dice go 0 -> 5 every roll)."""
-    spare: list[Any] | None = getattr(box, "resize_spare", None)
-    if spare is None:
-        spare = box.resize_spare = []
-    widgets = list(reversed(box.children))
-    for widget in widgets[count:]:
-        box.remove_widget(widget)
-        spare.append(widget)
-    while len(widgets) < count:
-        widgets.append(spare.pop() if spare else new_widget())
-        box.add_widget(widgets[-1])
-    return widgets[:count]

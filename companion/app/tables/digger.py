@@ -16,8 +16,8 @@ from kivy.utils import get_color_from_hex
 from companion.app.controllers.digger import DiggerController
 from companion.app.i18n import _, game_text
 from companion.app.table import TableModel
-from companion.app.tables.common import DiceKeypad, LanguageWatch, colour_letter, resize
-from companion.app.widgets import make
+from companion.app.tables.common import DiceKeypad, LanguageWatch, colour_letter
+from companion.app.widgets import make, resize
 from companion.engine.core import N_, ActionModel, Setup
 
 GAME_ID = "digger"

@@ -25,8 +25,8 @@ from companion.app.controllers.gold_connection import GoldConnectionController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
-from companion.app.tables.common import LanguageWatch, colour_letter, die_face_button, resize
-from companion.app.widgets import MIN_TAP_PX
+from companion.app.tables.common import LanguageWatch, colour_letter, die_face_button
+from companion.app.widgets import MIN_TAP_PX, resize
 from companion.engine.core import ActionModel, Setup
 from companion.games.gold_connection.rules import (
     BEST_ROLL,

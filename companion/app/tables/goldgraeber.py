@@ -20,7 +20,8 @@ from companion.app.controllers.goldgraeber import GoldgraeberController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog, current_language
 from companion.app.table import TableModel
-from companion.app.tables.common import LanguageWatch, resize
+from companion.app.tables.common import LanguageWatch
+from companion.app.widgets import resize
 from companion.engine.core import N_, ActionModel, Setup
 from companion.games.goldgraeber.rules import (
     CHIP_KINDS,
