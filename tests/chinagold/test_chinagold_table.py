@@ -276,7 +276,8 @@ def test_rings_lie_between_their_inner_and_outer_radius(kivy_ready: Any) -> None
 @pytest.mark.parametrize("language", ["fr", "de"])
 def test_action_labels_name_sites_with_their_articles(kivy_ready: Any, language: str) -> None:
     """The choice buttons name sites in the form their sentence needs ("Retourner du marqueur 4 … au
-    marqueur 6 …", not "de rangée 1 … à rangée 1 …")."""
+    marqueur 6 …", not "de rangée 1 … à rangée 1 …"); German buttons say what they do first, as a label
+    ("Umdrehen: Reihe 1, …"), not as a sentence with the verb in front ("Umdrehen von Reihe 1 …")."""
     import re
 
     from companion.app.i18n import set_language
@@ -295,3 +296,5 @@ def test_action_labels_name_sites_with_their_articles(kivy_ready: Any, language:
     for label in labels:
         assert not re.search(ENGLISH, label), label
         assert not [what for what, pattern in BAD[language].items() if re.search(pattern, label)], label
+    if language == "de":
+        assert [label.split(": ")[0] for label in labels] == ["Umdrehen", "Umdrehen", "Vergraben"], labels
