@@ -27,7 +27,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.utils import colormap, get_hex_from_color
 
 from companion.app.clocks import kept_totals
-from companion.app.i18n import _
+from companion.app.i18n import _, n_
 from companion.app.settings import SEAT_COLOURS, data_dir
 
 if TYPE_CHECKING:  # the engine is imported on first use, so Home's first frame does not wait for it
@@ -221,7 +221,8 @@ class HistoryModel(EventDispatcher):
             self.times = []
             self.can_resume = self.can_export = False
             return
-        self.detail_title = _("{game}, {moves} moves").format(game=result.title, moves=result.summary.actions)
+        self.detail_title = n_("{game}, {moves} move", "{game}, {moves} moves", result.summary.actions).format(
+            game=result.title, moves=result.summary.actions)
         order = sorted(range(len(result.scores)), key=lambda seat: (-result.scores[seat], seat))
         self.detail_lines = [{"name": result.names[seat], "score": result.scores[seat],
                               "colour": result.colours[seat], "winner": seat in result.winners} for seat in order]

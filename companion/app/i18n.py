@@ -66,6 +66,12 @@ def _(message: str) -> str:
     return catalog(APP_DOMAIN).gettext(message)
 
 
+def n_(singular: str, plural: str, count: int) -> str:
+    """An app string for `count` things in the current language, by that language's plural rule (French
+    counts 0 and 1 as singular, English and German only 1): "1 move", "2 moves"."""
+    return catalog(APP_DOMAIN).ngettext(singular, plural, count)
+
+
 def tr(message: str, language: str | None = None) -> str:
     """Translate for .kv rules: `text: tr("Undo", app.lang)` re-evaluates when `app.lang` changes."""
     return catalog(APP_DOMAIN, language or _current).gettext(message)

@@ -23,7 +23,7 @@ from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion.app import i18n
-from companion.app.i18n import _
+from companion.app.i18n import _, n_
 from companion.app.keyboard import onscreen_keyboard_wanted, use_onscreen_keyboard
 from companion.app.settings import AppSettings, load_settings, save_settings, settings_path
 
@@ -450,7 +450,8 @@ class GoldtableApp(App):
             self.resume_text = ""
             return
         title = get_game(summary.game).title if summary.game in all_games() else summary.game
-        self.resume_text = _("Resume {game}: {players} ({moves} moves)").format(
+        self.resume_text = n_("Resume {game}: {players} ({moves} move)", "Resume {game}: {players} ({moves} moves)",
+                              summary.actions).format(
             game=title, players=", ".join(summary.players), moves=summary.actions)
 
     def resume(self, game_id: int | None = None) -> None:

@@ -37,7 +37,7 @@ def extract() -> Path:
     """Write goldtable.pot from the app's Python and kv files (kv parsed as Python: `tr("…", app.lang)`)."""
     pot = LOCALE_DIR / "goldtable.pot"
     subprocess.run(["xgettext", "--from-code=UTF-8", "-L", "Python", "--keyword=_", "--keyword=tr",
-                    "--keyword=N_", "--no-location", "--sort-output", "--package-name=goldtable",
+                    "--keyword=N_", "--keyword=n_:1,2", "--no-location", "--sort-output", "--package-name=goldtable",
                     "-o", str(pot), *app_sources()], cwd=ROOT, check=True)
     return pot
 

@@ -11,19 +11,23 @@ from pathlib import Path
 import pytest
 
 LOCALE = Path(__file__).resolve().parents[2] / "companion" / "locale"
-ENTRY = re.compile(r'^(msgctxt|msgid|msgstr) ((?:".*"\n?)+)', re.M)
+ENTRY = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d\])?) ((?:".*"\n?)+)', re.M)
 
 
-def read_po(path: Path) -> dict[str, str]:
+def read_po(path: Path) -> dict[str | tuple[str, int], str]:
     """msgid -> msgstr of the translated, non-fuzzy entries (the header left out); an entry with a context
-    is keyed `context\x04msgid`, as gettext keys it in a compiled catalog."""
-    catalog: dict[str, str] = {}
+    is keyed `context\x04msgid`, and each form of a plural entry `(msgid, n)`, as gettext keys them in a
+    compiled catalog."""
+    catalog: dict[str | tuple[str, int], str] = {}
     for block in path.read_text(encoding="utf-8").split("\n\n"):
         if "#, fuzzy" in block:
             continue
         parts = {kind: "".join(ast.literal_eval(line) for line in body.strip().splitlines())
                  for kind, body in ENTRY.findall(block)}
-        if parts.get("msgid") and parts.get("msgstr"):
+        if parts.get("msgid") and "msgid_plural" in parts:
+            forms = {int(kind[7:-1]): text for kind, text in parts.items() if kind.startswith("msgstr[") and text}
+            catalog.update({(parts["msgid"], number): text for number, text in forms.items()})
+        elif parts.get("msgid") and parts.get("msgstr"):
             key = f"{parts['msgctxt']}\x04{parts['msgid']}" if "msgctxt" in parts else parts["msgid"]
             catalog[key] = parts["msgstr"]
     return catalog
@@ -45,7 +49,7 @@ def test_mo_is_built_from_po(po: Path) -> None:
 def test_every_app_string_is_translated(language: str) -> None:
     template = read_po_ids(LOCALE / "goldtable.pot")
     translated = read_po(LOCALE / language / "LC_MESSAGES" / "goldtable.po")
-    assert sorted(template - set(translated)) == []
+    assert sorted(template - {key[0] if isinstance(key, tuple) else key for key in translated}) == []
 
 
 def read_po_ids(path: Path) -> set[str]:

@@ -33,6 +33,29 @@ def test_resume_after_kill(fresh_app: Any, tmp_path: Path) -> None:
     assert session.state.boxes[0].Y == 1
 
 
+def test_resume_line_counts_moves_in_each_language(fresh_app: Any, tmp_path: Path) -> None:
+    """Home's Resume line and History's title use each language's plural rule ("1 move", not "1 moves")."""
+    from companion.app.demo import demo_setup, play_move
+    from companion.engine.session import Session
+
+    app = fresh_app
+    journal = Journal(tmp_path / "journal.sqlite3")
+    session = Session.new(demo_setup("digger", seed=1), journal)
+    play_move(session)
+    app.open_journal(journal)
+    expected = {1: {"en": "(1 move)", "de": "(1 Zug)", "fr": "(1 coup)"},
+                2: {"en": "(2 moves)", "de": "(2 Züge)", "fr": "(2 coups)"}}
+    try:
+        for moves in (1, 2):
+            for language, words in expected[moves].items():
+                app.set_language(language)
+                app.refresh_resume()
+                assert words in app.resume_text
+            play_move(session)
+    finally:
+        app.set_language("en")
+
+
 def test_language_switch(fresh_app: Any) -> None:
     app = fresh_app
     tap(app, "Settings")
