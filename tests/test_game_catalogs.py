@@ -80,9 +80,34 @@ def test_every_message_is_translated_with_its_placeholders(domain: GameDomain, l
     assert len(messages) >= domain.least_messages
     for message in messages:
         translated = catalog.gettext(message)
-        assert translated != message or (language, message) in domain.same_in, \
-            f"{language}: {message!r} untranslated"
-        assert placeholders(translated) == placeholders(message), f"{language}: {message!r}"
+        forms = [translated] if translated != message else [catalog.ngettext(message, message, n) for n in (1, 2)]
+        for form in forms:  # one text, or a count's singular and plural
+            assert form != message or (language, message) in domain.same_in, f"{language}: {message!r} untranslated"
+            assert placeholders(form) == placeholders(message), f"{language}: {message!r}"
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
+def test_a_count_of_one_reads_in_the_singular(language: str) -> None:
+    """Events and buttons about a number of chips take the language's singular for one (French also for
+    zero): "brings 1 chip home", not "1 chips"."""
+    from companion.app.i18n import game_text, set_language
+
+    one = {"en": ("1 chip ", "1 chip."), "de": ("1 Chip ", "1 Chip"), "fr": ("1 jeton ", "1 jeton.")}[language]
+    many = {"en": "2 chips", "de": "2 Chips", "fr": "2 jetons"}[language]
+    set_language(language)
+    try:
+        for domain, template, params in (
+                ("goldgraeber", "{name} brings {count} chips home ({points} points).", {"name": "Anna", "points": 3}),
+                ("goldgraeber", "The robber beats {name} and keeps {count} chips.", {"name": "Anna"}),
+                ("gold_connection", "{player} spends {count} chips.", {"player": "Anna"})):
+            assert any(words in game_text(domain, template, {**params, "count": 1}) for words in one), template
+            assert many in game_text(domain, template, {**params, "count": 2}), template
+        assert game_text("gold_connection", "Spend {count} chips", {"count": 1}).count("1 ") == 1
+        if language == "fr":  # French counts zero in the singular
+            assert "0 jeton." in game_text("gold_connection", "{player} spends {count} chips.",
+                                            {"player": "Anna", "count": 0})
+    finally:
+        set_language("en")
 
 
 @pytest.mark.parametrize(("domain", "language"), CASES, ids=CASE_IDS)

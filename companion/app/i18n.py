@@ -105,9 +105,23 @@ def _word(domain: str, value: Any) -> Any:
     return value
 
 
+def _counted(domain: str, template: str, params: dict[str, Any] | None) -> str | None:
+    """The form a game's catalog gives a message for its `count` ("brings 1 chip home"): a plural entry
+    whose msgid and msgid_plural are both the engine's template (English singulars are in the `en`
+    catalog); None for a message without such an entry."""
+    count = (params or {}).get("count")
+    if not isinstance(count, int) or isinstance(count, bool):
+        return None
+    no_entry = "\x00"  # what ngettext gives for a count other than 1 when the catalog has no plural entry
+    form = catalog(domain).ngettext(template, no_entry, count)
+    # (gettext would give a plural entry's singular for every count, so the entry's own plural is kept)
+    return None if form == no_entry or (count == 1 and form == template) else form
+
+
 def game_text(domain: str, template: str, params: dict[str, Any] | None = None) -> str:
-    """An engine message in the current language: the game's catalog, then the app's, then English."""
-    translated = _lookup(domain, template)
+    """An engine message in the current language: the game's catalog (its form for the `count`, if it
+    has one), then the app's, then English."""
+    translated = _counted(domain, template, params) or _lookup(domain, template)
     if translated == template:  # no catalog for this sentence yet: keep it all English, not half
         words = dict(params or {})
     else:

@@ -23,11 +23,11 @@ from companion.app.boards.gold_connection import VaultBoard
 from companion.app.boards.loupe import BoardLoupe
 from companion.app.controllers.gold_connection import GoldConnectionController
 from companion.app.i18n import _ as app_text
-from companion.app.i18n import catalog
+from companion.app.i18n import catalog, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import LanguageWatch, colour_letter, die_face_button
 from companion.app.widgets import MIN_TAP_PX, resize
-from companion.engine.core import ActionModel, Setup
+from companion.engine.core import N_, ActionModel, Setup
 from companion.games.gold_connection.rules import (
     BEST_ROLL,
     COLOURS,
@@ -321,7 +321,7 @@ class GoldConnectionPanel(BoxLayout):
             self._button(_("Point to {safe}").format(safe=safe_words(arrow.heading).text(_)), action=arrow)
         for spend in sorted(offered(state, "use_chips"), key=lambda action: -getattr(action, "count", 0)):
             assert isinstance(spend, UseChips)
-            self._button(_("Spend {count} chips").format(count=spend.count) if spend.count
+            self._button(game_text(GAME_ID, N_("Spend {count} chips"), {"count": spend.count}) if spend.count
                          else _("Accept the failure"), action=spend)
         if "sort" in self.expects:
             rows = state.robbers[state.current].rows

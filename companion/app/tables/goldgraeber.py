@@ -18,7 +18,7 @@ from companion.app.boards.goldgraeber import BoardView, GoldgraeberBoard
 from companion.app.boards.loupe import BoardLoupe
 from companion.app.controllers.goldgraeber import GoldgraeberController
 from companion.app.i18n import _ as app_text
-from companion.app.i18n import catalog, current_language
+from companion.app.i18n import catalog, current_language, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import LanguageWatch
 from companion.app.widgets import resize
@@ -144,8 +144,9 @@ class GoldgraeberPanel(BoxLayout):
         self.train_text = _("Train: rail field {position} of {last}").format(position=state.locomotive, last=last)
         self.train_progress = state.locomotive / last
         odds = chip_odds(state)
-        self.odds_text = _("Face down: {count} chips\nRobber behind one: {chance:.0%}\nAverage dig: {gold:.1f} "
-                           "nuggets").format(count=odds.unseen, chance=odds.robber_chance, gold=odds.expected_gold)
+        odds_template = N_("Face down: {count} chips\nRobber behind one: {chance:.0%}\nAverage dig: {gold:.1f} nuggets")
+        self.odds_text = game_text(GAME_ID, odds_template,
+                                   {"count": odds.unseen, "chance": odds.robber_chance, "gold": odds.expected_gold})
         self.step_text = self._step_line(state)
         expects = self.game.expects(state)
         self.rolling = "roll" in expects
