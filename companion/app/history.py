@@ -29,6 +29,7 @@ from kivy.utils import colormap, get_hex_from_color
 from companion.app.clocks import kept_totals
 from companion.app.i18n import _, n_
 from companion.app.settings import SEAT_COLOURS, data_dir
+from companion.app.widgets import resize
 
 if TYPE_CHECKING:  # the engine is imported on first use, so Home's first frame does not wait for it
     from companion.engine.core import Setup
@@ -295,15 +296,17 @@ class HistoryScreen(Screen):
         self.model.bind(rows=self._rebuild, selected=self._rebuild)
 
     def _rebuild(self, *_args: Any) -> None:
-        """One toggle per game, newest first; the chosen one is down."""
-        box = self.ids.rows
-        box.clear_widgets()
-        for row in self.model.rows:
-            button = Factory.GToggle(text=row["text"], group="history", allow_no_selection=False, size_hint_y=None,
-                                     height=64, halign="left", padding=(8, 4),
-                                     state="down" if row["id"] == self.model.selected else "normal")
-            button.bind(on_release=lambda _b, game_id=row["id"]: self.model.select(game_id))
-            box.add_widget(button)
+        """One toggle per game, newest first; the chosen one is down.  The toggles are kept and refilled:
+        every tap on a game changes the selection, and a long history rebuilt per tap was slow."""
+        for button, row in zip(resize(self.ids.rows, len(self.model.rows), self._game_toggle), self.model.rows):
+            button.game_id, button.text = row["id"], row["text"]
+            button.state = "down" if row["id"] == self.model.selected else "normal"
+
+    def _game_toggle(self) -> Any:
+        button = Factory.GToggle(group="history", allow_no_selection=False, size_hint_y=None, height=64,
+                                 halign="left", padding=(8, 4))
+        button.bind(on_release=lambda pressed: self.model.select(pressed.game_id))
+        return button
 
     def resume_selected(self) -> None:
         if self.model.can_resume:

@@ -4,13 +4,17 @@ them was most of a roll's slowest tap)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 
+from companion.app.demo import demo_setup, play_move
 from companion.app.launch import pump
 from companion.app.widgets import resize
+from companion.engine.journal import Journal
+from companion.engine.session import Session
 
 
 def test_a_box_that_shrinks_and_grows_gets_its_own_widgets_back() -> None:
@@ -58,3 +62,47 @@ def test_the_players_screen_refills_its_rows_in_place(fresh_app: Any) -> None:
     assert fields() == rows  # the same four text fields throughout
     fields()[1].text = "Zoé"  # typing after a move renames the seat the row now shows
     assert [seat["name"] for seat in model.seats][:3] == ["Ben", "Zoé", "Chloé"]
+
+
+def test_history_rows_and_rule_cards_are_refilled_not_rebuilt(fresh_app: Any, tmp_path: Path) -> None:
+    """A tap on a game in History changes the selection and a letter typed in the rules' search changes
+    the results; both refill the rows they have instead of building every row again."""
+    from kivy.tests.common import UnitTestTouch
+
+    app = fresh_app
+    journal = Journal(tmp_path / "journal.sqlite3")
+    for moves in (3, 5, 7):
+        session = Session.new(demo_setup("digger", seed=moves), journal)
+        for _ in range(moves):
+            play_move(session)
+    app.open_journal(journal)
+    app.go("history")
+    pump(2)
+    screen = app.root.get_screen("history")
+    toggles = list(reversed(screen.ids.rows.children))
+    assert len(toggles) == 3
+    for toggle, row in zip(toggles, screen.model.rows):
+        touch = UnitTestTouch(*toggle.to_window(*toggle.center))  # the rows may read alike: touch each one
+        touch.touch_down()
+        touch.touch_up()
+        pump(1)
+        assert list(reversed(screen.ids.rows.children)) == toggles
+        assert [toggle.state for toggle in toggles] == ["down" if r["id"] == row["id"] else "normal"
+                                                       for r in screen.model.rows]
+        assert screen.model.selected == row["id"]
+
+    app.rules_model.game_id, app.rules_model.query = "digger", ""
+    app.go("rules")
+    pump(2)
+    cards = app.root.get_screen("rules").ids.cards
+    every = list(reversed(cards.children))
+    every_rule = [card.rule_id for card in every]
+    app.rules_model.query = "blue"
+    pump(1)
+    shown = list(reversed(cards.children))
+    assert 0 < len(shown) < len(every) and shown == every[:len(shown)]
+    assert [card.rule_id for card in shown] == [result["rule_id"] for result in app.rules_model.results]
+    app.rules_model.query = ""
+    pump(1)
+    assert set(map(id, cards.children)) == set(map(id, every))  # the same cards back, none built anew
+    assert [card.rule_id for card in reversed(cards.children)] == every_rule

@@ -248,10 +248,11 @@ class RulesScreen(Screen):
         self._rebuild()
 
     def _rebuild(self, *_args: Any) -> None:
-        cards = self.ids.cards
-        cards.clear_widgets()
-        for result in App.get_running_app().rules_model.results:
-            cards.add_widget(make("RuleCard", **result))
+        """The cards are kept and refilled: the results change with every letter typed in the search."""
+        results = App.get_running_app().rules_model.results
+        for card, result in zip(resize(self.ids.cards, len(results), partial(make, "RuleCard")), results):
+            for name, value in result.items():
+                setattr(card, name, value)
 
 
 from companion.app.clocks import ClocksScreen  # noqa: E402, F401 — these screens live with their models

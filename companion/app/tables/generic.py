@@ -12,6 +12,7 @@ from kivy.uix.stacklayout import StackLayout
 from companion.app.controllers import TableController
 from companion.app.table import TableModel
 from companion.app.tables.common import DiceKeypad, LanguageWatch
+from companion.app.widgets import resize
 from companion.engine.core import ActionModel
 
 MAX_BUTTONS = 24
@@ -42,19 +43,20 @@ class GenericPanel(BoxLayout):
         self._language.detach()
 
     def _rebuild(self, *_args: Any) -> None:
-        self.choices.clear_widgets()
         session = self.table.session
-        if session is None:
-            return
-        game, state = session.game, session.state
-        listed = [kind for kind in game.expects(state) if kind in game.candidates and kind != self.table.roll_action]
-        actions = [action for kind in listed for action in game.offered(state, kind, checked=True)]
-        for action in actions[:MAX_BUTTONS]:
-            button = Factory.GButton(text=action_label(self.table, action), size_hint=(None, None),
-                                     height=52, width=180)
-            button.action = action
-            button.bind(on_release=lambda _b, a=action: self.controller.submit(a))
-            self.choices.add_widget(button)
+        actions: list[Any] = []
+        if session is not None:
+            game, state = session.game, session.state
+            listed = [kind for kind in game.expects(state)
+                      if kind in game.candidates and kind != self.table.roll_action]
+            actions = [action for kind in listed for action in game.offered(state, kind, checked=True)]
+        for button, action in zip(resize(self.choices, min(len(actions), MAX_BUTTONS), self._choice_button), actions):
+            button.action, button.text = action, action_label(self.table, action)
+
+    def _choice_button(self) -> Any:
+        button = Factory.GButton(size_hint=(None, None), height=52, width=180)
+        button.bind(on_release=lambda pressed: self.controller.submit(pressed.action))
+        return button
 
 
 def build_panel(controller: TableController) -> GenericPanel:
