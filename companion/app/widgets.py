@@ -23,7 +23,11 @@ def make(class_name: str, **properties: Any) -> Widget:
     """A widget of a kv dynamic class with its kv-declared properties set (they cannot go to __init__)."""
     from kivy.factory import Factory
 
-    widget = getattr(Factory, class_name)()
+    return fill(getattr(Factory, class_name)(), **properties)
+
+
+def fill(widget: Widget, **properties: Any) -> Widget:
+    """`widget` with these properties set: a new one (`make`) or one kept for reuse (`resize`)."""
     for name, value in properties.items():
         setattr(widget, name, value)
     return widget

@@ -21,7 +21,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.utils import get_color_from_hex
 
 from companion.app.i18n import _
-from companion.app.widgets import make, resize
+from companion.app.widgets import fill, make, resize
 
 
 class HomeScreen(Screen):
@@ -251,8 +251,7 @@ class RulesScreen(Screen):
         """The cards are kept and refilled: the results change with every letter typed in the search."""
         results = App.get_running_app().rules_model.results
         for card, result in zip(resize(self.ids.cards, len(results), partial(make, "RuleCard")), results):
-            for name, value in result.items():
-                setattr(card, name, value)
+            fill(card, **result)
 
 
 from companion.app.clocks import ClocksScreen  # noqa: E402, F401 — these screens live with their models

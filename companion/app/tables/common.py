@@ -129,5 +129,3 @@ def die_face_button(controller: Any) -> Any:
     button.plain_colours = (list(button.background_color), list(button.color))
     button.bind(on_release=lambda pressed: controller.enter_die(pressed.face))
     return button
-
-
