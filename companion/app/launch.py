@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from companion.engine.errors import UserError
-from companion.headless import NO_DISPLAY_HELP, export_png, find_display, kivy_home, prepare_kivy
+from companion.headless import (
+    NO_DISPLAY_HELP,
+    export_png,
+    find_display,
+    flush_offscreen_frames,
+    kivy_home,
+    prepare_kivy,
+)
 
 SCREENSHOT_SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "table", "timer", "end",
                                        "hardware", "settings", "rules", "refusal", "notice", "history", "stats",
@@ -51,6 +58,8 @@ def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | No
     if Window is None:  # the display answered the check but SDL could not open a window on it
         raise UserError(f"no display: SDL could not open a window (SDL_VIDEODRIVER={drivers}; details in "
                         f"{kivy_home() / 'kivy.log'}); {NO_DISPLAY_HELP}")
+    if offscreen:
+        flush_offscreen_frames()
     from kivy.clock import Clock
 
     from companion.app.main import GoldtableApp
@@ -69,6 +78,7 @@ def start_headless(size: tuple[int, int], **app_kwargs: Any) -> Any:
 
     from companion.app.main import GoldtableApp
 
+    flush_offscreen_frames()
     Window.size = size
     app = GoldtableApp(**app_kwargs)
     app._run_prepare()  # Kivy's own set-up step of App.run(): build(), window, on_start
