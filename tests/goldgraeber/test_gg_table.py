@@ -56,7 +56,7 @@ def test_roll_highlight_tap_and_refusal(kivy_ready: Any, tmp_path: Path) -> None
     try:
         state = table.session.state
         assert panel.rolling and panel.board.view.locomotive == "R1" and len(panel.board.view.face_down) == 64
-        assert "0 of 11" in panel.train_text and "25%" in panel.odds_text
+        assert "rail field 1 of 12" in panel.train_text and "25%" in panel.odds_text
         assert not panel.enter_face("1") and table.refusal_rule.startswith("GG-2")
         assert panel.enter_face("3")
         state = table.session.state
@@ -82,7 +82,8 @@ def test_train_progress_follows_the_locomotive(kivy_ready: Any) -> None:
     try:
         assert panel.enter_face("L")
         assert table.session.state.locomotive == 1 and panel.board.view.locomotive == "R2"
-        assert "1 of 11" in panel.train_text and panel.train_progress == pytest.approx(1 / 11)
+        assert "rail field 2 of 12" in panel.train_text and panel.train_progress == pytest.approx(1 / 11)
+        assert table.log[-1].endswith("rail field 2.")  # the log and the train line count alike
     finally:
         panel.detach()
         kivy_ready.remove_widget(panel)

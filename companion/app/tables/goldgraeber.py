@@ -140,9 +140,10 @@ class GoldgraeberPanel(BoxLayout):
             return
         board = self.game.board
         self.labels = {"Roll for me": _("Roll for me"), "Look at chips": _("Look at chips")}
-        last = len(board.rail) - 1
-        self.train_text = _("Train: rail field {position} of {last}").format(position=state.locomotive, last=last)
-        self.train_progress = state.locomotive / last
+        # numbered from 1 like the rail fields the log and the board name (R1 at the tunnel)
+        self.train_text = _("Train: rail field {position} of {last}").format(position=state.locomotive + 1,
+                                                                              last=len(board.rail))
+        self.train_progress = state.locomotive / (len(board.rail) - 1)
         odds = chip_odds(state)
         odds_template = N_("Face down: {count} chips\nRobber behind one: {chance:.0%}\nAverage dig: {gold:.1f} nuggets")
         self.odds_text = game_text(GAME_ID, odds_template,
