@@ -64,6 +64,30 @@ def test_the_players_screen_refills_its_rows_in_place(fresh_app: Any) -> None:
     assert [seat["name"] for seat in model.seats][:3] == ["Ben", "Zoé", "Chloé"]
 
 
+def test_only_the_arrows_that_can_move_a_seat_are_live(fresh_app: Any) -> None:
+    """The first seat cannot move up nor the last down: their arrows are greyed, and follow the rows
+    as players are added and removed."""
+    app = fresh_app
+    app.choose_game("digger")
+    app.new_game()
+    pump(2)
+    model, seats = app.players_model, app.root.get_screen("players").ids.seats
+
+    def live_arrows() -> list[tuple[bool, bool]]:
+        rows = list(reversed(seats.children))
+        return [tuple(not button.disabled for button in row.children if button.text in ("↑", "↓"))[::-1]
+                for row in rows]
+
+    while len(model.seats) > model.min_players:
+        model.remove(len(model.seats) - 1)
+    model.add()
+    pump(1)
+    assert live_arrows() == [(False, True), (True, True), (True, False)]
+    model.remove(2)
+    pump(1)
+    assert live_arrows() == [(False, True), (True, False)]
+
+
 def test_history_rows_and_rule_cards_are_refilled_not_rebuilt(fresh_app: Any, tmp_path: Path) -> None:
     """A tap on a game in History changes the selection and a letter typed in the rules' search changes
     the results; both refill the rows they have instead of building every row again."""
