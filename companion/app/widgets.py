@@ -35,9 +35,9 @@ def fill(widget: Widget, **properties: Any) -> Widget:
 
 def resize(box: Any, count: int, new_widget: Callable[[], Any]) -> list[Any]:
     """Keep `count` widgets in `box`, reusing those it holds (in display order), adding or dropping at
-    the end: widgets recreated on every change cost time in the tap, leave the heap scattered and, on a
-    software renderer, grow the driver's memory by tens of kilobytes for each one drawn.  Dropped
-    widgets are kept aside for the box and come back first (Digger's five dice go 0 -> 5 every roll)."""
+    the end: widgets recreated on every change cost time in the tap and leave the heap scattered (the
+    Players screen grew by 28 MB in 20 taps while it rebuilt its rows).  Dropped widgets are kept aside
+    for the box and come back first (Digger's five dice go 0 -> 5 every roll)."""
     spare: list[Any] | None = getattr(box, "resize_spare", None)
     if spare is None:
         spare = box.resize_spare = []
