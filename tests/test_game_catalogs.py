@@ -80,34 +80,125 @@ def test_every_message_is_translated_with_its_placeholders(domain: GameDomain, l
     assert len(messages) >= domain.least_messages
     for message in messages:
         translated = catalog.gettext(message)
-        forms = [translated] if translated != message else [catalog.ngettext(message, message, n) for n in (1, 2)]
-        for form in forms:  # one text, or a count's singular and plural
-            assert form != message or (language, message) in domain.same_in, f"{language}: {message!r} untranslated"
-            assert placeholders(form) == placeholders(message), f"{language}: {message!r}"
+        assert translated != message or (language, message) in domain.same_in, f"{language}: {message!r} untranslated"
+        assert placeholders(translated) == placeholders(message), f"{language}: {message!r}"
+
+
+#: The words of a count in each language, for 1 and for 2 (French also says 0 in the singular).
+COUNTED = {
+    "chips": {"en": ("1 chip", "2 chips"), "de": ("1 Chip", "2 Chips"), "fr": ("1 jeton", "2 jetons")},
+    "open chips": {"en": ("1 open chip", "2 open chips"), "de": ("1 offenen Chip", "2 offene Chips"),
+                   "fr": ("1 jeton", "2 jetons")},
+    "points": {"en": ("1 point", "2 points"), "de": ("1 Punkt", "2 Punkte"), "fr": ("1 point", "2 points")},
+    "bars": {"en": ("1 bar", "2 bars"), "de": ("1 Barren", "2 Barren"), "fr": ("1 lingot", "2 lingots")},
+    "safes": {"en": ("1 safe", "2 safes"), "de": ("1 Tresor", "2 Tresore"), "fr": ("1 coffre", "2 coffres")},
+    "fields": {"en": ("1 field", "2 fields"), "de": ("1 Feld", "2 Felder"), "fr": ("1 case", "2 cases")},
+    "steps": {"en": ("1 step", "2 steps"), "de": ("1 Schritt", "2 Schritte"), "fr": ("1 pas", "2 pas")},
+    "markers": {"en": ("1 marker", "2 markers"), "de": ("1 Marker", "2 Marker"), "fr": ("1 marqueur", "2 marqueurs")},
+    "markers turned": {"en": ("1 marker turned", "2 markers turned"),
+                       "de": ("1 Marker umgedreht", "2 Marker umgedreht"),
+                       "fr": ("1 marqueur retourné", "2 marqueurs retournés")},
+    "tiles are": {"en": ("1 tile is", "2 tiles are"), "de": ("1 Wurfplättchen ist", "2 Wurfplättchen sind"),
+                  "fr": ("1 plaquette est", "2 plaquettes sont")},
+    "values were given": {"en": ("1 value was given", "2 values were given"),
+                          "de": ("1 Wert wurde angegeben", "2 Werte wurden angegeben"),
+                          "fr": ("1 valeur a été donnée", "2 valeurs ont été données")},
+}
+#: Every game message about a number of things: its domain, template, other words, and which parameters count what.
+COUNTS: list[tuple[str, str, dict[str, object], dict[str, str]]] = [
+    ("goldgraeber", "{name} brings {count} chips home ({points} points).", {"name": "Anna"},
+     {"count": "chips", "points": "points"}),
+    ("goldgraeber", "The robber beats {name} and keeps {count} chips.", {"name": "Anna"}, {"count": "chips"}),
+    ("goldgraeber", "{name} captures the robber with {count} chips.", {"name": "Anna"}, {"count": "chips"}),
+    ("goldgraeber", "{name} wins the brawl and takes {count} chips from {loser}.", {"name": "Anna", "loser": "Ben"},
+     {"count": "chips"}),
+    ("goldgraeber", "The engine driver {driver} takes {count} open chips from {name}.",
+     {"driver": "Anna", "name": "Ben"}, {"count": "open chips"}),
+    ("goldgraeber", "Face down: {count} chips\nRobber behind one: {chance:.0%}\nAverage dig: {gold:.1f} nuggets",
+     {"chance": 0.5, "gold": 2.5}, {"count": "chips"}),
+    ("goldgraeber", "Robber of strength {strength} on {field} (guarding {loot} chips): roll higher to win.",
+     {"strength": 3, "field": "Golden City"}, {"loot": "chips"}),
+    ("goldgraeber", "Tap a highlighted field ({steps} steps).", {}, {"steps": "steps"}),
+    ("goldgraeber", "Move your figure exactly {steps} fields.", {}, {"steps": "fields"}),
+    ("goldgraeber", "After the fight the figure moves away exactly {steps} fields; {field} is not one of them.",
+     {"field": "Golden City"}, {"steps": "fields"}),
+    ("goldgraeber", "{field} cannot be reached with exactly {steps} steps.", {"field": "Golden City"},
+     {"steps": "steps"}),
+    ("gold_connection", "{player} spends {count} chips.", {"player": "Anna"}, {"count": "chips"}),
+    ("gold_connection", "Spend {count} chips", {}, {"count": "chips"}),
+    ("gold_connection", "{name}: {score} points, {chips} chips, {bars} bars", {"name": "Anna"},
+     {"score": "points", "chips": "chips", "bars": "bars"}),
+    ("gold_connection", "{victim}'s box holds {count} bars; it takes at least 10 to plunder it.", {"victim": "Anna"},
+     {"count": "bars"}),
+    ("gold_connection", "Lay six shuffled bars into {safe} and enter them ({left} safes to go).", {"safe": "x"},
+     {"left": "safes"}),
+    ("gold_connection", "Roll {target} or more: {chance}% ({chance_with_chips}% with {chips} chips).",
+     {"target": 7, "chance": 50, "chance_with_chips": 60}, {"chips": "chips"}),
+    ("gold_connection", "Roll {target} or more: {chance}% · with {chips} chips {with_chips}%",
+     {"target": 7, "chance": 50.0, "with_chips": 60.0}, {"chips": "chips"}),
+    ("gold_connection", "{player}: roll {target} or more ({chance}%; with your {chips} chips {chance_with_chips}%).",
+     {"player": "Anna", "target": 7, "chance": 50, "chance_with_chips": 60}, {"chips": "chips"}),
+    ("gold_connection", "Spend exactly {shortfall} chips to reach the target, or none.", {}, {"shortfall": "chips"}),
+    ("gold_connection", "{player}: {shortfall} short. Spend {shortfall} chips, or accept the failure.",
+     {"player": "Anna"}, {"shortfall": "chips"}),
+    ("gold_connection", "The roll fails: the tray goes back into {safe}; {player} gets {chips} chips.",
+     {"safe": "x", "player": "Anna"}, {"chips": "chips"}),
+    ("gold_connection", "The {row} holds at most {capacity} bars.", {"row": "x"}, {"capacity": "bars"}),
+    ("gold_connection", "The {row} holds {length} bars; the next ones must be {expected}.",
+     {"row": "x", "expected": "y"}, {"length": "bars"}),
+    ("chinagold", "Turn {total} markers in a straight line, or bury one gold.", {}, {"total": "markers"}),
+    ("chinagold", "{count} markers turned: {start} to {end}.", {"start": "A1", "end": "A2"},
+     {"count": "markers turned"}),
+    ("chinagold", "{want} tiles are in play but {got} values were given.", {},
+     {"want": "tiles are", "got": "values were given"}),
+]
 
 
 @pytest.mark.parametrize("language", ["en", "de", "fr"])
-def test_a_count_of_one_reads_in_the_singular(language: str) -> None:
-    """Events and buttons about a number of chips take the language's singular for one (French also for
-    zero): "brings 1 chip home", not "1 chips"."""
+@pytest.mark.parametrize(("domain", "template", "words", "counted"), COUNTS, ids=[case[1][:40] for case in COUNTS])
+def test_a_count_of_one_reads_in_the_singular(language: str, domain: str, template: str, words: dict[str, object],
+                                             counted: dict[str, str]) -> None:
+    """A message about a number of things says "1 chip", not "1 chips", in every language, also beside a
+    second count ("brings 1 chip home (2 points)"); French also says 0 in the singular."""
     from companion.app.i18n import game_text, set_language
 
-    one = {"en": ("1 chip ", "1 chip."), "de": ("1 Chip ", "1 Chip"), "fr": ("1 jeton ", "1 jeton.")}[language]
-    many = {"en": "2 chips", "de": "2 Chips", "fr": "2 jetons"}[language]
     set_language(language)
     try:
-        for domain, template, params in (
-                ("goldgraeber", "{name} brings {count} chips home ({points} points).", {"name": "Anna", "points": 3}),
-                ("goldgraeber", "The robber beats {name} and keeps {count} chips.", {"name": "Anna"}),
-                ("gold_connection", "{player} spends {count} chips.", {"player": "Anna"})):
-            assert any(words in game_text(domain, template, {**params, "count": 1}) for words in one), template
-            assert many in game_text(domain, template, {**params, "count": 2}), template
-        assert game_text("gold_connection", "Spend {count} chips", {"count": 1}).count("1 ") == 1
-        if language == "fr":  # French counts zero in the singular
-            assert "0 jeton." in game_text("gold_connection", "{player} spends {count} chips.",
-                                            {"player": "Anna", "count": 0})
+        for number in (1, 2):
+            for other in (1, 2):  # each count read beside both forms of the others
+                params = {**words, **{name: number if index == 0 else other for index, name in enumerate(counted)}}
+                text = game_text(domain, template, params)
+                for name, key in counted.items():
+                    one, many = COUNTED[key][language]
+                    assert (one if params[name] == 1 else many) in text, f"{language}: {text!r} ({name}={params[name]})"
+                    wrong = many.replace("2", "1", 1)  # "1 chips"
+                    assert params[name] != 1 or wrong == one or wrong not in text, f"{language}: {text!r}"
+        if language == "fr":
+            key = next(iter(counted.values()))
+            zero = COUNTED[key]["fr"][0].replace("1", "0", 1)
+            assert zero in game_text(domain, template, {**words, **dict.fromkeys(counted, 0)})
     finally:
         set_language("en")
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
+def test_every_counted_word_a_sentence_asks_for_is_in_its_catalog(language: str) -> None:
+    """`{count:chips}` in a translated sentence needs the catalog's plural entry "chips" (msgctxt count),
+    else the sentence reads in English; any other word after a colon is a form of a place or colour."""
+    from companion.app.i18n import COUNT_CONTEXT
+
+    app_po = (LOCALE / language / "LC_MESSAGES" / "goldtable.po").read_text(encoding="utf-8")
+    for domain in DOMAINS:
+        path = LOCALE / language / "LC_MESSAGES" / f"{domain.game}.po"
+        po = path.read_text(encoding="utf-8") if path.exists() else ""
+        counts = set(re.findall(rf'^msgctxt "{COUNT_CONTEXT}"\nmsgid "(.*)"$', po, flags=re.M))
+        forms = set(re.findall(r'^msgctxt "(.*)"$', po + app_po, flags=re.M)) - {COUNT_CONTEXT}
+        catalog = gettext.translation(domain.game, str(LOCALE), languages=[language], fallback=True)
+        for message in domain.messages():
+            for _, name, spec, _ in string.Formatter().parse(catalog.gettext(message)):
+                if name and spec and re.fullmatch(r"[^\W\d_]+(?: [^\W\d_]+)*", spec):
+                    assert spec in counts | forms, f"{language}/{domain.game}: {spec!r} of {message!r}"
+                    assert spec not in counts & forms, f"{spec!r} is both a count's words and a form"
 
 
 @pytest.mark.parametrize(("domain", "language"), CASES, ids=CASE_IDS)

@@ -105,27 +105,48 @@ def _word(domain: str, value: Any) -> Any:
     return value
 
 
-def _counted(domain: str, template: str, params: dict[str, Any] | None) -> str | None:
-    """The form a game's catalog gives a message for its `count` ("brings 1 chip home"): a plural entry
-    whose msgid and msgid_plural are both the engine's template (English singulars are in the `en`
-    catalog); None for a message without such an entry."""
-    count = (params or {}).get("count")
-    if not isinstance(count, int) or isinstance(count, bool):
-        return None
-    no_entry = "\x00"  # what ngettext gives for a count other than 1 when the catalog has no plural entry
-    form = catalog(domain).ngettext(template, no_entry, count)
-    # (gettext would give a plural entry's singular for every count, so the entry's own plural is kept)
-    return None if form == no_entry or (count == 1 and form == template) else form
+#: A format spec that names a count's words (`{count:chips}`), not a number format (`{count:d}`, `{gold:.1f}`).
+_COUNT_WORDS = re.compile(r"[^\W\d_]{2,}(?: [^\W\d_]+)*")
+#: The msgctxt of a count's words in a catalog: msgid and msgid_plural are the English words ("chips").
+COUNT_CONTEXT = "count"
+
+
+class _Count(int):
+    """A number in a translated game message, which the sentence may write with its counted words:
+    `{count:chips}` is the catalog's plural entry "chips" (msgctxt `count`) for that number, "1 chip" or
+    "2 chips" ("1 Chip", "0 jeton"), formatted with `{n}` for the number and the sentence's own words, so
+    a count with a second count (`{points:points}`) or a word that agrees with it (German `{colour:en}`)
+    reads right; any other spec formats the number, and words no catalog has fail like a wrong spec."""
+
+    domain: str
+    words: dict[str, Any]
+
+    def __new__(cls, value: int, domain: str, words: dict[str, Any]) -> _Count:
+        number = super().__new__(cls, value)
+        number.domain, number.words = domain, words
+        return number
+
+    def __format__(self, spec: str) -> str:
+        if not _COUNT_WORDS.fullmatch(spec):
+            return format(int(self), spec)
+        for domain in (self.domain, APP_DOMAIN):
+            form = catalog(domain).npgettext(COUNT_CONTEXT, spec, "\x00", int(self))
+            if form not in (spec, "\x00"):  # (no entry gives the msgid for 1, our marker else)
+                return form.format(**{**self.words, "n": int(self)})
+        raise ValueError(f"no words {spec!r} for a count")  # (game_text then says the English sentence)
 
 
 def game_text(domain: str, template: str, params: dict[str, Any] | None = None) -> str:
-    """An engine message in the current language: the game's catalog (its form for the `count`, if it
-    has one), then the app's, then English."""
-    translated = _counted(domain, template, params) or _lookup(domain, template)
+    """An engine message in the current language: the game's catalog, then the app's, then English.  A
+    number may be asked for with its counted words (`{count:chips}`, see `_Count`)."""
+    translated = _lookup(domain, template)
     if translated == template:  # no catalog for this sentence yet: keep it all English, not half
         words = dict(params or {})
     else:
         words = {key: _word(domain, value) for key, value in (params or {}).items()}
+        for key, value in words.items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                words[key] = _Count(value, domain, words)
     try:
         text = translated.format(**words)
     except (KeyError, IndexError, ValueError):

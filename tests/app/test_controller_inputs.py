@@ -319,3 +319,23 @@ def test_hardware_undo_after_the_last_move_goes_back_to_the_table(fresh_app: Any
     hardware(app, ButtonEvent(source="gpio", name="undo", action="down"))
     assert len(session.actions) == played - 1 and not session.is_over()
     assert app.root.current == "table"
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
+def test_a_roll_of_too_few_or_too_many_dice_is_told_with_each_count_in_its_number(
+        fresh_app: Any, answers: Answers, language: str) -> None:
+    """"1 die was read but 2 are needed", "2 dice were read but 1 is needed" (each count its own plural)."""
+    expected = {"en": ("1 die was read but 2 are needed", "2 dice were read but 1 is needed"),
+                "de": ("1 Würfel gelesen, aber 2 nötig", "2 Würfel gelesen, aber 1 nötig"),
+                "fr": ("1 dé lu mais 2 attendus", "2 dés lus mais 1 attendu")}[language]
+    app = fresh_app
+    app.set_language(language)
+    try:
+        for game, values, words in (("gold_connection", ("3",), expected[0]), ("goldgraeber", ("3", "4"), expected[1])):
+            session = open_game(app, game)
+            frame = Frame(values=values, seq=len(answers.calls) + 1)
+            hardware(app, frame)
+            assert answers.calls[-1][:3] == (frame, False, "roll.wrong_count") and session.actions == []
+            assert words in app.table.notice_text
+    finally:
+        app.set_language("en")

@@ -29,7 +29,7 @@ SAME = {
     "fr": {"OK", "Menu", "Scores", "Options"},
 }
 #: Numbers, times, scores, percentages, rule ids (DIG-4, GC-R3), arrows and signs: no language in them.
-NEUTRAL = re.compile(r"^[\d\s:.,/%+−×✕–\-→←↑↓↺▶■●()#]*$|^[A-Z]{2,3}-R?\d+$|^\d+ ?[A-Z]$")
+NEUTRAL = re.compile(r"^[\d\s:.,/%+−×✕–\-→←↑↓↺▶■●•()#]*$|^[A-Z]{2,3}-R?\d+$|^\d+ ?[A-Z]$")
 
 
 MARKUP = re.compile(r"\[/?(?:b|i|u|s|color|size|font|sub|sup|ref|anchor)(?:=[^\]]*)?\]")

@@ -24,11 +24,11 @@ def read_po(path: Path) -> dict[str | tuple[str, int], str]:
             continue
         parts = {kind: "".join(ast.literal_eval(line) for line in body.strip().splitlines())
                  for kind, body in ENTRY.findall(block)}
-        if parts.get("msgid") and "msgid_plural" in parts:
+        key = f"{parts['msgctxt']}\x04{parts['msgid']}" if "msgctxt" in parts else parts.get("msgid")
+        if key and "msgid_plural" in parts:
             forms = {int(kind[7:-1]): text for kind, text in parts.items() if kind.startswith("msgstr[") and text}
-            catalog.update({(parts["msgid"], number): text for number, text in forms.items()})
-        elif parts.get("msgid") and parts.get("msgstr"):
-            key = f"{parts['msgctxt']}\x04{parts['msgid']}" if "msgctxt" in parts else parts["msgid"]
+            catalog.update({(key, number): text for number, text in forms.items()})
+        elif key and parts.get("msgstr"):
             catalog[key] = parts["msgstr"]
     return catalog
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from companion.app.i18n import _
+from companion.app.i18n import _, n_
 
 if TYPE_CHECKING:
     from companion.app.table import TableModel
@@ -399,8 +399,10 @@ class TableController:
             settle(self.hardware, event, recorded=False, reason="roll.not_expected")
             return False
         if len(values) != len(table.dice):
-            table.show_notice(_("{got} dice were read but {want} are needed; please enter the roll by touch.")
-                              .format(got=len(values), want=len(table.dice)))
+            got, want = len(values), len(table.dice)
+            table.show_notice(_("{read} but {needed}; please enter the roll by touch.").format(
+                read=n_("{got} die was read", "{got} dice were read", got).format(got=got),
+                needed=n_("{want} is needed", "{want} are needed", want).format(want=want)))
             settle(self.hardware, event, recorded=False, reason="roll.wrong_count")
             return False
         for index, (value, faces) in enumerate(zip(values, table.dice)):

@@ -117,9 +117,9 @@ class OptionsScreen(Screen):
 
 
 class SetupScreen(Screen):
-    """What to put where: the game's own steps, then the seats."""
+    """What to put where: the game's own steps, then the seats; one row per step (a bullet, and the text
+    wrapping under its own first word), kept and refilled on the next visit."""
 
-    steps_text = StringProperty("")
     problem = StringProperty("")
 
     def on_pre_enter(self, *_args: Any) -> None:
@@ -133,7 +133,8 @@ class SetupScreen(Screen):
         seats = ", ".join(f"{index + 1}. {player.name}" for index, player in enumerate(setup.players))
         steps.append(_("Sit in this order (play passes to the left): {seats}.").format(seats=seats))
         steps.append(_("{name} begins.").format(name=setup.players[setup.first_player].name))
-        self.steps_text = "\n".join(f"•  {step}" for step in steps)
+        for row, step in zip(resize(self.ids.steps, len(steps), partial(make, "SetupStep")), steps):
+            row.text = step
 
 
 class MessageBox(BoxLayout):

@@ -230,9 +230,9 @@ class GoldConnectionPanel(BoxLayout):
                 for safe, distance in sorted(self.targets.items(), key=lambda item: (item[1], item[0]))))
         else:
             return ""
-        return _("Roll {target} or more: {chance}% · with {chips} chips {with_chips}%").format(
-            target=odds.target, chance=odds.percent(odds.without_chips), chips=odds.chips,
-            with_chips=odds.percent(odds.with_chips))
+        return game_text(GAME_ID, N_("Roll {target} or more: {chance}% · with {chips} chips {with_chips}%"),
+                         {"target": odds.target, "chance": odds.percent(odds.without_chips), "chips": odds.chips,
+                          "with_chips": odds.percent(odds.with_chips)})
 
     def _boxes(self, state: GoldConnectionState) -> str:
         lines = []
@@ -245,8 +245,8 @@ class GoldConnectionPanel(BoxLayout):
                 cells = [f"{row[1:]}:{''.join(map(str, numbers)) or '-'}" for row, numbers in robber.rows.items()
                          if row[0] == colour_code]
                 rows.append(f"{bar_code(colour_code)} " + " ".join(cells))
-            head = _("{name}: {score} points, {chips} chips, {bars} bars").format(
-                name=name, score=scores[seat], chips=robber.chips, bars=robber.bar_count())
+            head = game_text(GAME_ID, N_("{name}: {score} points, {chips} chips, {bars} bars"),
+                             {"name": name, "score": scores[seat], "chips": robber.chips, "bars": robber.bar_count()})
             marker = "> " if seat == self.game.to_move(state) else ""
             lines.append(f"[b][color={colour}]{marker}{head}[/color][/b]\n" + "  ".join(rows))
         return "\n".join(lines)

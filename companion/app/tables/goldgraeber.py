@@ -189,12 +189,13 @@ class GoldgraeberPanel(BoxLayout):
                 attacker=name(state.current), roll=state.attacker_roll, defender=name(state.defender))
         if row == "robber":
             stack = next(s for s in state.stacks if s.field == state.fight_field)
-            return _("Robber of strength {strength} on {field} (guarding {loot} chips): roll higher to win.").format(
-                strength=stack.robber[1], field=place(stack.field, state), loot=len(stack.loot))
+            robber = N_("Robber of strength {strength} on {field} (guarding {loot} chips): roll higher to win.")
+            return game_text(GAME_ID, robber, {"strength": stack.robber[1], "field": field_words(stack.field, state),
+                                               "loot": len(stack.loot)})
         if row == "away_roll":
             return _("{name} won the brawl and rolls to move away.").format(name=name(state.actor))
         if "move" in expects:
-            return _("Tap a highlighted field ({steps} steps).").format(steps=state.steps)
+            return game_text(GAME_ID, N_("Tap a highlighted field ({steps} steps)."), {"steps": state.steps})
         if "raft" in expects:
             return _("Tap the shore field the raft should go to.")
         if "reveal" in expects:
