@@ -1,6 +1,6 @@
 """Chinagold's table panel: the hex board with every marker, the tiles in play, and the Pi as opponent.
 
-A player taps the first and the last site of the line he turned (the same site twice for one marker);
+A player taps the first and the last site of the line they turned (the same site twice for one marker);
 with "Bury" pressed, a tap on a gold site buries it.  Tile results come from the sensors (the app's
 hardware roll), from the face buttons here, or from "Throw for me".  A seat whose player is named "Pi"
 is played by the bot: after the throw the panel marks the markers to turn, the table turns them on the

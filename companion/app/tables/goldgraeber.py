@@ -75,7 +75,7 @@ def setup_steps(setup: Setup) -> list[str]:
         _("Shuffle the 48 gold and 16 robber chips and lay them face down on the 64 dig fields."),
         _("Put the six rafts on the raft posts by the lakes."),
         _("Put the locomotive on the first rail field at the tunnel."),
-        _("Each player puts a figure in the house of his colour in Golden City."),
+        _("Each player puts a figure in the house of their colour in Golden City."),
         _("Put the 10 spare chips aside."),
     ]
     game = Goldgraeber()
@@ -85,7 +85,7 @@ def setup_steps(setup: Setup) -> list[str]:
         steps.append(_("{name} plays the {colour} house.").format(name=player.name,
                                                                   colour=_(COLOUR_WORDS.get(colour, colour))))
     if setup.options.get("look_variant"):
-        steps.append(_("Variant: instead of rolling, a player may secretly look at the chips next to his figure."))
+        steps.append(_("Variant: instead of rolling, a player may secretly look at the chips next to their figure."))
     return steps
 
 

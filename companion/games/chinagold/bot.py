@@ -5,7 +5,7 @@ Search runs on bit masks (one bit per site) with the engine's own capture routin
 search with chance nodes for the opponent's tile throw:
 
 1. for every legal move: the gold it wins or gives away at once;
-2. minus the opponent's expected best reply, averaged over every throw the tiles in play allow (or his
+2. minus the opponent's expected best reply, averaged over every throw the tiles in play allow (or their
    best choice of one or two markers once the tiles are gone);
 3. plus a share of our own expected best follow-up on the board we leave;
 4. while time remains, the most promising moves are searched one level deeper: every reply the
@@ -153,7 +153,7 @@ def best_net(board: Board, hidden: int, gold: int, player: int, length: int, can
 
 
 def expected_best(board: Board, hidden: int, gold: int, player: int, opponent_clears_alone: bool) -> float:
-    """What `player` can expect to net on his next turn from this board (his throw still unknown)."""
+    """What `player` can expect to net on their next turn from this board (their throw still unknown)."""
     if not hidden:
         return 0.0
     open_regions = _open_regions(board, hidden)

@@ -363,7 +363,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
         if not 0 <= action.victim < len(state.names):
             return refuse("rob.no_such_player", N_("There is no seat {victim}."), "DIG-6", victim=action.victim)
         if action.victim == state.digger:
-            return refuse("rob.self", N_("The digger cannot rob his own box."), "DIG-6")
+            return refuse("rob.self", N_("The digger cannot rob their own box."), "DIG-6")
         if state.boxes[action.victim].count(action.colour) == 0:
             return refuse("rob.empty", N_("{victim} has no {colour} stone to rob."), "DIG-6",
                           victim=state.names[action.victim], colour=COLOUR_NAMES[action.colour])

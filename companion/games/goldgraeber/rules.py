@@ -67,7 +67,7 @@ class GoldgraeberOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     look_variant: bool = Field(False, description="Variant: instead of rolling, a player may secretly look at "
-                                                  "the face-down chips next to his figure (GG-19)")
+                                                  "the face-down chips next to their figure (GG-19)")
     end_counts_stack_gold: bool = Field(True, description="Gold under robbers on the board counts towards the "
                                                           "'too little gold left' end (GG-R7)")
     end_count: Literal["chips", "nuggets"] = Field("chips", description="The early end compares the number of "
