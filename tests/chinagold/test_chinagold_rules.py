@@ -147,9 +147,9 @@ def test_river_player_takes_rivers_not_mountains() -> None:
     assert GAME.scores(after) == [0, len(river)]
 
 
-# -- CG-7 the opponent clears his region completed by the same move ------------------------------------
+# -- CG-7 the opponent clears their region completed by the same move ------------------------------------
 def test_opponent_clears_what_is_left_of_his_completed_region() -> None:
-    """CG-7: the opponent clears what the same move finished for him."""
+    """CG-7: the opponent clears what the same move finished for them."""
     site = BOARD.grid.index[(0, 0)]
     mountain = sites_of_mountain(BOARD.site_mountain[site])
     river = sites_of_river(BOARD.site_river[site])
@@ -260,14 +260,14 @@ def test_game_ends_when_every_site_is_cleared() -> None:
 
 # -- readings -------------------------------------------------------------------------------------------
 def completing_only_the_river() -> tuple[dict[int, str], int, list[int]]:
-    """A move by the mountain player that completes a river but none of his mountains."""
+    """A move by the mountain player that completes a river but none of their mountains."""
     site = BOARD.grid.index[(0, 0)]
     river = sites_of_river(BOARD.site_river[site])
     return {other: "g" for other in river if other != site}, site, river
 
 
 def test_reading_r1_default_opponent_clears_even_without_own_capture() -> None:
-    """CG-R1 (default): the opponent clears a region the mover finished for him alone."""
+    """CG-R1 (default): the opponent clears a region the mover finished for them alone."""
     marks, site, river = completing_only_the_river()
     after, _ = GAME.apply(position(marks, total=1, to_move=0), Turn(start=site, end=site))
     assert all(after.sites[other] == "R" for other in river)
