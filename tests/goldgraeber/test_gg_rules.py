@@ -312,6 +312,21 @@ def test_brawl_higher_roll_takes_the_open_chips(game: Goldgraeber, start: Goldgr
     assert state.phase == "away_roll" and state.actor == 2
 
 
+def test_a_brawl_won_against_empty_hands_says_so(game: Goldgraeber, start: GoldgraeberState) -> None:
+    """GG-12: the loser gives up every open chip; with none, the log says there was nothing to take
+    rather than "takes 0 chips"."""
+    state = brawl(game, start)
+    state = state.evolve(open_chips=tuple(() if seat == 2 else chips  # the defender holds nothing open
+                                          for seat, chips in enumerate(state.open_chips)))
+    state = roll(game, state, "5")
+    after, events = game.apply(state, Roll(values=("2",)))
+    won = next(event for event in events if event.kind == "brawl_won")
+    assert won.message == "{name} wins the brawl; {loser} has no chips to lose."
+    assert after.open_chips[0] == state.open_chips[0]
+    taken = game.apply(roll(game, brawl(game, start), "5"), Roll(values=("2",)))[1]
+    assert next(event for event in taken if event.kind == "brawl_won").params["count"] == 1
+
+
 def test_brawl_ties_repeat_and_locomotive_counts_one(game: Goldgraeber, start: GoldgraeberState) -> None:
     state = roll(game, roll(game, brawl(game, start), "L"), "L")
     assert state.phase == "brawl" and state.actor == 0 and state.locomotive == 0

@@ -618,8 +618,9 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             return state.evolve(attacker_roll=None, actor=attacker)
         winner, loser = (attacker, defender) if state.attacker_roll > value else (defender, attacker)
         taken = state.open_chips[loser]
-        events.append(Event(kind="brawl_won", message=N_("{name} wins the brawl and takes {count} chips from "
-                                                         "{loser}."),
+        message = (N_("{name} wins the brawl and takes {count} chips from {loser}.") if taken else
+                   N_("{name} wins the brawl; {loser} has no chips to lose."))
+        events.append(Event(kind="brawl_won", message=message,
                             params={"seat": winner, "name": state.names[winner], "loser": state.names[loser],
                                     "count": len(taken)}))
         open_chips = _replace(state.open_chips, winner, state.open_chips[winner] + taken)
