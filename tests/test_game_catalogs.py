@@ -55,7 +55,8 @@ DOMAINS = [
                same_in=frozenset({("de", "Gold {value}"),  # German says Gold too
                                   ("de", "Golden City"), ("fr", "Golden City")})),  # the town's name on the board
     GameDomain("chinagold", ("companion/games/chinagold/rules.py", "companion/games/chinagold/words.py",
-                            "companion/games/chinagold/putback.py", "companion/app/tables/chinagold.py"),
+                            "companion/games/chinagold/putback.py", "companion/app/tables/chinagold.py",
+                            "companion/app/controllers/chinagold.py"),
                ("N_", "_"), least_messages=45, least_po_entries=45,
                same_in=frozenset({("de", "Pi"), ("fr", "Pi")})),  # the Pi opponent's name
 ]
@@ -82,6 +83,28 @@ def test_every_message_is_translated_with_its_placeholders(domain: GameDomain, l
         translated = catalog.gettext(message)
         assert translated != message or (language, message) in domain.same_in, f"{language}: {message!r} untranslated"
         assert placeholders(translated) == placeholders(message), f"{language}: {message!r}"
+
+
+@pytest.mark.parametrize(("domain", "language"), CASES, ids=CASE_IDS)
+def test_no_entry_outlives_its_message(domain: GameDomain, language: str) -> None:
+    """Every sentence a game's catalog translates is still said somewhere: a game's messages, its "not
+    now" refusal, its options' descriptions and choices.  An entry left behind by a reworded message
+    costs translators work for nothing and hides that the new wording has no translation."""
+    from companion.app.viewmodels import describe_field
+    from companion.engine.registry import get_game
+
+    game = get_game(domain.game)
+    said = domain.messages() | {game.not_now_message}
+    for name, info in game.options_model.model_fields.items():
+        field = describe_field(name, info)
+        said |= {field["description"], *(str(value).replace("_", " ") for value in field.get("choices") or ())}
+    path = LOCALE / language / "LC_MESSAGES" / f"{domain.game}.po"
+    po = path.read_text(encoding="utf-8") if path.exists() else ""
+    entries = re.findall(r'^(msgctxt "[^\n]*"\n)?msgid "((?:[^"\\]|\\.)*)"\n((?:"(?:[^"\\]|\\.)*"\n)*)', po,
+                         flags=re.M)
+    left_behind = [unescape(first + "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', rest)))
+                   for context, first, rest in entries if not context and (first or rest)]
+    assert [message for message in left_behind if message not in said] == []
 
 
 #: The words of a count in each language, for 1 and for 2 (French also says 0 in the singular).

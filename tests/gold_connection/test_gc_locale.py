@@ -10,7 +10,7 @@ def test_app_shows_a_refusal_in_german() -> None:
     before = current_language()
     try:
         set_language("de")
-        assert game_text("gold_connection", "Bar {bar} is not in safe {safe}.", {"bar": "B6", "safe": "S3"}) == \
-            "Barren B6 liegt nicht im Schrank S3."
+        assert game_text("gold_connection", "Bar {bar} is not in {safe}.", {"bar": "B6", "safe": "S3"}) == \
+            "Barren B6 liegt nicht in S3."
     finally:
         set_language(before)
