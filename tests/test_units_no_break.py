@@ -30,8 +30,8 @@ def shown_texts(language: str) -> dict[str, str]:
         for msgid, msgstr in catalog.items():
             if own:
                 texts[msgid] = msgstr
-            elif language == "en":
-                texts.setdefault(msgid, msgid)
+            elif language == "en":  # (a plural form is keyed (msgid, n); a context comes before \x04)
+                texts.setdefault(msgid, msgid if isinstance(msgid, str) else msgid[0].split("\x04")[-1])
     if language == "en":  # the app's English catalog wins over a msgid seen in another language's file
         texts.update(read_po(LOCALE / "en" / "LC_MESSAGES" / "goldtable.po"))
     return texts
