@@ -9,10 +9,9 @@ from companion.app.launch import pump
 
 
 def hint(app: Any) -> Any:
-    """The visible line under "Earlier players", or None."""
-    screen = app.root.get_screen("players")
-    lines = [widget for widget in screen.walk() if getattr(widget, "text", "").startswith(("Names from", "Hier"))]
-    return next((line for line in lines if line.height > 0), None)
+    """The line under "Earlier players" while it shows, else None."""
+    line = app.root.get_screen("players").ids.earlier_hint
+    return line if line.height > 0 else None
 
 
 def test_the_empty_column_says_what_it_is_for(fresh_app: Any) -> None:
