@@ -105,6 +105,19 @@ def test_no_entry_outlives_its_message(domain: GameDomain, language: str) -> Non
     assert [message for message in sentences if message not in said] == []
 
 
+@pytest.mark.parametrize("game_id", sorted({domain.game for domain, _language in CASES}))
+def test_a_switch_is_described_in_on_and_off(game_id: str) -> None:
+    """An option shown as a switch names its two sides as the switch does ("on"/"off"), never in
+    programmers' words ("True"/"False") that a family reads beside an ON switch."""
+    from companion.app.viewmodels import describe_field
+    from companion.engine.registry import get_game
+
+    for name, info in get_game(game_id).options_model.model_fields.items():
+        field = describe_field(name, info)
+        if field["kind"] == "bool":
+            assert not re.search(r"\b(True|False)\b", field["description"]), field["description"]
+
+
 #: The words of a count in each language, for 1 and for 2 (French also says 0 in the singular).
 COUNTED = {
     "chips": {"en": ("1 chip", "2 chips"), "de": ("1 Chip", "2 Chips"), "fr": ("1 jeton", "2 jetons")},

@@ -55,7 +55,7 @@ class ChinagoldOptions(BaseModel):
     overlay: int = Field(0, ge=0, le=11, description="How the river sheet lies on the mountains: 0 as printed, "
                          "1-5 turned by 60-degree steps, 6-11 flipped over and turned (CG-1).")
     opponent_clears_alone: bool = Field(True, description="CG-R1: a move that completes only the opponent's "
-                                        "region lets the opponent clear it (True) or leaves it gold (False).")
+                                        "region lets the opponent clear it (on) or leaves it gold (off).")
 
 
 class Throw(ActionModel):
