@@ -394,9 +394,10 @@ class GoldtableApp(App):
         """Home -> Players for the chosen game."""
         if not self.ready:
             self._ready_for_first_tap()
+        from companion.app.controllers import controller_class
         from companion.engine.registry import get_game
 
-        self.players_model.load(get_game(self.game_id), self.settings)
+        self.players_model.load(get_game(self.game_id), self.settings, controller_class(self.game_id).bot_name)
         self.go("players")
 
     def players_done(self) -> None:

@@ -7,6 +7,7 @@ talk to hardware or block; they are driven by taps on the UI thread.
 from __future__ import annotations
 
 import enum
+import re
 import types
 import typing
 from datetime import datetime
@@ -28,19 +29,23 @@ REMEMBERED_PLAYERS = 12
 
 
 class PlayersModel(EventDispatcher):
-    """Seats in order (name, colour), the first player, and names remembered from earlier games."""
+    """Seats in order (name, colour), the first player, and names remembered from earlier games; first
+    among them the seat Goldtable can play itself (`bot_name`, Chinagold's Pi) while nobody has it."""
 
     seats = ListProperty([])
     first_player = NumericProperty(0)
     remembered = ListProperty([])
+    bot_name = StringProperty("")
     min_players = NumericProperty(2)
     max_players = NumericProperty(6)
     problem = StringProperty("")
 
-    def load(self, game: Game, settings: AppSettings) -> None:
+    def load(self, game: Game, settings: AppSettings, bot_name: str | None = None) -> None:
         """Start from the last table (as many remembered players as the game allows, at least its minimum)."""
         self.min_players, self.max_players = game.min_players, game.max_players
-        self._all_remembered = [player.name for player in settings.players]
+        self.bot_name = bot_name or ""
+        self._all_remembered = [player.name for player in settings.players
+                                if player.name.casefold() != self.bot_name.casefold()]
         seats = [{"name": p.name, "colour": p.colour} for p in settings.players[:game.max_players]]
         while len(seats) < game.min_players:
             seats.append({"name": _("Player {n}").format(n=len(seats) + 1), "colour": self._free_colour(seats)})
@@ -53,8 +58,9 @@ class PlayersModel(EventDispatcher):
         return next((colour for colour in SEAT_COLOURS if colour not in used), SEAT_COLOURS[0])
 
     def _update(self) -> None:
-        seated = {seat["name"] for seat in self.seats}
-        self.remembered = [name for name in self._all_remembered if name not in seated]
+        seated = {seat["name"].strip().casefold() for seat in self.seats}
+        offered = [self.bot_name] if self.bot_name else []
+        self.remembered = [name for name in offered + self._all_remembered if name.casefold() not in seated]
         self.problem = self.find_problem()
 
     def add(self, name: str | None = None) -> None:
@@ -62,6 +68,20 @@ class PlayersModel(EventDispatcher):
             return
         name = name or _("Player {n}").format(n=len(self.seats) + 1)
         self.seats = [*self.seats, {"name": name, "colour": self._free_colour(list(self.seats))}]
+        self._update()
+
+    def seat_remembered(self, name: str) -> None:
+        """A remembered name was tapped: it takes the first seat still called "Player N", else a new seat,
+        else (a full table) the last seat, whose name then comes back among the remembered ones."""
+        placeholder = re.compile(re.escape(_("Player {n}")).replace(re.escape("{n}"), r"\d+"))
+        free = next((index for index, seat in enumerate(self.seats) if placeholder.fullmatch(seat["name"])), None)
+        if free is None and len(self.seats) < self.max_players:
+            self.add(name)
+            return
+        seats = list(self.seats)
+        index = len(seats) - 1 if free is None else free
+        seats[index] = {**seats[index], "name": name}
+        self.seats = seats
         self._update()
 
     def remove(self, seat: int) -> None:
@@ -122,10 +142,14 @@ class PlayersModel(EventDispatcher):
         return tuple(Player(name=seat["name"].strip(), colour=seat["colour"]) for seat in self.seats)
 
     def remember(self, settings: AppSettings) -> AppSettings:
-        """Settings with these players first in the remembered list (for the next game)."""
-        current = [RememberedPlayer(name=s["name"].strip(), colour=s["colour"]) for s in self.seats]
+        """Settings with these players first in the remembered list (for the next game).  The seat
+        Goldtable played is left out: it is offered anyway where it can play, and is nobody elsewhere."""
+        bot = self.bot_name.casefold()
+        current = [RememberedPlayer(name=s["name"].strip(), colour=s["colour"]) for s in self.seats
+                   if not bot or s["name"].strip().casefold() != bot]
         names = {player.name for player in current}
-        older = [player for player in settings.players if player.name not in names]
+        older = [player for player in settings.players
+                 if player.name not in names and (not bot or player.name.casefold() != bot)]
         return settings.model_copy(update={"players": tuple((current + older)[:REMEMBERED_PLAYERS])})
 
 

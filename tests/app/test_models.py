@@ -125,3 +125,40 @@ def test_players_seat_order_colours_and_first_player() -> None:
     assert len(model.seats) == 2 and not model.problem
     remembered = model.remember(AppSettings(players=settings.players))
     assert [player.name for player in remembered.players] == ["Ben", "Anna", "Chloé"]
+
+
+def test_a_remembered_name_takes_a_placeholder_seat_then_a_new_seat_then_the_last_seat() -> None:
+    """Tapping an earlier player fills "Player N" first (a fresh table starts with two of them), adds a
+    seat while there is room, and at a full table takes the last seat, whose name is offered again."""
+    from companion.app.settings import RememberedPlayer
+    from companion.app.viewmodels import PlayersModel
+
+    model = PlayersModel()
+    model.load(get_game("digger"), AppSettings())
+    assert [seat["name"] for seat in model.seats] == ["Player 1", "Player 2"]
+    model.seat_remembered("Anna")
+    assert [seat["name"] for seat in model.seats] == ["Anna", "Player 2"]
+    model.seat_remembered("Ben")
+    model.seat_remembered("Chloé")
+    assert [seat["name"] for seat in model.seats] == ["Anna", "Ben", "Chloé"]
+
+    full = PlayersModel()
+    full.load(get_game("chinagold"), AppSettings(players=(RememberedPlayer(name="Mia", colour="#d64541"),
+                                                          RememberedPlayer(name="Leo", colour="#3a7bd5"))))
+    full.seat_remembered("Ben")
+    assert [seat["name"] for seat in full.seats] == ["Mia", "Ben"] and "Leo" in full.remembered
+
+
+def test_a_game_goldtable_can_play_offers_its_seat_first_and_never_remembers_it_as_a_person() -> None:
+    from companion.app.settings import RememberedPlayer
+    from companion.app.viewmodels import PlayersModel
+
+    settings = AppSettings(players=(RememberedPlayer(name="Mia", colour="#d64541"),
+                                    RememberedPlayer(name="Leo", colour="#3a7bd5"),
+                                    RememberedPlayer(name="Pi", colour="#2e9e5b")))
+    model = PlayersModel()
+    model.load(get_game("chinagold"), settings, bot_name="Pi")
+    assert model.remembered == ["Pi"]  # (Mia and Leo are seated; the old "Pi" entry is not offered twice)
+    model.seat_remembered("Pi")
+    assert [seat["name"] for seat in model.seats] == ["Mia", "Pi"] and model.remembered == ["Leo"]
+    assert [player.name for player in model.remember(settings).players] == ["Mia", "Leo"]

@@ -30,3 +30,23 @@ def test_the_empty_column_says_what_it_is_for(fresh_app: Any) -> None:
     pump(2)
     chips = [widget.text for widget in reversed(app.root.get_screen("players").ids.remembered.children)]
     assert hint(app) is None and chips == ["Anna", "Ben"]
+
+
+def test_chinagold_offers_the_pi_as_a_chip_that_seats_it_and_says_so(fresh_app: Any) -> None:
+    """Playing against the Pi was only found by naming a seat "Pi"; the Players screen now offers it."""
+    app = fresh_app
+    app.choose_game("chinagold")
+    app.new_game()
+    pump(2)
+    screen = app.root.get_screen("players")
+    chips = list(reversed(screen.ids.remembered.children))
+    assert chips[0].text == "Pi"
+    assert hint(app).text == "Tap Pi and Goldtable plays that seat."
+    chips[0].dispatch("on_release")
+    pump(2)
+    assert "Pi" in [seat["name"] for seat in app.players_model.seats]
+    assert hint(app).text == "Goldtable plays Pi's seat."
+    app.set_language("fr")
+    pump(2)
+    assert hint(app).text == "Goldtable joue la place de Pi."
+    app.set_language("en")

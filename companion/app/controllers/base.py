@@ -64,6 +64,8 @@ class TableController:
     game_id: ClassVar[str] = ""
     #: The Table screen offers the big Timer screen for this game.
     uses_timer: ClassVar[bool] = False
+    #: The name of a seat Goldtable itself plays (offered on the Players screen), if it can play one.
+    bot_name: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

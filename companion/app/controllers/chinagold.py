@@ -21,7 +21,14 @@ if TYPE_CHECKING:
     from companion.engine.record import Source
     from companion.games.chinagold.rules import ChinagoldState
 
-PI_NAME = "pi"
+#: The seat the Pi plays is the one whose player has this name (any case).
+PI_NAME = "Pi"
+
+
+def is_pi(name: str) -> bool:
+    """Whether a player's name hands that seat to the Pi."""
+    return name.strip().casefold() == PI_NAME.casefold()
+
 #: Thinking time for the Pi's own moves and for hints (the brief allows at most one second).
 BOT_SECONDS = 0.8
 
@@ -30,6 +37,7 @@ class ChinagoldController(TableController):
     """Chinagold: `hint` asks the bot, `confirm`/`next` play the Pi's marked move."""
 
     game_id = "chinagold"
+    bot_name = PI_NAME
 
     def __init__(self, *args: Any, search: Callable[[ChinagoldState, float], ActionModel | None] = hint,
                  **kwargs: Any) -> None:
@@ -54,7 +62,7 @@ class ChinagoldController(TableController):
         if self.session is None:
             return None
         return next((seat for seat, player in enumerate(self.session.setup.players)
-                     if player.name.strip().lower() == PI_NAME), None)
+                     if is_pi(player.name)), None)
 
     @property
     def pi_to_move(self) -> bool:

@@ -69,8 +69,18 @@ class PlayersScreen(Screen):
     @staticmethod
     def _chip(model: Any) -> Any:
         chip = Factory.GButton(size_hint_y=None, height=48)
-        chip.bind(on_release=lambda pressed: model.add(pressed.text))
+        chip.bind(on_release=lambda pressed: model.seat_remembered(pressed.text))
         return chip
+
+    @staticmethod
+    def earlier_hint(remembered: list[str], bot_name: str, _lang: str) -> str:
+        """The line over the earlier players: how to let Goldtable play a seat where it can, else (until
+        a game has been played) what the empty column is for."""
+        if bot_name:
+            if bot_name in remembered:
+                return _("Tap {name} and Goldtable plays that seat.").format(name=bot_name)
+            return _("Goldtable plays {name}'s seat.").format(name=bot_name)
+        return "" if remembered else _("Names from your games will appear here.")
 
 
 class OptionsScreen(Screen):

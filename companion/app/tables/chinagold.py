@@ -18,7 +18,7 @@ from kivy.uix.boxlayout import BoxLayout
 
 from companion.app.boards.chinagold import BoardView, ChinagoldBoard
 from companion.app.boards.loupe import BoardLoupe
-from companion.app.controllers.chinagold import PI_NAME, ChinagoldController
+from companion.app.controllers.chinagold import ChinagoldController, is_pi
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
@@ -62,7 +62,7 @@ def setup_steps(setup: Setup) -> list[str]:
     board = setup.options.get("board", "default")
     overlay = int(setup.options.get("overlay", 0))
     steps = [
-        _("Lay out the board ({board}).").format(board=board),
+        _("Lay out the board.") if board == "default" else _("Lay out the board ({board}).").format(board=board),
         _("Put a marker on every site, gold side down."),
         _("{name} digs in the mountains, {other} in the rivers.").format(
             name=setup.players[0].name, other=setup.players[1].name if len(setup.players) > 1 else "?"),
@@ -71,7 +71,7 @@ def setup_steps(setup: Setup) -> list[str]:
     if overlay:
         steps.insert(1, _("Turn the river sheet to position {overlay} as shown on the screen.").format(
             overlay=overlay))
-    if any(player.name.strip().lower() == PI_NAME for player in setup.players):
+    if any(is_pi(player.name) for player in setup.players):
         steps.append(_("The Pi plays the seat named Pi: turn the markers it marks, then press Done."))
     return steps
 
