@@ -298,3 +298,15 @@ def test_action_labels_name_sites_with_their_articles(kivy_ready: Any, language:
         assert not [what for what, pattern in BAD[language].items() if re.search(pattern, label)], label
     if language == "de":
         assert [label.split(": ")[0] for label in labels] == ["Umdrehen", "Umdrehen", "Vergraben"], labels
+
+
+def test_setup_guide_names_a_board_only_when_it_is_not_the_shipped_one_and_tells_how_the_pi_plays() -> None:
+    from companion.app.tables.chinagold import setup_steps
+    from companion.engine.core import Player, Setup
+
+    players = (Player(name="Anna"), Player(name="pi"))
+    shipped = setup_steps(Setup(game="chinagold", players=players))
+    assert shipped[0] == "Lay out the board." and any("The Pi plays" in step for step in shipped)
+    other = setup_steps(Setup(game="chinagold", players=players[:1] + (Player(name="Ben"),),
+                              options={"board": "generated-6-42"}))
+    assert other[0] == "Lay out the board (generated-6-42)." and not any("The Pi plays" in step for step in other)
