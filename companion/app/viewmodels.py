@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kivy.event import EventDispatcher
-from kivy.properties import DictProperty, ListProperty, NumericProperty, StringProperty
+from kivy.properties import BooleanProperty, DictProperty, ListProperty, NumericProperty, StringProperty
 from pydantic import BaseModel, ValidationError
 
 from companion.app.i18n import _, game_text
@@ -35,6 +35,8 @@ class PlayersModel(EventDispatcher):
     seats = ListProperty([])
     first_player = NumericProperty(0)
     remembered = ListProperty([])
+    #: Whether any earlier game left names to remember (seated now or not).
+    knows_names = BooleanProperty(False)
     bot_name = StringProperty("")
     min_players = NumericProperty(2)
     max_players = NumericProperty(6)
@@ -46,6 +48,7 @@ class PlayersModel(EventDispatcher):
         self.bot_name = bot_name or ""
         self._all_remembered = [player.name for player in settings.players
                                 if player.name.casefold() != self.bot_name.casefold()]
+        self.knows_names = bool(self._all_remembered)
         seats = [{"name": p.name, "colour": p.colour} for p in settings.players[:game.max_players]]
         while len(seats) < game.min_players:
             seats.append({"name": _("Player {n}").format(n=len(seats) + 1), "colour": self._free_colour(seats)})

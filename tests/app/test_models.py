@@ -135,7 +135,7 @@ def test_a_remembered_name_takes_a_placeholder_seat_then_a_new_seat_then_the_las
 
     model = PlayersModel()
     model.load(get_game("digger"), AppSettings())
-    assert [seat["name"] for seat in model.seats] == ["Player 1", "Player 2"]
+    assert [seat["name"] for seat in model.seats] == ["Player 1", "Player 2"] and not model.knows_names
     model.seat_remembered("Anna")
     assert [seat["name"] for seat in model.seats] == ["Anna", "Player 2"]
     model.seat_remembered("Ben")
@@ -147,6 +147,7 @@ def test_a_remembered_name_takes_a_placeholder_seat_then_a_new_seat_then_the_las
                                                           RememberedPlayer(name="Leo", colour="#3a7bd5"))))
     full.seat_remembered("Ben")
     assert [seat["name"] for seat in full.seats] == ["Mia", "Ben"] and "Leo" in full.remembered
+    assert full.knows_names
 
 
 def test_a_game_goldtable_can_play_offers_its_seat_first_and_never_remembers_it_as_a_person() -> None:

@@ -19,7 +19,7 @@ def test_the_empty_column_says_what_it_is_for(fresh_app: Any) -> None:
     app.choose_game("digger")
     app.new_game()
     model = app.players_model
-    model.remembered = []
+    model.remembered, model.knows_names = [], False
     pump(2)
     assert hint(app) is not None and hint(app).text == "Names from your games will appear here."
     app.set_language("de")
@@ -30,6 +30,9 @@ def test_the_empty_column_says_what_it_is_for(fresh_app: Any) -> None:
     pump(2)
     chips = [widget.text for widget in reversed(app.root.get_screen("players").ids.remembered.children)]
     assert hint(app) is None and chips == ["Anna", "Ben"]
+    model.remembered, model.knows_names = [], True  # every remembered name is seated: nothing to promise
+    pump(2)
+    assert hint(app) is None
 
 
 def test_chinagold_offers_the_pi_as_a_chip_that_seats_it_and_says_so(fresh_app: Any) -> None:

@@ -73,14 +73,14 @@ class PlayersScreen(Screen):
         return chip
 
     @staticmethod
-    def earlier_hint(remembered: list[str], bot_name: str, _lang: str) -> str:
+    def earlier_hint(remembered: list[str], knows_names: bool, bot_name: str, _lang: str) -> str:
         """The line over the earlier players: how to let Goldtable play a seat where it can, else (until
         a game has been played) what the empty column is for."""
         if bot_name:
             if bot_name in remembered:
                 return _("Tap {name} and Goldtable plays that seat.").format(name=bot_name)
             return _("Goldtable plays {name}'s seat.").format(name=bot_name)
-        return "" if remembered else _("Names from your games will appear here.")
+        return "" if remembered or knows_names else _("Names from your games will appear here.")
 
 
 class OptionsScreen(Screen):
