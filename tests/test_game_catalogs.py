@@ -92,16 +92,22 @@ def test_no_entry_outlives_its_message(domain: GameDomain, language: str) -> Non
     """Every sentence a game's catalog translates is still said somewhere: a game's messages, its "not
     now" refusal, its options' descriptions and choices.  An entry left behind by a reworded message
     costs translators work for nothing and hides that the new wording has no translation."""
+    from companion.app.i18n import CHOICE_CONTEXT
     from companion.app.viewmodels import describe_field
     from companion.engine.registry import get_game
 
     game = get_game(domain.game)
     said = domain.messages() | {game.not_now_message}
+    choices: set[str] = set()
     for name, info in game.options_model.model_fields.items():
         field = describe_field(name, info)
-        said |= {field["description"], *(str(value).replace("_", " ") for value in field.get("choices") or ())}
+        said.add(field["description"])
+        choices |= {str(value).replace("_", " ") for value in field.get("choices") or ()}
+    said |= choices
+    said |= {f"{CHOICE_CONTEXT}\x04{choice}" for choice in choices}
     entries = read_po(LOCALE / language / "LC_MESSAGES" / f"{domain.game}.po")
-    sentences = [key for key in entries if isinstance(key, str) and "\x04" not in key]  # not a count's words
+    sentences = [key for key in entries if isinstance(key, str)  # (other contexts: a word's forms)
+                 and ("\x04" not in key or key.startswith(f"{CHOICE_CONTEXT}\x04"))]
     assert [message for message in sentences if message not in said] == []
 
 
@@ -116,6 +122,25 @@ def test_a_switch_is_described_in_on_and_off(game_id: str) -> None:
         field = describe_field(name, info)
         if field["kind"] == "bool":
             assert not re.search(r"\b(True|False)\b", field["description"]), field["description"]
+
+
+def test_english_option_choices_read_as_words_and_their_words_stay_plain_in_messages() -> None:
+    """An option's value ("app", "table") is shown to a family in words ("Goldtable deals") through the
+    catalog's `choice` entries; the same word as a message's parameter is left alone (a player may be
+    called Table)."""
+    from companion.app import i18n
+
+    i18n.set_language("en")
+    assert i18n.choice_text("gold_connection", "app") == "Goldtable deals"
+    assert i18n.choice_text("goldgraeber", "two_fields_only") == "only between two fields"
+    assert i18n.choice_text("goldgraeber", "no_step_back") == "no step back"  # (no entry: the words)
+    assert i18n.game_text("gold_connection", "{player} gets {chips} chips.", {"player": "table", "chips": 2}) \
+        == "table gets 2 chips."
+    i18n.set_language("de")
+    try:
+        assert i18n.choice_text("gold_connection", "app") == "die App teilt aus"  # (the plain entry)
+    finally:
+        i18n.set_language("en")
 
 
 #: The words of a count in each language, for 1 and for 2 (French also says 0 in the singular).

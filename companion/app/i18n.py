@@ -159,5 +159,18 @@ def phrase_text(domain: str, phrase: Any) -> str:
     return _elided(str(_word(domain, phrase)))
 
 
+#: The gettext context of an option's choices written as words (`no_step_back` -> "no step back" ->
+#: "no step back" or a friendlier phrase), apart from the same words used as a message's parameter.
+CHOICE_CONTEXT = "choice"
+
+
+def choice_text(domain: str, value: Any) -> str:
+    """One choice of a game's option in the current language: the catalog's `choice` entry for its words
+    where there is one (English too: "app" reads "Goldtable deals"), else the words as a message."""
+    words = str(value).replace("_", " ")
+    form = catalog(domain).pgettext(CHOICE_CONTEXT, words)
+    return form if form != words else game_text(domain, words)
+
+
 def _elided(text: str) -> str:
     return _FRENCH_ELISION.sub(r"\1'", text) if _current == "fr" else text

@@ -18,7 +18,7 @@ from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, NumericProperty, StringProperty
 from pydantic import BaseModel, ValidationError
 
-from companion.app.i18n import _, game_text
+from companion.app.i18n import _, choice_text, game_text
 from companion.app.rules_doc import rule_book
 from companion.app.settings import SEAT_COLOURS, AppSettings, RememberedPlayer
 from companion.engine.core import Game, Player
@@ -223,7 +223,7 @@ class OptionsModel(EventDispatcher):
 
     def choice_label(self, value: Any) -> str:
         """One choice of an option in the game's language (`no_step_back` is looked up as `no step back`)."""
-        return game_text(self.game_id, str(value).replace("_", " "))
+        return choice_text(self.game_id, value)
 
     def set(self, name: str, value: Any) -> None:
         self.values = {**self.values, name: value}
