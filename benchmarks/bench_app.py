@@ -307,6 +307,37 @@ def redraws(app: Any, repeats: int) -> dict[str, float]:
     return times
 
 
+def options_taps(app: Any, repeats: int) -> dict[str, float]:
+    """Median times, each until the frame is drawn, on Digger's Options screen (four players): Players ->
+    Options (the rows filled in) after Back, and one tap on an option (the sand timer's "+" or "-") with the
+    black side's cards chosen per seat, a panel that the tap does not change."""
+    from finger import Finger
+
+    from companion.app.launch import pump
+    from tests.app.ui import find_button
+
+    app.choose_game("digger")
+    app.new_game()
+    model = app.players_model
+    while len(model.seats) > 4:
+        model.remove(len(model.seats) - 1)
+    while len(model.seats) < 4:
+        model.add()
+    model.seats = [{**seat, "name": name} for seat, name in zip(model.seats, ["Anna", "Ben", "Chloé", "David"])]
+    pump(2)
+    visits, taps = [], []
+    for index in range(repeats):
+        visits.append(frame_time(app.players_done))
+        app.options_model.set("side", "black")  # the scoring-card panel at its largest: a card row per seat
+        app.options_model.set("black_cards", ["1", "2", "3", "4"])
+        pump(2)
+        button = find_button(app, "+" if index % 2 else "−")
+        taps.append(frame_time(Finger(*button.to_window(*button.center)).tap))
+        app.back()
+        pump(2)
+    return {"visit": statistics.median(visits), "tap": statistics.median(taps)}
+
+
 def fill_journal(path: Path, games: int) -> None:
     """`games` short Digger games in a journal (ten demo moves each), as a long-used Goldtable has."""
     from companion.app.demo import demo_setup, play_move
@@ -426,6 +457,9 @@ def main() -> None:
             fill_journal(full, 1000)
             visits = {path: home_visits(app, path, 15) for path in (empty, full)}
             print(ratio_line("4. Home visit, 1,000-game journal vs empty", visits[full], visits[empty], 2.0))
+            options = options_taps(app, 15)
+            print(f"(no goal) Players -> Options, Digger with 4 players: {options['visit'] * 1000:.1f} ms; one option "
+                  f"tap: {options['tap'] * 1000:.1f} ms (median of 15)")
 
             for game, (longest, what) in longest_frames(app).items():
                 verdict = "met" if longest <= 0.1 else "NOT met"

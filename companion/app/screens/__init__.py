@@ -84,46 +84,69 @@ class PlayersScreen(Screen):
 
 
 class OptionsScreen(Screen):
-    """One row per option field: switch, choice buttons or stepper; the game may add its own panel."""
+    """One row per option field: switch, choice buttons or stepper; the game may add its own panel.
+    Rows are kept and refilled on the next visit (Back and Next again, the next game of the same kind):
+    building them all anew was most of the Players -> Options tap.  A row's control is built again only
+    when the row shows another field; the game's panel is kept while the game stays the same."""
+
+    #: The game whose `options_panel` is in `ids.extra` ("" before the first visit).
+    panel_game = ""
 
     def on_pre_enter(self, *_args: Any) -> None:
-        app = App.get_running_app()
-        model = app.options_model
-        box = self.ids.rows
-        for child in box.children:
-            getattr(child, "detach", lambda: None)()
-        box.clear_widgets()
-        for field in model.fields:
-            if field["kind"] == "other" or field["kind"] == "text":
-                continue
-            row = make("OptionRow", label=model.label(field))
-            control = row.ids.control
-            name = field["name"]
-            if field["kind"] == "bool":
-                switch = Factory.Switch(active=bool(model.values.get(name)), size_hint_x=None, width=110)
-                switch.bind(active=lambda _w, active, n=name: model.set(n, active))
-                control.add_widget(switch)
-                control.add_widget(Factory.Widget())
-            elif field["kind"] == "choice":
-                for value in field["choices"]:
-                    control.add_widget(self._toggle(model.choice_label(value), name, value, model))
-            elif field["kind"] == "int":
-                control.add_widget(make("Stepper", name=name))
-            box.add_widget(row)
-        from companion.app.tables import table_for
-
-        extra = getattr(table_for(model.game_id), "options_panel", None)
-        if extra is not None:
-            widget = extra(model)
-            if widget is not None:
-                box.add_widget(widget)
+        model = App.get_running_app().options_model
+        fields = [field for field in model.fields if field["kind"] not in ("other", "text")]
+        for row, field in zip(resize(self.ids.fields, len(fields), partial(make, "OptionRow")), fields):
+            if row.field != field:  # another option in this place: its own control
+                row.ids.control.clear_widgets()
+                self._build_control(row.ids.control, field, model)
+                row.field = field
+            self._fill(row, field, model)
+        if self.panel_game != model.game_id:
+            self._show_panel(model)
 
     @staticmethod
-    def _toggle(text: str, name: str, value: Any, model: Any) -> Any:
-        button = Factory.GToggle(text=text, group=f"option-{name}", allow_no_selection=False,
-                                 state="down" if model.values.get(name) == value else "normal")
-        button.bind(on_release=lambda _b: model.set(name, value))
-        return button
+    def _build_control(control: Any, field: dict[str, Any], model: Any) -> None:
+        name = field["name"]
+        if field["kind"] == "bool":
+            switch = Factory.Switch(size_hint_x=None, width=110)
+            switch.bind(active=lambda _w, active: model.set(name, active))
+            control.add_widget(switch)
+            control.add_widget(Factory.Widget())
+        elif field["kind"] == "choice":
+            for value in field["choices"]:
+                button = Factory.GToggle(group=f"option-{name}", allow_no_selection=False)
+                button.bind(on_release=lambda _b, chosen=value: model.set(name, chosen))
+                control.add_widget(button)
+        elif field["kind"] == "int":
+            control.add_widget(make("Stepper", name=name))
+
+    @staticmethod
+    def _fill(row: Any, field: dict[str, Any], model: Any) -> None:
+        """The row's texts in the current language and its control showing the model's value (which a
+        new game may have reset since the last visit)."""
+        row.label = model.label(field)
+        value = model.values.get(field["name"])
+        control = list(reversed(row.ids.control.children))
+        if field["kind"] == "bool":
+            control[0].active = bool(value)
+        elif field["kind"] == "choice":
+            for button, choice in zip(control, field["choices"]):
+                button.text = model.choice_label(choice)
+                button.state = "down" if value == choice else "normal"
+
+    def _show_panel(self, model: Any) -> None:
+        """The game's own panel (if any) in place of the previous game's, which stops listening."""
+        from companion.app.tables import table_for
+
+        holder = self.ids.extra
+        for old_panel in holder.children:
+            getattr(old_panel, "detach", lambda: None)()
+        holder.clear_widgets()
+        extra = getattr(table_for(model.game_id), "options_panel", None)
+        panel = extra(model) if extra is not None else None
+        if panel is not None:
+            holder.add_widget(panel)
+        self.panel_game = model.game_id
 
 
 class SetupScreen(Screen):

@@ -12,7 +12,8 @@ and may define:
 - `setup_steps(setup: Setup) -> list[str]` — the Setup guide, one translated sentence per step;
 - `action_label(table: TableModel, action: ActionModel) -> str` — how a choice is written on a button;
 - `options_panel(model: OptionsModel) -> Widget | None` — extra Options widgets for fields the generic
-  form cannot show (e.g. a list of card values).
+  form cannot show (e.g. a list of card values); kept while the screen shows the same game again, so it
+  follows the model and the language itself, and its `detach()` (if any) is called when it is dropped.
 
 A game's flow (its meaning of hardware buttons, what `confirm` and `next` play) is its controller's.
 Games without a module get `companion.app.tables.generic`, which offers the dice keypad from

@@ -6,15 +6,17 @@ The panel only draws and forwards taps: the sand-timer protocol and time up are 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+from kivy.app import App
 from kivy.factory import Factory
 from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.utils import get_color_from_hex
 
 from companion.app.controllers.digger import DiggerController
-from companion.app.i18n import _, game_text
+from companion.app.i18n import _, current_language, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import DiceKeypad, LanguageWatch, colour_letter
 from companion.app.widgets import make, resize
@@ -187,64 +189,127 @@ def options_panel(model: Any) -> DiggerCardsPanel:
 
 class DiggerCardsPanel(BoxLayout):
     """Shows the card values of the chosen side; on the black side each seat's card can be chosen
-    (tapping a card another seat holds swaps the two), or left to the seeded deal."""
+    (tapping a card another seat holds swaps the two), or left to the seeded deal.  It follows the
+    options, the seats and the language itself, so the Options screen keeps it from visit to visit; its
+    widgets are kept and refilled only when what it shows changes (every option tap changes the
+    options, and rebuilding the panel for each was most of a tap on the timer's stepper)."""
 
     model = ObjectProperty(None)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(orientation="vertical", size_hint_y=None, spacing=4, **kwargs)
         self.bind(minimum_height=self.setter("height"))
-        self.model.bind(values=self.rebuild)
-        self.rebuild()
+        self._shown: tuple[Any, ...] | None = None  # what the widgets show (`_what`)
+        self._heading = self._label("", bold=True)
+        self._deal = Factory.GToggle(text="", size_hint_y=None, height=48)
+        self._deal.bind(on_release=self._deal_tapped)
+        self._lines = BoxLayout(orientation="vertical", size_hint_y=None, spacing=4)  # card values
+        self._seats = BoxLayout(orientation="vertical", size_hint_y=None, spacing=4)  # a row per seat
+        for box in (self._lines, self._seats):
+            box.bind(minimum_height=box.setter("height"))
+        self._app = App.get_running_app()
+        self.model.bind(values=self.refresh, seats=self.refresh)
+        self._app.bind(lang=self.refresh)
+        self.refresh()
 
     def detach(self) -> None:
-        """Called when the Options screen is built again."""
-        self.model.unbind(values=self.rebuild)
+        """Called when the Options screen shows another game."""
+        self.model.unbind(values=self.refresh, seats=self.refresh)
+        self._app.unbind(lang=self.refresh)
 
-    def _label(self, text: str, height: int = 30, bold: bool = False) -> Any:
+    def _label(self, text: str = "", height: int = 30, bold: bool = False) -> Any:
         label = Factory.Label(text=text, font_size="16sp", bold=bold, size_hint_y=None, height=height,
                               halign="left", valign="middle")
         label.bind(size=lambda widget, size: setattr(widget, "text_size", size))
         return label
 
-    def rebuild(self, *_args: Any) -> None:
+    def _what(self) -> tuple[Any, ...]:
+        values = self.model.values
+        chosen = values.get("black_cards")
+        return (current_language(), values.get("side", "white"), values.get("cards_file") or None,
+                tuple(self.model.seats), None if chosen is None else tuple(chosen))
+
+    def refresh(self, *_args: Any) -> None:
+        """Refill the widgets if what they show has changed (not on a tap on an unrelated option)."""
+        what = self._what()
+        if what != self._shown:
+            self._shown = what
+            self._show(*what[1:])
+
+    def _show(self, side: str, cards_file: str | None, seats: tuple[str, ...],
+              chosen: tuple[str, ...] | None) -> None:
         from companion.engine.errors import UserError
         from companion.games.digger.cards import load_cards
 
-        self.clear_widgets()
-        values = self.model.values
+        heading = self._heading
         try:
-            layout = load_cards(values.get("cards_file") or None)
+            layout = load_cards(cards_file)
         except UserError as error:
-            self.add_widget(self._label(str(error), height=48))
+            heading.text, heading.height, heading.bold = str(error), 48, False
+            self._parts(heading)
             return
-        self.add_widget(self._label(_("Scoring-card values (our defaults; check them against your cards):"),
-                                    bold=True))
-        if values.get("side", "white") == "white":
-            self.add_widget(self._label(_card_text(layout.white)))
+        heading.text, heading.height, heading.bold = _("Scoring-card values (our defaults; check them against "
+                                                       "your cards):"), 30, True
+        if side == "white":
+            resize(self._lines, 1, self._label)[0].text = _card_text(layout.white)
+            self._parts(heading, self._lines)
             return
-        seats = list(self.model.seats)
-        chosen = values.get("black_cards")
-        deal = Factory.GToggle(text=_("Deal the black cards by chance"), size_hint_y=None, height=48,
-                               state="down" if chosen is None else "normal")
-        deal.bind(on_release=lambda _b: self.model.set("black_cards", None if chosen is not None else
-                                                       [card.id for card in layout.black[:len(seats)]]))
-        self.add_widget(deal)
+        self._deal.text = _("Deal the black cards by chance")
+        self._deal.state = "down" if chosen is None else "normal"
         if chosen is None or len(chosen) != len(seats):
-            for card in layout.black:
-                self.add_widget(self._label(_("Card {id}: {values}").format(id=card.id, values=_card_text(card))))
+            for line, card in zip(resize(self._lines, len(layout.black), self._label), layout.black):
+                line.text = _("Card {id}: {values}").format(id=card.id, values=_card_text(card))
+            self._parts(heading, self._deal, self._lines)
             return
         by_id = {card.id: card for card in layout.black}
-        for seat, name in enumerate(seats):
-            row = BoxLayout(size_hint_y=None, height=48, spacing=4)
-            row.add_widget(self._label(name, height=48))
-            for card in layout.black:
-                toggle = Factory.GToggle(text=card.id, size_hint_x=None, width=52,
-                                         state="down" if chosen[seat] == card.id else "normal")
-                toggle.bind(on_release=lambda _b, s=seat, c=card.id: self.choose(s, c))
-                row.add_widget(toggle)
-            self.add_widget(row)
-            self.add_widget(self._label("    " + _card_text(by_id[chosen[seat]]), height=24))
+        for seat, (row, name) in enumerate(zip(resize(self._seats, len(seats), self._seat_row), seats)):
+            line, values = row.children[1], row.children[0]
+            line.children[1].text = name
+            for toggle, card in zip(resize(line.children[0], len(layout.black), partial(self._card_toggle, row)),
+                                    layout.black):
+                toggle.text = card.id
+                toggle.state = "down" if chosen[seat] == card.id else "normal"
+            row.seat = seat
+            values.text = "    " + _card_text(by_id[chosen[seat]])
+        self._parts(heading, self._deal, self._seats)
+
+    def _parts(self, *widgets: Any) -> None:
+        """These of the panel's parts shown, in this order (a side switch swaps the lines for the seats)."""
+        if list(reversed(self.children)) != list(widgets):
+            self.clear_widgets()
+            for widget in widgets:
+                self.add_widget(widget)
+
+    def _seat_row(self) -> Any:
+        """A seat's name, a toggle per black card, and the values of the card it holds under them."""
+        row = BoxLayout(orientation="vertical", size_hint_y=None, height=76, spacing=4)
+        line = BoxLayout(size_hint_y=None, height=48, spacing=4)
+        line.add_widget(self._label("", height=48))
+        toggles = BoxLayout(size_hint_x=None, spacing=4)
+        toggles.bind(minimum_width=toggles.setter("width"))
+        line.add_widget(toggles)
+        row.add_widget(line)
+        row.add_widget(self._label("", height=24))
+        return row
+
+    def _card_toggle(self, row: Any) -> Any:
+        toggle = Factory.GToggle(size_hint_x=None, width=52)
+        toggle.bind(on_release=lambda pressed: self._card_tapped(row.seat, pressed))
+        return toggle
+
+    def _card_tapped(self, seat: int, toggle: Any) -> None:
+        self.choose(seat, toggle.text)
+        toggle.state = "down"  # a tap on the card the seat holds changes nothing, but flipped the toggle
+
+    def _deal_tapped(self, *_args: Any) -> None:
+        seats = len(self.model.seats)
+        if self.model.values.get("black_cards") is not None:
+            self.model.set("black_cards", None)
+        else:
+            from companion.games.digger.cards import load_cards
+
+            cards = load_cards(self.model.values.get("cards_file") or None).black
+            self.model.set("black_cards", [card.id for card in cards[:seats]])
 
     def choose(self, seat: int, card_id: str) -> None:
         chosen = list(self.model.values["black_cards"])
