@@ -17,7 +17,7 @@ from companion.engine.boards import check_boards, current_boards
 from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 from companion.engine.errors import UserError, describe_validation_error
 from companion.engine.journal import Journal
-from companion.engine.record import GameRecord, RecordedAction, Source, now_utc, parse_recorded
+from companion.engine.record import GameRecord, RecordedAction, ReplayError, Source, now_utc, parse_recorded
 from companion.engine.registry import get_game
 
 
@@ -81,7 +81,8 @@ class Session:
 
     @classmethod
     def from_record(cls, record: GameRecord, journal: Journal | None = None) -> Session:
-        """Continue a game from a record (e.g. an imported file); every action is checked again."""
+        """Continue a game from a record (e.g. an imported file); every action is checked again, and the
+        first one refused raises ReplayError."""
         check_boards(get_game(record.game), record.setup(), "record")
         session = cls.new(record.setup(), journal)
         for index, entry in enumerate(record.actions):
@@ -89,7 +90,7 @@ class Session:
             outcome = session.submit(action, entry.source, entry.at)
             if not outcome.accepted:
                 assert outcome.refusal is not None
-                raise ValueError(f"action {index}: {outcome.refusal.text()}")
+                raise ReplayError.refused("record", index, action, outcome.refusal, session.game.id)
         return session
 
     # -- reading -----------------------------------------------------------------------------------
