@@ -120,3 +120,26 @@ def test_digger_stones_are_counted_in_english_words() -> None:
         _, events = DIGGER.apply(state, Stop())
         stop = next(event for event in events if event.kind == "stop")
         assert english("digger", stop.message, stop.params) == f"Ada called Stop and keeps {words}."
+
+
+def test_resume_names_the_action_the_rules_now_refuse(tmp_path: Path) -> None:
+    """A journalled game whose action the rules refuse today is told like a replay (which action, the
+    refusal and its game), so Resume can write the reason from the catalogs too."""
+    from companion.cli import english
+    from companion.engine.journal import Journal
+
+    journal = Journal(tmp_path / "journal.sqlite3")
+    try:
+        for shortfall, words in ((1, "1 chip "), (2, "2 chips ")):
+            record = GameRecord.model_validate(_gold_connection_short_by(shortfall))
+            game_id = journal.new_game(record.setup())
+            for entry in record.actions:  # written as the journal holds them, without the rules' check
+                journal.append(game_id, "action", entry)
+            with pytest.raises(ReplayError) as caught:
+                Session.resume(journal, game_id)
+            error = caught.value
+            assert (error.index, error.domain) == (len(record.actions) - 1, "gold_connection")
+            assert error.text(english) == (f"journal game {game_id}: action {error.index}: use_chips refused by "
+                                           f"GC-10 (chips.exact): Spend exactly {words}to reach the target, or none.")
+    finally:
+        journal.close()
