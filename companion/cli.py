@@ -6,8 +6,9 @@ import argparse
 import importlib
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from companion.engine.errors import UserError
 
@@ -17,6 +18,13 @@ COMMAND_MODULES: tuple[str, ...] = ("companion.layout.cli", "companion.app.cli",
                                      "firmware_bridge.cli")
 
 Handler = Callable[[argparse.Namespace], int]
+
+
+def english(domain: str, template: str, params: Mapping[str, Any]) -> str:
+    """A game message in English as the app writes it, from the game's catalog: "1 chip", "2 chips"."""
+    from companion.app.i18n import game_text
+
+    return game_text(domain, template, params, language="en")
 
 
 def _journal(args: argparse.Namespace):
@@ -173,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except UserError as error:
-        print(f"goldtable: {error}", file=sys.stderr)
+        print(f"goldtable: {error.text(english)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

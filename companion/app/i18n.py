@@ -13,6 +13,7 @@ import gettext
 import locale
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -77,10 +78,10 @@ def tr(message: str, language: str | None = None) -> str:
     return catalog(APP_DOMAIN, language or _current).gettext(message)
 
 
-def _lookup(domain: str, message: str) -> str:
+def _lookup(domain: str, message: str, language: str | None = None) -> str:
     """The game's catalog first, then the app's (which holds shared words such as colour names)."""
-    translated = catalog(domain).gettext(message)
-    return catalog(APP_DOMAIN).gettext(message) if translated == message else translated
+    translated = catalog(domain, language).gettext(message)
+    return catalog(APP_DOMAIN, language).gettext(message) if translated == message else translated
 
 
 @functools.lru_cache(maxsize=1024)
@@ -91,7 +92,7 @@ def _plain_phrase(text: str) -> Any:
     return Phrase(message=text)
 
 
-def _word(domain: str, value: Any) -> Any:
+def _word(domain: str, value: Any, language: str | None = None) -> Any:
     """One parameter in the current language: a word looked up (in any form the sentence asks for, such
     as French "{colour:f}" for "blanche"), a Phrase (a place, a piece) translated with its own words;
     numbers as they are, names as they are where the catalog has no entry.  (The engine is imported
@@ -101,7 +102,7 @@ def _word(domain: str, value: Any) -> Any:
     if isinstance(value, str) and value:
         value = _plain_phrase(value)
     if isinstance(value, Phrase):
-        return value.text(lambda message: _lookup(domain, message))
+        return value.text(lambda message: _lookup(domain, message, language))
     return value
 
 
@@ -120,38 +121,41 @@ class _Count(int):
 
     domain: str
     words: dict[str, Any]
+    language: str | None
 
-    def __new__(cls, value: int, domain: str, words: dict[str, Any]) -> _Count:
+    def __new__(cls, value: int, domain: str, words: dict[str, Any], language: str | None = None) -> _Count:
         number = super().__new__(cls, value)
-        number.domain, number.words = domain, words
+        number.domain, number.words, number.language = domain, words, language
         return number
 
     def __format__(self, spec: str) -> str:
         if not _COUNT_WORDS.fullmatch(spec):
             return format(int(self), spec)
         for domain in (self.domain, APP_DOMAIN):
-            form = catalog(domain).npgettext(COUNT_CONTEXT, spec, "\x00", int(self))
+            form = catalog(domain, self.language).npgettext(COUNT_CONTEXT, spec, "\x00", int(self))
             if form not in (spec, "\x00"):  # (no entry gives the msgid for 1, our marker else)
                 return form.format(**{**self.words, "n": int(self)})
         raise ValueError(f"no words {spec!r} for a count")  # (game_text then says the English sentence)
 
 
-def game_text(domain: str, template: str, params: dict[str, Any] | None = None) -> str:
-    """An engine message in the current language: the game's catalog, then the app's, then English.  A
-    number may be asked for with its counted words (`{count:chips}`, see `_Count`)."""
-    translated = _lookup(domain, template)
+def game_text(domain: str, template: str, params: Mapping[str, Any] | None = None,
+              language: str | None = None) -> str:
+    """An engine message in the current language (or `language`: the CLI writes English whatever the
+    app is set to): the game's catalog, then the app's, then English.  A number may be asked for with
+    its counted words (`{count:chips}`, see `_Count`)."""
+    translated = _lookup(domain, template, language)
     if translated == template:  # no catalog for this sentence yet: keep it all English, not half
         words = dict(params or {})
     else:
-        words = {key: _word(domain, value) for key, value in (params or {}).items()}
+        words = {key: _word(domain, value, language) for key, value in (params or {}).items()}
         for key, value in words.items():
             if isinstance(value, int) and not isinstance(value, bool):
-                words[key] = _Count(value, domain, words)
+                words[key] = _Count(value, domain, words, language)
     try:
         text = translated.format(**words)
     except (KeyError, IndexError, ValueError):
         return template.format(**(params or {}))
-    return _elided(text)
+    return _elided(text, language)
 
 
 def phrase_text(domain: str, phrase: Any) -> str:
@@ -172,5 +176,5 @@ def choice_text(domain: str, value: Any) -> str:
     return form if form != words else game_text(domain, words)
 
 
-def _elided(text: str) -> str:
-    return _FRENCH_ELISION.sub(r"\1'", text) if _current == "fr" else text
+def _elided(text: str, language: str | None = None) -> str:
+    return _FRENCH_ELISION.sub(r"\1'", text) if (language or _current) == "fr" else text

@@ -4,15 +4,30 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the app's first frame imports this module; pydantic loads later, off that frame
     from pydantic import ValidationError
 
+#: Writes one game message for a person: (the game's catalog domain, English template, params) -> text.
+Say = Callable[[str, str, Mapping[str, Any]], str]
+
+
+def plain(domain: str, template: str, params: Mapping[str, Any]) -> str:
+    """A game message as its template reads with the numbers put in ("1 chips"): what `str()` of an
+    error holds for programs.  People get the catalogs' words (`companion.app.i18n.game_text`)."""
+    return template.format(**params)
+
 
 class UserError(Exception):
-    """A problem with input the user supplied.  The CLI prints `str(error)` and exits with code 2."""
+    """A problem with input the user supplied.  The CLI prints `text(...)` and exits with code 2."""
+
+    def text(self, say: Say = plain) -> str:
+        """The one line for the user, any game message in it written by `say` (the CLI passes the
+        English catalogs, so a count reads "1 chip"); `str(error)` is this line with `plain`."""
+        return str(self)
 
 
 def validation_problems(error: ValidationError) -> list[str]:

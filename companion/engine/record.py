@@ -26,7 +26,7 @@ from companion.engine.core import (
     Setup,
     Value,
 )
-from companion.engine.errors import UserError, describe_validation_error, read_json_file
+from companion.engine.errors import Say, UserError, describe_validation_error, plain, read_json_file
 from companion.engine.registry import get_game
 
 RECORD_FORMAT: Final = "goldtable-record/1"
@@ -92,12 +92,29 @@ class GameRecord(Value):
 
 
 class ReplayError(UserError):
-    """An action in a record that the rules refuse (or cannot read).  `index` counts from 0."""
+    """An action in a record that the rules refuse (or cannot read).  `index` counts from 0.
 
-    def __init__(self, source: str | Path, index: int, reason: str, refusal: Refusal | None = None) -> None:
-        super().__init__(f"{source}: action {index}: {reason}")
+    A refusal is kept with its game's catalog domain, so `text(say)` writes its reason as a person
+    reads it (the CLI: in English from the catalogs, "1 chip"); `str()` fills in the bare template."""
+
+    def __init__(self, source: str | Path, index: int, reason: str, refusal: Refusal | None = None,
+                 domain: str = "") -> None:
+        self.where = f"{source}: action {index}: {reason}"
         self.index = index
         self.refusal = refusal
+        self.domain = domain
+        super().__init__(self.text())
+
+    @classmethod
+    def refused(cls, source: str | Path, index: int, action: ActionModel, refusal: Refusal,
+                domain: str) -> ReplayError:
+        """`action N: TYPE refused by RULE (CODE): reason`, for every path that re-applies a record."""
+        return cls(source, index, f"{action.type} refused by {refusal.rule} ({refusal.code})", refusal, domain)
+
+    def text(self, say: Say = plain) -> str:
+        if self.refusal is None:
+            return self.where
+        return f"{self.where}: {say(self.domain, self.refusal.message, self.refusal.params)}"
 
 
 class Replay(Value):
@@ -156,9 +173,7 @@ def replay(record: GameRecord, source: str | Path = "record") -> Replay:
         try:
             state, new_events = game.apply(state, action)
         except IllegalAction as error:
-            refusal = error.refusal
-            raise ReplayError(source, index, f"{action.type} refused by {refusal.rule} ({refusal.code}): "
-                                             f"{refusal.text()}", refusal) from None
+            raise ReplayError.refused(source, index, action, error.refusal, game.id) from None
         events.extend(new_events)
     return Replay(state=state, events=tuple(events))
 

@@ -14,10 +14,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from companion.engine.boards import check_boards, current_boards
-from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
+from companion.engine.core import N_, ActionModel, Event, Game, IllegalAction, Prompt, Refusal, Setup, Value
 from companion.engine.errors import UserError, describe_validation_error
 from companion.engine.journal import Journal
-from companion.engine.record import GameRecord, RecordedAction, Source, now_utc, parse_recorded
+from companion.engine.record import GameRecord, RecordedAction, ReplayError, Source, now_utc, parse_recorded
 from companion.engine.registry import get_game
 
 
@@ -65,7 +65,8 @@ class Session:
 
     @classmethod
     def resume(cls, journal: Journal, game_id: int) -> Session:
-        """Rebuild a journalled game with exactly the actions that were acknowledged."""
+        """Rebuild a journalled game with exactly the actions that were acknowledged; one the rules refuse
+        now raises ReplayError naming it."""
         setup = journal.setup(game_id)
         game = get_game(setup.game)
         check_boards(game, setup, f"journal game {game_id}")
@@ -73,7 +74,10 @@ class Session:
         session.states.append(game.initial_state(setup))
         for index, entry in enumerate(journal.actions(game_id)):
             action = parse_recorded(game, entry, f"journal game {game_id}", index)
-            state, events = game.apply(session.state, action)
+            try:
+                state, events = game.apply(session.state, action)
+            except IllegalAction as error:  # the rules have changed since: say which action, as a replay does
+                raise ReplayError.refused(f"journal game {game_id}", index, action, error.refusal, game.id) from None
             session.actions.append(entry)
             session.states.append(state)
             session.events.append(tuple(events))
@@ -81,7 +85,8 @@ class Session:
 
     @classmethod
     def from_record(cls, record: GameRecord, journal: Journal | None = None) -> Session:
-        """Continue a game from a record (e.g. an imported file); every action is checked again."""
+        """Continue a game from a record (e.g. an imported file); every action is checked again, and the
+        first one refused raises ReplayError."""
         check_boards(get_game(record.game), record.setup(), "record")
         session = cls.new(record.setup(), journal)
         for index, entry in enumerate(record.actions):
@@ -89,7 +94,7 @@ class Session:
             outcome = session.submit(action, entry.source, entry.at)
             if not outcome.accepted:
                 assert outcome.refusal is not None
-                raise ValueError(f"action {index}: {outcome.refusal.text()}")
+                raise ReplayError.refused("record", index, action, outcome.refusal, session.game.id)
         return session
 
     # -- reading -----------------------------------------------------------------------------------
