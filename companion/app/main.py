@@ -457,6 +457,7 @@ class GoldtableApp(App):
 
     def resume(self, game_id: int | None = None) -> None:
         """Home (or History) -> Table with the latest (or the given) unfinished game, exactly as journalled."""
+        from companion.engine.errors import UserError
         from companion.engine.session import Session
 
         game_id = game_id if game_id is not None else self.journal.latest_unfinished()
@@ -465,7 +466,8 @@ class GoldtableApp(App):
         try:
             session = Session.resume(self.journal, game_id)
         except Exception as error:  # noqa: BLE001 — a record the rules now refuse must not crash Home
-            self.journal_notice = _("That game cannot be resumed: {problem}").format(problem=str(error))
+            problem = error.text(i18n.game_text) if isinstance(error, UserError) else str(error)
+            self.journal_notice = _("That game cannot be resumed: {problem}").format(problem=problem)
             return
         self.game_id = session.setup.game
         self._open_table(session)
