@@ -46,8 +46,7 @@ class PlayersModel(EventDispatcher):
         """Start from the last table (as many remembered players as the game allows, at least its minimum)."""
         self.min_players, self.max_players = game.min_players, game.max_players
         self.bot_name = bot_name or ""
-        self._all_remembered = [player.name for player in settings.players
-                                if player.name.casefold() != self.bot_name.casefold()]
+        self._all_remembered = [player.name for player in settings.players if not self._is_bot(player.name)]
         self.knows_names = bool(self._all_remembered)
         seats = [{"name": p.name, "colour": p.colour} for p in settings.players[:game.max_players]]
         while len(seats) < game.min_players:
@@ -55,6 +54,10 @@ class PlayersModel(EventDispatcher):
         self.seats = seats
         self.first_player = min(self.first_player, len(seats) - 1)
         self._update()
+
+    def _is_bot(self, name: str) -> bool:
+        """Whether this name is the seat Goldtable plays in this game (any case)."""
+        return bool(self.bot_name) and name.strip().casefold() == self.bot_name.casefold()
 
     def _free_colour(self, seats: list[dict[str, str]]) -> str:
         used = {seat["colour"] for seat in seats}
@@ -147,12 +150,10 @@ class PlayersModel(EventDispatcher):
     def remember(self, settings: AppSettings) -> AppSettings:
         """Settings with these players first in the remembered list (for the next game).  The seat
         Goldtable played is left out: it is offered anyway where it can play, and is nobody elsewhere."""
-        bot = self.bot_name.casefold()
         current = [RememberedPlayer(name=s["name"].strip(), colour=s["colour"]) for s in self.seats
-                   if not bot or s["name"].strip().casefold() != bot]
+                   if not self._is_bot(s["name"])]
         names = {player.name for player in current}
-        older = [player for player in settings.players
-                 if player.name not in names and (not bot or player.name.casefold() != bot)]
+        older = [player for player in settings.players if player.name not in names and not self._is_bot(player.name)]
         return settings.model_copy(update={"players": tuple((current + older)[:REMEMBERED_PLAYERS])})
 
 
