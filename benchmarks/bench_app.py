@@ -14,6 +14,7 @@ because absolute times on a software renderer mean little (the goals are from is
    table refreshed with nothing changed, the board's pieces rebuilt                      goal <= 2x
 4. Home visited with a 1,000-game journal vs an empty journal                           goal <= 2x
 5. resident memory after the full Digger game vs the hello-world's at its first frame   goal <= 1.25x
+   (for scale, no goal: a bare Kivy app holding as many widgets as the app, each drawn; pydantic alone)
 6. the longest frame (input to drawn frame, and every frame while the Chinagold Pi thinks) in a full
    game of each game                                                                     goal <= 100 ms
 """
@@ -140,6 +141,7 @@ Window.add_widget(root)
 EventLoop.ensure_window()
 for _ in range(5):
     EventLoop.idle()
+glFinish()  # each tap, the first too, starts with the frames before it drawn
 times = []
 for _ in range(taps):
     x, y = button.to_window(*button.center)
@@ -149,6 +151,56 @@ for _ in range(taps):
     glFinish()
     times.append(time.perf_counter() - start)
 print(json.dumps(times))
+"""
+
+
+#: A bare Kivy app holding COUNT widgets on six screens (rows of four Labels and Buttons in BoxLayouts,
+#: as the app's screens are built), each screen drawn once: what any Kivy app of that size pays.
+BARE_WIDGETS = PRELUDE + """
+from kivy.base import EventLoop
+from kivy.core.window import Window
+from kivy.graphics.opengl import glFinish
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
+count, screens = int(sys.argv[2]), 6
+manager = ScreenManager(transition=NoTransition())
+built = 1
+for number in range(screens):
+    screen, column = Screen(name=str(number)), BoxLayout(orientation="vertical")
+    screen.add_widget(column)
+    manager.add_widget(screen)
+    built += 2
+    row = None
+    while built < count * (number + 1) // screens:
+        if row is None or len(row.children) == 4:
+            row = BoxLayout()
+            column.add_widget(row)
+            built += 1
+        row.add_widget(Label(text=f"label {built}") if built % 2 else Button(text=f"button {built}"))
+        built += 1
+Window.add_widget(manager)
+EventLoop.ensure_window()
+for number in range(screens):
+    manager.current = str(number)
+    for _ in range(3):
+        EventLoop.idle()
+    glFinish()
+print(built, rss_kb())
+"""
+
+#: pydantic, which the engine's values are built on, in a bare interpreter: imported and one model built.
+PYDANTIC = """
+def rss_kb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+before = rss_kb()
+from pydantic import BaseModel
+class Move(BaseModel):
+    dice: tuple[int, ...]
+print(rss_kb() - before)
 """
 
 
@@ -211,6 +263,24 @@ def frame_time(action: Callable[[], Any]) -> float:
     return time.perf_counter() - start
 
 
+def widgets_alive() -> int:
+    """Kivy widgets alive in this process, the frozen ones too (the size a bare app is given to compare)."""
+    import gc
+    import weakref
+
+    from kivy.uix.widget import Widget
+    from kivy.weakproxy import WeakProxy
+
+    from companion.app.main import freeze_heap
+
+    gc.unfreeze()  # frozen objects are not listed; freeze_heap puts them back
+    try:
+        return sum(1 for item in gc.get_objects()
+                   if isinstance(item, Widget) and type(item) not in (WeakProxy, weakref.ProxyType))
+    finally:
+        freeze_heap()
+
+
 def label_texts(root: Any) -> dict[int, str]:
     from kivy.uix.label import Label
 
@@ -224,6 +294,7 @@ def digger_taps(app: Any) -> tuple[list[float], list[int], int]:
     from random import Random
 
     from finger import Finger
+    from kivy.graphics.opengl import glFinish
 
     from companion.app.demo import next_move
     from companion.app.launch import pump
@@ -231,6 +302,7 @@ def digger_taps(app: Any) -> tuple[list[float], list[int], int]:
     from tests.app.ui import find_button
 
     open_game(app, "digger", ["Anna", "Ben", "Chloé", "David"])
+    glFinish()  # as in the bare app: each tap, the first too, starts with the frames before it drawn
     session = app.table.session
     dice = Random(4)
     times: list[float] = []
@@ -442,6 +514,11 @@ def main() -> None:
             print("   " + ratio_line("p50", statistics.median(times), statistics.median(bare), 2.0))
             print("   " + ratio_line("p99", percentile(times, 0.99), percentile(bare, 0.99), 2.0))
             print(ratio_line("5. resident memory after the full game vs hello-world", rss, hello_rss, 1.25, "MB"))
+            built, bare_rss = (int(value) for value in child(BARE_WIDGETS, str(widgets_alive())).split())
+            pydantic_kb = int(child(PYDANTIC))
+            print(f"   for scale: a bare Kivy app holding as many widgets ({built}, each drawn) "
+                  f"{bare_rss / 1024:.1f} MB = {bare_rss / hello_rss:.2f}x; pydantic and one model in a bare "
+                  f"interpreter +{pydantic_kb / 1024:.1f} MB = {pydantic_kb / hello_rss:.2f}x")
 
             board_times = redraws(app, 30)
             print("3. boards, one frame drawn each:")
