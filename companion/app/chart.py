@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kivy.clock import Clock
 from kivy.graphics import Color, Line, Rectangle
 from kivy.metrics import sp
 from kivy.properties import ListProperty, NumericProperty, StringProperty
@@ -78,8 +79,9 @@ class ScoreChart(Widget):
         super().__init__(**kwargs)
         self.lines: list[list[float]] = []  # the drawn points per seat (read by tests)
         self._labels: list[Label] = []
-        self.bind(pos=self._redraw, size=self._redraw, history=self._redraw, colours=self._redraw,
-                  names=self._redraw, language=self._redraw)
+        # Loading a game sets several of these at once: one drawing, before the frame is drawn.
+        redraw = Clock.create_trigger(self._redraw, -1)
+        self.bind(pos=redraw, size=redraw, history=redraw, colours=redraw, names=redraw, language=redraw)
 
     def _label(self, index: int, text: str, colour: str = "#cfd8d3", bold: bool = False) -> Label:
         """The index-th text of this drawing (labels are reused from one drawing to the next)."""

@@ -501,7 +501,13 @@ class GoldtableApp(App):
         self.go("table", remember=False)
         if session.is_over():
             self.show_end()
-        Clock.schedule_once(lambda _dt: freeze_heap(), 0)  # before the first move, not in a tap
+        Clock.schedule_once(lambda _dt: self._before_first_move(), 0)
+
+    def _before_first_move(self) -> None:
+        """Work no tap should pay for, done in the frame after the table opens: the End screen built (the
+        game's last move then only fills it in) and the heap frozen (see `freeze_heap`)."""
+        self.screen("end")
+        freeze_heap()
 
     def announce(self, text: str) -> None:
         """Show `text` over whatever screen is showing for a few seconds."""
