@@ -23,7 +23,7 @@ from companion.headless import (
 
 SCREENSHOT_SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "table", "timer", "end",
                                        "hardware", "settings", "rules", "refusal", "notice", "history", "stats",
-                                       "clocks", "undo", "loupe")
+                                       "clocks", "undo", "loupe", "line")
 
 
 def _configure(fullscreen: bool, max_fps: int = 60) -> None:
@@ -129,7 +129,7 @@ def show_screen(app: Any, screen: str) -> None:
             app.players_done()
         if screen == "setup":
             app.options_done()
-    elif screen in ("table", "timer", "refusal", "notice", "rules", "undo", "loupe"):
+    elif screen in ("table", "timer", "refusal", "notice", "rules", "undo", "loupe", "line"):
         app.resume()
         for _step in range(6 if screen == "undo" else 0):  # back to a move that moved something
             if not app.controller.undo() or "•" in app.table.notice_text:
@@ -148,6 +148,15 @@ def show_screen(app: Any, screen: str) -> None:
 
             pump(2)
             show_loupe(app.root.current_screen)
+        elif screen == "line":  # Chinagold: a site tapped, every line of the thrown length from it shown
+            from companion.app.controllers.chinagold import ChinagoldController
+
+            if not isinstance(app.controller, ChinagoldController):
+                raise UserError("the line screen shows a Chinagold board: add --game chinagold")
+            state = app.controller.state
+            hidden = [site for site, mark in enumerate(state.sites) if mark == "h"] if state is not None else []
+            if hidden:
+                app.controller.tap_site(hidden[len(hidden) // 2])
     elif screen == "end":
         journal = app.journal
         finished = next((g.id for g in journal.games() if g.finished), journal.games()[-1].id)

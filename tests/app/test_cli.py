@@ -37,3 +37,19 @@ def test_screenshot_writes_a_png_of_the_size(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     with Image.open(out) as image:
         assert image.size == (1024, 600)
+
+
+def test_the_line_screenshot_is_chinagolds(tmp_path: Path) -> None:
+    """`line` shows Chinagold's preview after a line's first tap; asked of another game it says so in one
+    line, exit 2, and writes nothing."""
+    env = {**os.environ, "GOLDTABLE_DATA": str(tmp_path / "data")}
+    shots = {game: tmp_path / f"{game}.png" for game in ("digger", "chinagold")}
+    results = {game: subprocess.run([sys.executable, "-m", "companion.cli", "screenshot", "line", str(out),
+                                     "--game", game], cwd=ROOT, env=env, capture_output=True, text=True,
+                                    timeout=120)
+               for game, out in shots.items()}
+    assert results["digger"].returncode == 2 and not shots["digger"].exists()
+    assert results["digger"].stderr.count("\n") == 1 and "--game chinagold" in results["digger"].stderr
+    assert results["chinagold"].returncode == 0, results["chinagold"].stderr[-2000:]
+    with Image.open(shots["chinagold"]) as image:
+        assert image.size == (800, 480)

@@ -257,6 +257,44 @@ def test_a_full_board_costs_the_same_draw_calls_as_an_empty_one(kivy_ready: Any)
     kivy_ready.remove_widget(panel)
 
 
+def test_a_taken_site_is_a_filled_dot_in_its_sides_colour_on_a_light_rim(kivy_ready: Any) -> None:
+    """From a chair a thin ring of the side's colour vanished on the earth tones and beside the rivers: a
+    taken site is a light disc with a smaller disc of the taking side's colour on it (a centre vertex
+    each, which an outline has not), and the two sides' colours differ."""
+    import math
+
+    from kivy.graphics import Color, Mesh
+
+    from companion.app.boards.chinagold import TAKEN_RIM, TAKEN_SITE, BoardView
+
+    _controller, panel = make_table(kivy_ready)
+    board = panel.board
+    board.view = BoardView(sites="MR" + "h" * 89)
+    colour: tuple[float, ...] = ()
+    discs: dict[tuple[float, ...], list[list[tuple[float, float]]]] = {}
+    for instruction in board._pieces.children:
+        if isinstance(instruction, Color):
+            colour = tuple(round(channel, 3) for channel in instruction.rgb)
+        elif isinstance(instruction, Mesh):
+            vertices = list(instruction.vertices)
+            discs.setdefault(colour, []).append([(vertices[i], vertices[i + 1]) for i in range(0, len(vertices), 4)])
+
+    def radii(colour_rgb: tuple[float, float, float], site: int) -> list[float]:
+        """Distances from the site's centre of the vertices drawn near it in that colour."""
+        cx, cy = board.centre_of(site)
+        found = [math.hypot(x - cx, y - cy) for mesh in discs.get(tuple(round(c, 3) for c in colour_rgb), [])
+                 for x, y in mesh]
+        return [r for r in found if r < board._radius]
+
+    hidden = board._radius * 0.46  # a hidden marker's radius
+    for site, mark in ((0, "M"), (1, "R")):
+        dot, rim = radii(TAKEN_SITE[mark], site), radii(TAKEN_RIM, site)
+        assert min(dot) == 0 and max(dot) >= 0.5 * hidden, f"{mark}: no filled dot in the side's colour"
+        assert min(rim) == 0 and max(rim) > max(dot), f"{mark}: no light rim round the dot"
+    assert TAKEN_SITE["M"] != TAKEN_SITE["R"]
+    kivy_ready.remove_widget(panel)
+
+
 def test_rings_lie_between_their_inner_and_outer_radius(kivy_ready: Any) -> None:  # a Mesh needs the GL context
     import math
 

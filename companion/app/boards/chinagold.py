@@ -38,7 +38,10 @@ RIVER_BANK = (0.78, 0.88, 0.98)
 BORDER = (0.28, 0.19, 0.10)
 HIDDEN_MARKER = (0.22, 0.22, 0.24)
 GOLD_MARKER = (0.98, 0.80, 0.15)
-TAKEN_RING = {"M": (0.45, 0.25, 0.08), "R": (0.10, 0.30, 0.75)}
+#: A site whose marker was taken: a light rim round a dot in the colour of the side that took it (the
+#: mountain or the river player), readable on every earth tone and beside the blue rivers.
+TAKEN_SITE = {"M": (0.85, 0.45, 0.12), "R": (0.15, 0.45, 1.0)}
+TAKEN_RIM = (0.96, 0.93, 0.86)
 HIGHLIGHT = (1.0, 0.45, 0.1)
 PREVIEW = (0.85, 0.92, 1.0)
 SELECTED = (1.0, 1.0, 1.0)
@@ -208,12 +211,14 @@ class ChinagoldBoard(Magnifiable, Widget):
         if len(view.highlights) > 1:
             self._draw_band(group, sorted(view.highlights, key=self.grid.coords.__getitem__), HIGHLIGHT)
         markers: dict[str, list[tuple[float, float]]] = {"h": [], "g": []}
-        taken: dict[str, list[tuple[float, float]]] = {mark: [] for mark in TAKEN_RING}
+        taken: dict[str, list[tuple[float, float]]] = {mark: [] for mark in TAKEN_SITE}
         for site, mark in enumerate(view.sites):
-            (taken[mark] if mark in TAKEN_RING else markers["g" if mark == "g" else "h"]).append(self.centre_of(site))
+            (taken[mark] if mark in TAKEN_SITE else markers["g" if mark == "g" else "h"]).append(self.centre_of(site))
+        group.add(Color(*TAKEN_RIM))
+        group.add(discs([centre for centres in taken.values() for centre in centres], size * 0.8, DOT_SEGMENTS))
         for mark, centres in taken.items():
-            group.add(Color(*TAKEN_RING[mark]))
-            group.add(rings(centres, size * 0.6, max(1.0, self._radius * 0.06), DOT_SEGMENTS))
+            group.add(Color(*TAKEN_SITE[mark]))
+            group.add(discs(centres, size * 0.6, DOT_SEGMENTS))
         group.add(Color(0, 0, 0, 0.5))  # shadows, then the markers: one mesh per colour
         group.add(discs([(x + 1.5, y - 1.5) for x, y in markers["h"] + markers["g"]], size, DOT_SEGMENTS))
         for mark, rgb in (("h", HIDDEN_MARKER), ("g", GOLD_MARKER)):
