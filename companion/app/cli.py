@@ -61,12 +61,16 @@ def _journal_path(text: str) -> Path:
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:
-    from companion.app.launch import SCREENSHOT_SCREENS, run_screenshot
+    from companion.app.launch import GAME_SCREENS, SCREENSHOT_SCREENS, run_screenshot
     from companion.engine.registry import all_games
     from companion.headless import check_png_output
 
-    if args.screen not in SCREENSHOT_SCREENS:
-        raise UserError(f"SCREEN: {args.screen!r} is not a screen (known: {', '.join(SCREENSHOT_SCREENS)})")
+    known = (*SCREENSHOT_SCREENS, *GAME_SCREENS)
+    if args.screen not in known:
+        raise UserError(f"SCREEN: {args.screen!r} is not a screen (known: {', '.join(known)})")
+    if GAME_SCREENS.get(args.screen, args.game) != args.game:
+        raise UserError(f"SCREEN: {args.screen!r} is a {GAME_SCREENS[args.screen]} screen: add --game "
+                        f"{GAME_SCREENS[args.screen]}")
     if args.lang not in ("en", "de", "fr"):
         raise UserError(f"--lang: {args.lang!r} is not one of en, de, fr")
     games = sorted(all_games())
@@ -93,7 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("screenshot", help="render one app screen with a demo game to a PNG")
     p.add_argument("screen", help="home, players, options, setup, table, timer, end, hardware, settings, rules, "
-                                  "refusal, notice, history, stats, clocks, undo, loupe")
+                                  "refusal, notice, history, stats, clocks, undo, loupe; line (--game chinagold)")
     p.add_argument("output", help="PNG file to write")
     p.add_argument("--size", help="WIDTHxHEIGHT (default 800x480)")
     p.add_argument("--lang", default="en", help="en, de or fr")

@@ -23,7 +23,9 @@ from companion.headless import (
 
 SCREENSHOT_SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "table", "timer", "end",
                                        "hardware", "settings", "rules", "refusal", "notice", "history", "stats",
-                                       "clocks", "undo", "loupe", "line")
+                                       "clocks", "undo", "loupe")
+#: Screens only one game has, with that game: Chinagold's preview after a line's first tap.
+GAME_SCREENS: dict[str, str] = {"line": "chinagold"}
 
 
 def _configure(fullscreen: bool, max_fps: int = 60) -> None:
@@ -151,9 +153,7 @@ def show_screen(app: Any, screen: str) -> None:
         elif screen == "line":  # Chinagold: a site tapped, every line of the thrown length from it shown
             from companion.app.controllers.chinagold import ChinagoldController
 
-            if not isinstance(app.controller, ChinagoldController):
-                raise UserError("the line screen shows a Chinagold board: add --game chinagold")
-            state = app.controller.state
+            state = app.controller.state if isinstance(app.controller, ChinagoldController) else None
             hidden = [site for site, mark in enumerate(state.sites) if mark == "h"] if state is not None else []
             if hidden:
                 app.controller.tap_site(hidden[len(hidden) // 2])
