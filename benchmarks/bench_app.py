@@ -40,13 +40,17 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The app's frame interval (Kivy's default of at most 60 frames a second).
 FRAME_SECONDS = 1 / 60
 
-PRELUDE = """
-import os, sys, time
-t0 = float(sys.argv[1])
+#: The resident size of the child process, for the scripts below.
+RSS_KB = """
 def rss_kb():
     for line in open("/proc/self/status"):
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
+"""
+
+PRELUDE = RSS_KB + """
+import os, sys, time
+t0 = float(sys.argv[1])
 from companion.headless import prepare_kivy
 prepare_kivy((800, 480), offscreen=True)
 """
@@ -191,11 +195,7 @@ print(built, rss_kb())
 """
 
 #: pydantic, which the engine's values are built on, in a bare interpreter: imported and one model built.
-PYDANTIC = """
-def rss_kb():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
+PYDANTIC = RSS_KB + """
 before = rss_kb()
 from pydantic import BaseModel
 class Move(BaseModel):

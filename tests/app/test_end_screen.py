@@ -133,7 +133,8 @@ def test_the_end_screen_is_built_before_the_last_move(fresh_app: Any) -> None:
     app = fresh_app
     if app.root.has_screen("end"):
         app.root.remove_widget(app.root.get_screen("end"))
-    session = type(demo_session(None, 3)).from_record(demo_session(None, 3).record(), app.journal)
+    started = demo_session(None, 3)
+    session = type(started).from_record(started.record(), app.journal)
     app._open_table(session)
     assert not app.root.has_screen("end")  # not inside the tap that opened the table
     pump(2)

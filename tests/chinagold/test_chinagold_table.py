@@ -270,11 +270,14 @@ def test_a_taken_site_is_a_filled_dot_in_its_sides_colour_on_a_light_rim(kivy_re
     _controller, panel = make_table(kivy_ready)
     board = panel.board
     board.view = BoardView(sites="MR" + "h" * 89)
+    def key(rgb: Any) -> tuple[float, ...]:
+        return tuple(round(channel, 3) for channel in rgb)
+
     colour: tuple[float, ...] = ()
     discs: dict[tuple[float, ...], list[list[tuple[float, float]]]] = {}
     for instruction in board._pieces.children:
         if isinstance(instruction, Color):
-            colour = tuple(round(channel, 3) for channel in instruction.rgb)
+            colour = key(instruction.rgb)
         elif isinstance(instruction, Mesh):
             vertices = list(instruction.vertices)
             discs.setdefault(colour, []).append([(vertices[i], vertices[i + 1]) for i in range(0, len(vertices), 4)])
@@ -282,8 +285,7 @@ def test_a_taken_site_is_a_filled_dot_in_its_sides_colour_on_a_light_rim(kivy_re
     def radii(colour_rgb: tuple[float, float, float], site: int) -> list[float]:
         """Distances from the site's centre of the vertices drawn near it in that colour."""
         cx, cy = board.centre_of(site)
-        found = [math.hypot(x - cx, y - cy) for mesh in discs.get(tuple(round(c, 3) for c in colour_rgb), [])
-                 for x, y in mesh]
+        found = [math.hypot(x - cx, y - cy) for mesh in discs.get(key(colour_rgb), []) for x, y in mesh]
         return [r for r in found if r < board._radius]
 
     hidden = board._radius * 0.46  # a hidden marker's radius
