@@ -101,6 +101,19 @@ class Bridge:
                 raise
         return source
 
+    def remove_source(self, name: str) -> Source | None:
+        """Stop and drop the source called `name` (e.g. the sensor, for one at another address); the
+        removed source, or None when there was none."""
+        with self._lock:
+            source = next((existing for existing in self._sources if existing.name == name), None)
+            if source is None:
+                return None
+            self._sources.remove(source)
+            running = self._running
+        if running:
+            source.stop()
+        return source
+
     def subscribe(self, callback: Callback) -> Callable[[], None]:
         """Call `callback(event)` for every event from now on; returns a function that unsubscribes."""
         with self._lock:

@@ -44,8 +44,9 @@ def on_raspberry_pi() -> bool:
 
 
 def default_sources(gpio: bool, serial_url: str) -> tuple[list[Source], list[str]]:
-    """GPIO (the shipped pin map) when asked for and on a Pi, a serial sensor when a URL is configured;
-    plus one line per source that could not be set up (shown on the Hardware screen; touch still works)."""
+    """GPIO (the shipped pin map) when asked for and on a Pi, and the serial sensor: the configured URL, or
+    else a Pico found by its USB id whenever it is plugged in; plus one line per source that could not
+    be set up (shown on the Hardware screen; touch still works)."""
     sources: list[Source] = []
     problems: list[str] = []
     if gpio and on_raspberry_pi():
@@ -56,13 +57,12 @@ def default_sources(gpio: bool, serial_url: str) -> tuple[list[Source], list[str
             sources.append(GpioSource(load_pin_map()))
         except Exception as error:  # noqa: BLE001 — a bad pin map must not keep the table from playing
             problems.append(f"gpio: {error}")
-    if serial_url:
-        from firmware_bridge.serial_source import SerialSource
+    from firmware_bridge.serial_source import SerialSource
 
-        try:
-            sources.append(SerialSource(serial_url))
-        except ValueError as error:
-            problems.append(f"serial {serial_url}: {error}")
+    try:
+        sources.append(SerialSource(serial_url or None))
+    except ValueError as error:
+        problems.append(f"serial {serial_url}: {error}")
     return sources, problems
 
 
@@ -125,10 +125,20 @@ class HardwareLink(EventDispatcher):
         self._work.put(None)
 
     def add_source(self, source: Source) -> None:
-        """Attach a source at run time (Settings: new serial URL; tests: mock pins)."""
+        """Attach a source at run time (tests: mock pins)."""
         self.bridge.add_source(source)
         self.simulated = not any(known.name.startswith("gpio") for known in self.bridge.sources)
         self.refresh_status()
+
+    def replace_source(self, source: Source) -> None:
+        """Attach `source` in place of the one with its name (Settings: the sensor at another address), on
+        the worker thread: stopping a serial source waits for its reader thread."""
+        def replace() -> None:
+            self.bridge.remove_source(source.name)
+            self.bridge.add_source(source)
+            Clock.schedule_once(lambda _dt: self.refresh_status())
+
+        self._work.put(replace)
 
     # -- threads -------------------------------------------------------------------------------------
     def _run_worker(self) -> None:

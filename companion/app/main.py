@@ -357,17 +357,18 @@ class GoldtableApp(App):
     def apply_serial(self, url: str) -> str:
         """Settings: attach a serial sensor now; returns a message for the screen."""
         url = url.strip()
-        self.update_settings(serial_url=url)
-        if not url:
-            return _("No serial sensor configured.")
         if self.hardware is None:
             return _("The hardware is still starting; try again in a moment.")
         from firmware_bridge.serial_source import SerialSource
 
         try:
-            self.hardware.add_source(SerialSource(url))
+            source = SerialSource(url or None)
         except ValueError as error:
             return str(error)
+        self.update_settings(serial_url=url)
+        self.hardware.replace_source(source)
+        if not url:
+            return _("No address given: Goldtable looks for the sensor board on USB (a Raspberry Pi Pico).")
         return _("Serial sensor {url} added.").format(url=url)
 
     def system_action(self, action: str) -> None:

@@ -3,6 +3,7 @@ keyboard that every text field brings up on a touch-only table."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -170,3 +171,26 @@ def test_the_keyboard_is_docked_on_a_pi_unless_told_otherwise(tmp_path: Any,
     model.unlink()
     monkeypatch.setenv("GOLDTABLE_KEYBOARD", "dock")
     assert onscreen_keyboard_wanted()
+
+
+def test_a_new_sensor_address_replaces_the_sensor(fresh_app: Any) -> None:
+    """Settings' Connect puts the sensor at the typed address in place of the one searching by USB id (two
+    readers on one port would split its frames), and an empty address goes back to searching."""
+    from firmware_bridge.serial_source import SerialSource
+
+    hardware = fresh_app.hardware
+    hardware.add_source(SerialSource(None))  # as a Pi starts: looking for a Pico
+    try:
+        message = fresh_app.apply_serial("socket://127.0.0.1:9")
+        assert "socket://127.0.0.1:9" in message
+        deadline = time.monotonic() + 5
+        while [getattr(s, "url", "") for s in hardware.bridge.sources] != ["socket://127.0.0.1:9"]:
+            assert time.monotonic() < deadline, hardware.bridge.sources
+            pump(1)
+        assert "Raspberry Pi Pico" in fresh_app.apply_serial("")
+        while [getattr(s, "url", "") for s in hardware.bridge.sources] != [None]:
+            assert time.monotonic() < deadline, hardware.bridge.sources
+            pump(1)
+    finally:
+        hardware.bridge.remove_source("serial")
+        fresh_app.update_settings(serial_url="")
