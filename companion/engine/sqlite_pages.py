@@ -142,13 +142,15 @@ class PageFile:
         return data if len(data) == self.page_size else None
 
 
-def open_pages(path: Path, wal: Path | None = None) -> PageFile:
-    """Read a database file (and its WAL, when there is one) into a `PageFile`."""
-    main = path.read_bytes()
+def open_pages(path: Path, wal: Path | None = None, limit: int = -1) -> PageFile:
+    """Read a database file (and its WAL, when there is one) into a `PageFile`; with `limit`, only the
+    first `limit` bytes of each (enough to recognise a file, not to read it all)."""
+    with path.open("rb") as file:
+        main = file.read(limit)
     wal_data = b""
     if wal is not None:
-        with contextlib.suppress(FileNotFoundError):
-            wal_data = wal.read_bytes()
+        with contextlib.suppress(FileNotFoundError), wal.open("rb") as file:
+            wal_data = file.read(limit)
     header_ok = main.startswith(MAGIC) and len(main) >= 100
     page_size = _header_page_size(main) if header_ok else None
     if page_size is None:
