@@ -16,7 +16,7 @@ from random import Random
 import pytest
 
 from companion.cli import main
-from companion.engine.journal import SCHEMA_VERSION, Journal, JournalOpenError
+from companion.engine.journal import APPLICATION_ID, SCHEMA_VERSION, Journal, JournalOpenError
 from companion.engine.salvage import EntryRow, classify, salvage_file
 from companion.engine.session import Session
 from companion.engine.sqlite_pages import open_pages, scan
@@ -250,3 +250,58 @@ def test_a_journal_of_this_version_is_refused_by_an_older_one_and_the_other_way_
                                                    f"{SCHEMA_VERSION}"):
             Journal(path, read_only=read_only)
     assert digest(path) == newer
+
+
+V3_SCHEMA = f"""
+CREATE TABLE games (id INTEGER PRIMARY KEY, game TEXT NOT NULL, setup TEXT NOT NULL, created TEXT NOT NULL,
+                    finished TEXT);
+CREATE TABLE entries (game_id INTEGER NOT NULL REFERENCES games(id), n INTEGER NOT NULL,
+                      kind TEXT NOT NULL CHECK (kind IN ('action', 'undo')), at TEXT NOT NULL, source TEXT NOT NULL,
+                      action TEXT, ref TEXT, PRIMARY KEY (game_id, n));
+CREATE TABLE clocks (game_id INTEGER PRIMARY KEY REFERENCES games(id), state TEXT NOT NULL, saved TEXT NOT NULL);
+PRAGMA application_id={APPLICATION_ID};
+PRAGMA user_version=3;
+"""
+
+
+def _as_schema_3(path: Path, old: Path) -> None:
+    """The same games as a Goldtable of schema 3 wrote them: no setup rows, the narrower CHECK."""
+    conn = sqlite3.connect(old)
+    conn.executescript(V3_SCHEMA)
+    conn.execute("ATTACH ? AS new", (str(path),))
+    conn.execute("INSERT INTO games SELECT * FROM new.games")
+    conn.execute("INSERT INTO entries SELECT * FROM new.entries WHERE kind != 'setup' ORDER BY rowid")
+    conn.commit()
+    conn.close()
+
+
+def _page_bytes(path: Path, pages: list[int]) -> dict[int, bytes]:
+    data = path.read_bytes()
+    return {page: data[(page - 1) * PAGE:page * PAGE] for page in pages}
+
+
+def test_an_older_journal_migrates_without_rewriting_a_move_and_salvages_like_a_new_one(tmp_path: Path) -> None:
+    new = tmp_path / "new.sqlite3"
+    digger_journal(new, seed=4, games=5)
+    old = tmp_path / "old.sqlite3"
+    _as_schema_3(new, old)
+    leaves = _pages_named(old, "entries", "leaf")
+    before = _page_bytes(old, leaves)
+    moves = _acknowledged(old)
+    journal = Journal(old)  # the first open by this version migrates
+    assert journal._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    journal.close()
+    after = _page_bytes(old, leaves)
+    changed = [page for page in leaves if before[page] != after[page]]
+    assert changed == [leaves[-1]] or changed == []  # only the last leaf, where the setup rows are appended
+    assert _acknowledged(old) == moves
+    conn = sqlite3.connect(old)
+    assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert conn.execute("SELECT COUNT(*) FROM games g JOIN entries e ON e.game_id = g.id AND e.n = -1 "
+                        "AND e.kind = 'setup' AND e.action = g.setup").fetchone() == (5,)
+    conn.close()
+    (games_page,) = _pages_named(old, "games", "leaf")
+    damaged = tmp_path / "damaged.sqlite3"
+    _damage(old, damaged, games_page, "whole page", Random(4))
+    report = salvage_file(damaged, tmp_path / "salvaged.sqlite3")
+    assert report.lost == {} and _recovered(tmp_path / "salvaged.sqlite3") == moves
