@@ -692,7 +692,7 @@ class Journal:
         """A damaged Goldtable journal: the file is left exactly as it is (nothing renamed, nothing
         written) and the journal opens as an empty read-only stand-in whose `needs_salvage` says why;
         `companion.engine.salvage.salvage_in_place` copies what can be read when the user asks."""
-        self.needs_salvage = self.integrity = problem
+        self.needs_salvage = self.integrity = " ".join(problem.replace("*** in database main ***", "").split())[:120]
         self._reason = Notice("reason.needs_salvage", N_("the journal is damaged and has not been salvaged yet"))
         self.read_only_reason = str(self._reason)
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
@@ -894,6 +894,10 @@ class Journal:
         """Every row of a game including undos and cuts ("cut", None), oldest first (nothing is ever
         deleted)."""
         return self._read_game(game_id).history
+
+    def cut(self, game_id: int) -> Cut | None:
+        """Where a salvage found this game's moves missing (the latest such place), None for a whole game."""
+        return self._read_game(game_id).cut
 
     def record(self, game_id: int) -> GameRecord:
         """A game as a game record (for export and `goldtable replay`)."""

@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from companion.engine.core import Setup
+from companion.engine.core import N_, Setup
 from companion.engine.errors import UserError
 from companion.engine.journal import (
     BUSY_TIMEOUT,
     ENTRY_KINDS,
     Cut,
     JournalLock,
+    Notice,
     _not_a_journal,
     identify,
     migrate,
@@ -168,6 +169,32 @@ def looks_like_journal(path: Path) -> bool:
     except OSError:
         return False
     return any(isinstance(classify(cell), (GameRow, EntryRow)) for cell in scan(pages).cells)
+
+
+def move_pages(path: Path) -> dict[tuple[int, int], set[int]]:
+    """Which pages of a journal file hold each move row (game, n): its cell's page and its overflow pages.
+    The damage sweep (tests, benchmarks/bench_salvage.py) damages one page and expects every other move
+    back."""
+    stored: dict[tuple[int, int], set[int]] = {}
+    for cell in scan(open_pages(path)).cells:
+        row = classify(cell)
+        if isinstance(row, EntryRow) and row.kind in ("action", "undo"):
+            stored[(row.game_id, row.n)] = {cell.page, *cell.overflow}
+    return stored
+
+
+def salvaged_moves(path: Path) -> dict[tuple[int, int], tuple[object, ...]]:
+    """Every move row (game_id, n, kind, at, source, action, ref) a salvaged journal holds, by (game, n):
+    those in force and those its cut rows keep from after a gap."""
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        found = {(row[0], row[1]): tuple(row) for row in conn.execute(
+            "SELECT game_id, n, kind, at, source, action, ref FROM entries WHERE kind IN ('action', 'undo')")}
+        for game_id, payload in conn.execute("SELECT game_id, action FROM entries WHERE kind = 'cut'"):
+            found.update({(game_id, row[0]): (game_id, *row) for row in json.loads(payload)["after"]})
+        return found
+    finally:
+        conn.close()
 
 
 # -- putting games together ---------------------------------------------------------------------------
@@ -418,6 +445,21 @@ class InPlace:
     report: SalvageReport
     kept: Path
 
+    def notices(self) -> list[Notice]:
+        """What the app tells with the salvaged journal (`Journal.tell`)."""
+        report = self.report
+        told = [Notice("journal.salvaged", N_("The journal was salvaged (games: {games}, moves: {moves}); the damaged "
+                                              "file is kept beside it as {kept}."),
+                       {"games": len(report.copied), "moves": report.moves, "kept": self.kept.name})]
+        if report.cut:
+            told.append(Notice("journal.salvaged_cut", N_("Games cut by a damaged page: {cut}; each goes on from its "
+                                                          "last move before the gap (see History)."),
+                               {"cut": len(report.cut)}))
+        if report.lost:
+            told.append(Notice("journal.salvaged_lost", N_("Games that could not be read at all: {lost}."),
+                               {"lost": len(report.lost)}))
+        return told
+
 
 def _new_name(path: Path, what: str) -> Iterator[Path]:
     stamp = now_utc().strftime("%Y%m%dT%H%M%S")
@@ -494,5 +536,5 @@ def _keep_under_new_name(path: Path) -> Path:
     raise AssertionError("unreachable: _new_name never ends")
 
 
-__all__ = ["InPlace", "SalvageReport", "SalvagedGame", "assemble", "classify", "looks_like_journal", "read_rows",
-           "salvage_file", "salvage_in_place", "survey", "write_journal"]
+__all__ = ["InPlace", "SalvageReport", "SalvagedGame", "assemble", "classify", "looks_like_journal", "move_pages",
+           "read_rows", "salvage_file", "salvage_in_place", "salvaged_moves", "survey", "write_journal"]

@@ -124,3 +124,4 @@ def digger_journal(path: Path, seed: int, games: int) -> None:
         if index % 3 == 2 and not session.is_over():
             journal.abandon(session.game_id)
     journal.close()
+

@@ -7,7 +7,6 @@ then the pages that every game depends on in a b-tree (schema, `games`, interior
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from pathlib import Path
@@ -17,9 +16,8 @@ import pytest
 
 from companion.cli import main
 from companion.engine.journal import APPLICATION_ID, SCHEMA_VERSION, Journal, JournalOpenError
-from companion.engine.salvage import EntryRow, classify, salvage_file
+from companion.engine.salvage import move_pages, salvage_file, salvaged_moves
 from companion.engine.session import Session
-from companion.engine.sqlite_pages import open_pages, scan
 from tests.engine.journal_faults import digest, digger_journal
 
 PAGE = 4096
@@ -32,31 +30,6 @@ def _acknowledged(path: Path) -> dict[Key, tuple[object, ...]]:
     try:
         return {(row[0], row[1]): row for row in conn.execute(
             "SELECT game_id, n, kind, at, source, action, ref FROM entries WHERE kind IN ('action', 'undo')")}
-    finally:
-        conn.close()
-
-
-def _pages_of_rows(path: Path) -> dict[Key, set[int]]:
-    """Which pages each move row is stored on (its cell's page and its overflow pages)."""
-    stored: dict[Key, set[int]] = {}
-    for cell in scan(open_pages(path)).cells:
-        row = classify(cell)
-        if isinstance(row, EntryRow) and row.kind in ("action", "undo"):
-            stored[(row.game_id, row.n)] = {cell.page, *cell.overflow}
-    return stored
-
-
-def _recovered(path: Path) -> dict[Key, tuple[object, ...]]:
-    """Every move row a salvaged journal holds: those in force and those kept in its cut rows."""
-    conn = sqlite3.connect(path)
-    try:
-        found = {(row[0], row[1]): row for row in conn.execute(
-            "SELECT game_id, n, kind, at, source, action, ref FROM entries WHERE kind IN ('action', 'undo')")}
-        for game_id, payload in conn.execute("SELECT game_id, action FROM entries WHERE kind = 'cut'"):
-            for n, *rest in json.loads(payload)["after"]:
-                assert (game_id, n) not in found
-                found[(game_id, n)] = (game_id, n, *rest)
-        return found
     finally:
         conn.close()
 
@@ -76,7 +49,7 @@ def test_every_page_damaged_in_turn_costs_at_most_the_moves_stored_on_it(tmp_pat
     path = tmp_path / "journal.sqlite3"
     digger_journal(path, seed, games)
     acknowledged = _acknowledged(path)
-    stored = _pages_of_rows(path)
+    stored = move_pages(path)
     assert set(stored) == set(acknowledged)  # the page reader sees every row SQLite sees
     pages = path.stat().st_size // PAGE
     assert pages >= 10
@@ -86,7 +59,7 @@ def test_every_page_damaged_in_turn_costs_at_most_the_moves_stored_on_it(tmp_pat
         _damage(path, damaged, page, how, rng)
         report = salvage_file(damaged, target)
         assert report.lost == {} and len(report.copied) == games, (page, report.lost)
-        recovered = _recovered(target)
+        recovered = salvaged_moves(target)
         missing = {key for key in acknowledged if key not in recovered}
         assert missing <= {key for key, on in stored.items() if page in on}, (page, sorted(missing))
         assert all(recovered[key] == acknowledged[key] for key in recovered), page  # nothing invented or changed
@@ -136,7 +109,7 @@ def test_a_damaged_schema_games_interior_or_index_page_loses_no_game_and_no_move
         code, out, err = _run(capsys, "journal", "salvage", "--journal", str(damaged), "-o", str(target))
         assert (code, err) == (0, ""), out
         assert out.startswith(f"14 games ({len(acknowledged)} moves) copied to {target}, 0 cut, 0 could not be read")
-        assert _recovered(target) == acknowledged
+        assert salvaged_moves(target) == acknowledged
         salvaged = Journal(target, read_only=True)
         again = salvaged.games()
         assert [(g.id, g.players, g.actions, g.cut) for g in again] == [(g.id, g.players, g.actions, None)
@@ -170,14 +143,14 @@ def test_the_issue_s_three_games_with_the_games_page_hit_come_back_whole(tmp_pat
     code, out, _ = _run(capsys, "journal", "salvage", "--journal", str(damaged), "-o", str(tmp_path / "new.sqlite3"))
     assert code == 0 and out.startswith("3 games (")
     assert digest(damaged) == before  # the damaged file is only read
-    assert _recovered(tmp_path / "new.sqlite3") == _acknowledged(path)
+    assert salvaged_moves(tmp_path / "new.sqlite3") == _acknowledged(path)
 
 
 def test_a_game_cut_by_a_lost_page_resumes_before_the_gap_and_says_so(tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "journal.sqlite3"
     digger_journal(path, seed=2, games=3)
-    stored = _pages_of_rows(path)
+    stored = move_pages(path)
     rows_by_page: dict[int, list[Key]] = {}
     for key, on in stored.items():
         for page in on:
@@ -304,4 +277,4 @@ def test_an_older_journal_migrates_without_rewriting_a_move_and_salvages_like_a_
     damaged = tmp_path / "damaged.sqlite3"
     _damage(old, damaged, games_page, "whole page", Random(4))
     report = salvage_file(damaged, tmp_path / "salvaged.sqlite3")
-    assert report.lost == {} and _recovered(tmp_path / "salvaged.sqlite3") == moves
+    assert report.lost == {} and salvaged_moves(tmp_path / "salvaged.sqlite3") == moves
