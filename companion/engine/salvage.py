@@ -168,7 +168,11 @@ def looks_like_journal(path: Path) -> bool:
         pages = open_pages(path, Path(f"{path}-wal"), limit=RECOGNISE_BYTES)
     except OSError:
         return False
-    return any(isinstance(classify(cell), (GameRow, EntryRow)) for cell in scan(pages).cells)
+    for cell in scan(pages).cells:
+        row = classify(cell)
+        if isinstance(row, EntryRow) or (isinstance(row, GameRow) and _setup(row.setup) is not None):
+            return True  # a row of seven typed columns with our kinds, or a game with a Goldtable setup
+    return False
 
 
 def move_pages(path: Path) -> dict[tuple[int, int], set[int]]:

@@ -385,3 +385,25 @@ def test_rows_left_in_the_wal_by_a_crash_are_read_from_a_read_only_card(tmp_path
         (summary,) = journal.games()
         assert summary.actions == 12 and summary.damaged is None
     assert Path(f"{path}-wal").read_bytes() == wal and not Path(f"{path}-shm").exists()
+
+
+def test_a_file_whose_header_is_gone_is_a_journal_only_if_journal_rows_are_found(tmp_path: Path) -> None:
+    journal, other = tmp_path / "journal.sqlite3", tmp_path / "other.sqlite3"
+    journal_with_games(journal, games=2)
+    conn = sqlite3.connect(other)  # another program's table of the same shape as `games`
+    conn.execute("CREATE TABLE people (id INTEGER PRIMARY KEY, a TEXT, b TEXT, c TEXT, d TEXT)")
+    conn.executemany("INSERT INTO people (a, b, c, d) VALUES (?, ?, ?, ?)", [("x", "{}", "y", None)] * 50)
+    conn.commit()
+    conn.close()
+    for path in (journal, other):
+        data = bytearray(path.read_bytes())
+        data[:100] = os.urandom(100)
+        path.write_bytes(bytes(data))
+    assert identify(other) == "not-sqlite"
+    with pytest.raises(JournalOpenError, match="not a Goldtable journal"):
+        Journal(other, exclusive=True)
+    assert identify(journal) == "journal"
+    damaged = journal.read_bytes()
+    opened = Journal(journal, exclusive=True)
+    assert opened.needs_salvage is not None and journal.read_bytes() == damaged
+    opened.close()
