@@ -97,17 +97,17 @@ def classify(cell: Cell) -> Row | None:
     own rows, other indexes, garbage that happens to parse)."""
     values = cell.values
     if cell.index:
-        if len(values) == 3 and all(type(value) is int for value in values):
-            return IndexKey(game_id=int(values[0]), n=int(values[1]))  # type: ignore[arg-type]
+        if len(values) == 3 and type(values[0]) is int and type(values[1]) is int and type(values[2]) is int:
+            return IndexKey(game_id=values[0], n=values[1])
         return None
     if cell.rowid is None:
         return None
     if len(values) in (6, 7):  # entries (six columns: written before `ref` was added)
-        game_id, n, kind, at, source, action, *ref = values
+        game_id, n, kind, at, source, action, *rest = values
+        ref = rest[0] if rest else None
         if type(game_id) is int and type(n) is int and kind in ENTRY_KINDS and isinstance(kind, str) \
-                and isinstance(at, str) and isinstance(source, str) and _optional_text(action) \
-                and all(_optional_text(value) for value in ref):
-            return EntryRow(game_id, n, kind, at, source, action, ref[0] if ref else None)  # type: ignore[arg-type]
+                and isinstance(at, str) and isinstance(source, str) and _optional_text(action) and _optional_text(ref):
+            return EntryRow(game_id, n, kind, at, source, action, ref)  # type: ignore[arg-type]
         return None
     if len(values) == 5:  # games: the id is the rowid (an INTEGER PRIMARY KEY is stored as NULL)
         null, game, setup, created, finished = values

@@ -60,39 +60,45 @@ def signed(value: int) -> int:
 
 
 def record(payload: bytes, encoding: str = "utf-8") -> tuple[Value, ...]:
-    """The column values of one record; Garbage unless header and body account for every byte."""
+    """The column values of one record; Garbage unless header and body account for every byte.
+    (Salvage parses every cell of a journal here: one-byte varints, nearly all of them, are read inline.)"""
     size = len(payload)
-    header_size, pos = varint(payload, 0, size)
+    if not size:
+        raise Garbage("empty record")
+    header_size, pos = (payload[0], 1) if payload[0] < 0x80 else varint(payload, 0, size)
     if not 1 <= header_size <= size or pos > header_size:
         raise Garbage("record header size")
-    types = []
-    while pos < header_size:
-        serial, pos = varint(payload, pos, header_size)
-        types.append(serial)
     values: list[Value] = []
     body = header_size
-    for serial in types:
-        if serial in (0, 8, 9):
-            values.append(None if serial == 0 else serial - 8)
-            continue
-        if serial in (10, 11):
-            raise Garbage("reserved serial type")
-        length = _INT_SIZES[serial] if serial <= 6 else 8 if serial == 7 else (serial - 12) // 2
-        if body + length > size:
-            raise Garbage("record body too short")
-        chunk = payload[body:body + length]
-        body += length
-        if serial <= 6:
-            values.append(int.from_bytes(chunk, "big", signed=True))
-        elif serial == 7:
-            values.append(struct.unpack(">d", chunk)[0])
-        elif serial % 2:
-            try:
-                values.append(chunk.decode(encoding))
-            except UnicodeDecodeError:
-                raise Garbage("text is not valid") from None
+    while pos < header_size:
+        serial = payload[pos]
+        if serial < 0x80:
+            pos += 1
         else:
-            values.append(bytes(chunk))
+            serial, pos = varint(payload, pos, header_size)
+        if serial >= 12:
+            end = body + (serial - 12) // 2
+            if end > size:
+                raise Garbage("record body too short")
+            if serial % 2:
+                try:
+                    values.append(payload[body:end].decode(encoding))
+                except UnicodeDecodeError:
+                    raise Garbage("text is not valid") from None
+            else:
+                values.append(bytes(payload[body:end]))
+            body = end
+        elif serial in (0, 8, 9):
+            values.append(None if serial == 0 else serial - 8)
+        elif serial in (10, 11):
+            raise Garbage("reserved serial type")
+        else:
+            end = body + (_INT_SIZES[serial] if serial <= 6 else 8)
+            if end > size:
+                raise Garbage("record body too short")
+            chunk = payload[body:end]
+            values.append(int.from_bytes(chunk, "big", signed=True) if serial <= 6 else struct.unpack(">d", chunk)[0])
+            body = end
     if body != size:
         raise Garbage("record body too long")
     return tuple(values)
