@@ -41,7 +41,7 @@ from companion.engine.journal import (
 )
 from companion.engine.record import GameRecord, RecordedAction, now_utc, replay
 from companion.engine.registry import get_game
-from companion.engine.sqlite_pages import Cell, PageFile, open_pages, scan
+from companion.engine.sqlite_pages import Cell, PageFile, cells, open_pages, scan
 
 #: How much of a file (and of its WAL) whose header is gone `looks_like_journal` reads to recognise our rows.
 RECOGNISE_BYTES = 1 << 20
@@ -151,12 +151,15 @@ class Found:
 
 def read_rows(pages: PageFile) -> Found:
     """Every row of the journal's tables on every page (and carved from damaged ones)."""
-    result = scan(pages, accept=lambda cell: isinstance(classify(cell), (GameRow, EntryRow, ClockRow)))
-    found = Found(page_count=result.page_count, unreadable=result.unreadable)
-    for cell in result.cells:
+    found = Found()
+
+    def keep(cell: Cell) -> None:
         row = classify(cell)
         if row is not None:
             found.add(row, cell.carved)
+
+    result = scan(pages, keep, accept=lambda cell: isinstance(classify(cell), (GameRow, EntryRow, ClockRow)))
+    found.page_count, found.unreadable = result.page_count, result.unreadable
     return found
 
 
@@ -168,7 +171,7 @@ def looks_like_journal(path: Path) -> bool:
         pages = open_pages(path, Path(f"{path}-wal"), limit=RECOGNISE_BYTES)
     except OSError:
         return False
-    for cell in scan(pages).cells:
+    for cell in cells(pages):
         row = classify(cell)
         if isinstance(row, EntryRow) or (isinstance(row, GameRow) and _setup(row.setup) is not None):
             return True  # a row of seven typed columns with our kinds, or a game with a Goldtable setup
@@ -180,7 +183,7 @@ def move_pages(path: Path) -> dict[tuple[int, int], set[int]]:
     The damage sweep (tests, benchmarks/bench_salvage.py) damages one page and expects every other move
     back."""
     stored: dict[tuple[int, int], set[int]] = {}
-    for cell in scan(open_pages(path)).cells:
+    for cell in cells(open_pages(path)):
         row = classify(cell)
         if isinstance(row, EntryRow) and row.kind in ("action", "undo"):
             stored[(row.game_id, row.n)] = {cell.page, *cell.overflow}

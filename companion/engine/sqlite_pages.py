@@ -391,20 +391,19 @@ def carve(pages: PageFile, number: int, accept: Callable[[Cell], bool]) -> Itera
 
 @dataclass(frozen=True)
 class Scan:
-    """Every cell found, the pages they came from, and the pages that are neither b-tree pages, nor
-    overflow pages some cell reached, nor free: the damaged ones (an overflow page whose cell was lost
-    counts among them too)."""
+    """What a scan saw: the pages that are neither b-tree pages, nor overflow pages some cell reached, nor
+    free: the damaged ones (an overflow page whose cell was lost counts among them too)."""
 
-    cells: tuple[Cell, ...]
     page_count: int
     unreadable: tuple[int, ...]
 
 
-def scan(pages: PageFile, accept: Callable[[Cell], bool] | None = None) -> Scan:
-    """Every cell of every b-tree page that is not on the freelist, whatever tree it belongs to; with
-    `accept`, also the cells `carve` finds on the pages that turn out unreadable."""
-    cells: list[Cell] = []
+def scan(pages: PageFile, visit: Callable[[Cell], object], accept: Callable[[Cell], bool] | None = None) -> Scan:
+    """`visit` every cell of every b-tree page that is not on the freelist, whatever tree it belongs to,
+    page by page (a large journal's cells are never all held at once); with `accept`, then also the
+    cells `carve` finds on the pages that turn out unreadable."""
     btree: set[int] = set()
+    overflow: set[int] = set()
     for number in range(1, pages.page_count + 1):
         if number in pages.free:
             continue
@@ -412,16 +411,27 @@ def scan(pages: PageFile, accept: Callable[[Cell], bool] | None = None) -> Scan:
             offsets = _cell_offsets(pages, number)
         except Garbage:
             continue
-        found = list(_page_cells(pages, number, offsets))
+        found = False
+        for cell in _page_cells(pages, number, offsets):
+            found = True
+            overflow.update(cell.overflow)
+            visit(cell)
         if found or not offsets or _kind(pages, number) == INTERIOR_TABLE:  # not a page whose every cell is garbage
             btree.add(number)
-        cells.extend(found)
-    known = btree | pages.free | {page for cell in cells for page in cell.overflow}
+    known = btree | pages.free | overflow
     unreadable = tuple(n for n in range(1, pages.page_count + 1) if n not in known and _has_bytes(pages, n))
     if accept is not None:
         for number in unreadable:
-            cells.extend(carve(pages, number, accept))
-    return Scan(cells=tuple(cells), page_count=pages.page_count, unreadable=unreadable)
+            for cell in carve(pages, number, accept):
+                visit(cell)
+    return Scan(page_count=pages.page_count, unreadable=unreadable)
+
+
+def cells(pages: PageFile, accept: Callable[[Cell], bool] | None = None) -> list[Cell]:
+    """Every cell `scan` visits, in a list (a small file, or the first pages of one)."""
+    found: list[Cell] = []
+    scan(pages, found.append, accept)
+    return found
 
 
 def _kind(pages: PageFile, number: int) -> int:

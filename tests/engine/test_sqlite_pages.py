@@ -20,6 +20,7 @@ from companion.engine.sqlite_pages import (
     _local_size,
     _overflow,
     carve,
+    cells,
     guess_page_size,
     open_pages,
     record,
@@ -64,7 +65,7 @@ def test_varints_of_one_to_nine_bytes_and_none_past_the_end() -> None:
 def test_every_serial_type_reads_as_sqlite_wrote_it(tmp_path: Path) -> None:
     rows = [(index, value) for index, value in enumerate(VALUES)]
     _table(tmp_path / "db", rows).close()
-    assert _rows(scan(open_pages(tmp_path / "db")).cells) == set(rows)  # overflowing text and blobs included
+    assert _rows(cells(open_pages(tmp_path / "db"))) == set(rows)  # overflowing text and blobs included
 
 
 def test_a_record_must_account_for_every_byte() -> None:
@@ -85,7 +86,7 @@ def test_page_sizes_from_the_header_and_guessed_when_it_is_gone(tmp_path: Path, 
     assert guess_page_size(bytes(data)) == page_size
     pages = open_pages(tmp_path / "db")
     assert (pages.page_size, pages.header_ok) == (page_size, False)
-    assert _rows(scan(pages).cells) == set(rows)
+    assert _rows(cells(pages)) == set(rows)
 
 
 def test_committed_wal_frames_are_laid_over_the_file_and_a_torn_or_bad_frame_ends_them(tmp_path: Path) -> None:
@@ -100,20 +101,20 @@ def test_committed_wal_frames_are_laid_over_the_file_and_a_torn_or_bad_frame_end
     conn.close()
     every = {(0, "in the file"), *((n, f"commit {n} " + "x" * 3000) for n in range(1, 4))}
     Path(f"{copy}-wal").write_bytes(wal)
-    assert _rows(scan(open_pages(copy, Path(f"{copy}-wal"))).cells) == every
-    assert _rows(scan(open_pages(copy)).cells) == {(0, "in the file")}  # without the WAL: the file alone
+    assert _rows(cells(open_pages(copy, Path(f"{copy}-wal")))) == every
+    assert _rows(cells(open_pages(copy))) == {(0, "in the file")}  # without the WAL: the file alone
     frame = 24 + 4096
     frames, _size = wal_frames(wal, 4096)
     assert frames
     Path(f"{copy}-wal").write_bytes(wal[:-100])  # the last frame torn: the last commit is not there
-    seen = _rows(scan(open_pages(copy, Path(f"{copy}-wal"))).cells)
+    seen = _rows(cells(open_pages(copy, Path(f"{copy}-wal"))))
     assert (0, "in the file") in seen and (3, "commit 3 " + "x" * 3000) not in seen and len(seen) == 3
     damaged = bytearray(wal)
     damaged[32 + frame + 24 + 50] ^= 0xFF  # the second frame's page: its checksum fails, and all after it
     Path(f"{copy}-wal").write_bytes(bytes(damaged))
-    assert len(_rows(scan(open_pages(copy, Path(f"{copy}-wal"))).cells)) < 4
+    assert len(_rows(cells(open_pages(copy, Path(f"{copy}-wal"))))) < 4
     Path(f"{copy}-wal").write_bytes(os.urandom(9000))  # another file's garbage: ignored
-    assert _rows(scan(open_pages(copy, Path(f"{copy}-wal"))).cells) == {(0, "in the file")}
+    assert _rows(cells(open_pages(copy, Path(f"{copy}-wal")))) == {(0, "in the file")}
 
 
 def test_rows_on_freelist_pages_do_not_come_back(tmp_path: Path) -> None:
@@ -123,7 +124,7 @@ def test_rows_on_freelist_pages_do_not_come_back(tmp_path: Path) -> None:
     conn.close()
     pages = open_pages(path)
     assert pages.free and b"gone gone" in path.read_bytes()  # the old rows are still on the free pages
-    assert _rows(scan(pages).cells) == {(1000, "stays")}
+    assert _rows(cells(pages)) == {(1000, "stays")}
 
 
 def _page_file(data: bytes, page_size: int = 512) -> PageFile:
@@ -145,15 +146,14 @@ def test_an_overflow_chain_that_loops_or_runs_off_is_garbage_not_a_hang() -> Non
         data[1024:1028] = (2).to_bytes(4, "big")
         with pytest.raises(Garbage):
             _overflow(_page_file(bytes(data)), first, 3000 - _local_size(3000, 512, index=False), set())
-        assert scan(_page_file(bytes(data))).cells == ()
+        assert cells(_page_file(bytes(data))) == []
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.binary(min_size=0, max_size=6000), st.sampled_from([512, 1024, 4096]))
 def test_random_bytes_never_raise_and_never_hang(data: bytes, page_size: int) -> None:
     pages = _page_file(data, page_size)
-    result = scan(pages, accept=lambda cell: True)
-    assert all(cell.page <= pages.page_count for cell in result.cells)
+    assert all(cell.page <= pages.page_count for cell in cells(pages, accept=lambda cell: True))
     guess_page_size(data)
 
 
@@ -163,7 +163,7 @@ def test_huge_lengths_are_refused_before_anything_is_read() -> None:
     page[3:5] = (1).to_bytes(2, "big")
     page[8:10] = (100).to_bytes(2, "big")
     page[100:109] = b"\xff" * 9  # a payload of 2**64-1 bytes
-    assert scan(_page_file(bytes(page) + MAGIC * 32)).cells == ()
+    assert cells(_page_file(bytes(page) + MAGIC * 32)) == []
 
 
 def test_carving_finds_the_cells_of_a_page_whose_header_is_gone(tmp_path: Path) -> None:
@@ -174,8 +174,8 @@ def test_carving_finds_the_cells_of_a_page_whose_header_is_gone(tmp_path: Path) 
     data[4096] = 0  # never a b-tree page type by chance
     (tmp_path / "db").write_bytes(bytes(data))
     pages = open_pages(tmp_path / "db")
-    result = scan(pages)
-    assert result.unreadable == (2,) and _rows(result.cells) == set()
+    seen: list[Cell] = []
+    assert scan(pages, seen.append).unreadable == (2,) and _rows(seen) == set()
     carved = list(carve(pages, 2, accept=lambda cell: len(cell.values) == 2 and isinstance(cell.values[1], str)))
     assert {cell.values for cell in carved} == set(rows) and all(cell.carved for cell in carved)
-    assert _rows(scan(pages, accept=lambda cell: len(cell.values) == 2).cells) == set(rows)
+    assert _rows(cells(pages, accept=lambda cell: len(cell.values) == 2)) == set(rows)
