@@ -47,7 +47,7 @@ from companion.engine.sqlite_pages import Cell, PageFile, cells, open_pages, sca
 RECOGNISE_BYTES = 1 << 20
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameRow:
     id: int
     game: str
@@ -56,7 +56,7 @@ class GameRow:
     finished: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EntryRow:
     game_id: int
     n: int
@@ -70,14 +70,14 @@ class EntryRow:
         return self.game_id, self.n, self.kind, self.at, self.source, self.action, self.ref
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClockRow:
     game_id: int
     state: str
     saved: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IndexKey:
     """One key of the entries' primary-key index: that row existed, even if its own page is lost."""
 

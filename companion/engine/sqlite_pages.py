@@ -112,7 +112,7 @@ def _u32(data: bytes, pos: int) -> int:
     return int.from_bytes(data[pos:pos + 4], "big")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cell:
     """One cell of a b-tree leaf (or interior index) page: its rowid (tables) and its record's values."""
 
