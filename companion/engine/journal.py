@@ -406,6 +406,16 @@ def why_not_writable(path: Path, error: sqlite3.Error | OSError | None) -> Notic
                   {"path": str(path), "detail": str(detail)})
 
 
+def reserve_new_file(target: Path) -> None:
+    """Create `target` empty, only if nothing is there: a copy (backup, salvage) never writes over a file."""
+    try:
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    except FileExistsError:
+        raise UserError(f"{target}: already exists; choose a new file name") from None
+    except OSError as error:
+        raise UserError(f"{target}: cannot write: {why_not_writable(target, error)}") from None
+
+
 def migrate(conn: sqlite3.Connection) -> None:
     """Create or upgrade the tables in one transaction; a current journal is not written at all.
 
@@ -721,12 +731,7 @@ class Journal:
     def backup(self, target: str | Path) -> Path:
         """A consistent copy of the whole journal in a new file (SQLite backup API); never overwrites."""
         target = Path(target)
-        try:
-            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-        except FileExistsError:
-            raise UserError(f"{target}: already exists; choose a new file name") from None
-        except OSError as error:
-            raise UserError(f"{target}: cannot write: {error.strerror}") from None
+        reserve_new_file(target)
         try:
             copy = sqlite3.connect(target)
             try:
@@ -994,4 +999,4 @@ class Journal:
 __all__ = ["APPLICATION_ID", "ENTRY_KINDS", "CheckReport", "Cut", "DamagedGame", "GameSummary", "Journal",
            "JournalDamaged", "JournalError", "JournalInUse", "JournalLock", "JournalOpenError", "Notice", "Source",
            "default_path", "identify", "migrate", "moves_in_force", "parse_row", "refuse_if_not_a_journal",
-           "why_not_writable"]
+           "reserve_new_file", "why_not_writable"]

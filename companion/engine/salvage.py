@@ -37,6 +37,7 @@ from companion.engine.journal import (
     migrate,
     moves_in_force,
     parse_row,
+    reserve_new_file,
     why_not_writable,
 )
 from companion.engine.record import GameRecord, RecordedAction, now_utc, replay
@@ -377,16 +378,6 @@ def _held_still(path: Path) -> Iterator[None]:
             conn.close()
 
 
-def _reserve(target: Path) -> None:
-    """Create `target` empty, only if nothing is there (a salvage never writes over a file)."""
-    try:
-        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-    except FileExistsError:
-        raise UserError(f"{target}: already exists; choose a new file name") from None
-    except OSError as error:
-        raise UserError(f"{target}: cannot write: {why_not_writable(target, error)}") from None
-
-
 def _read(source: Path) -> tuple[list[SalvagedGame], dict[int, str], Found]:
     try:
         with _held_still(source):
@@ -439,7 +430,7 @@ def _checked_source(source: Path) -> Path:
 def salvage_file(source: str | Path, target: str | Path) -> SalvageReport:
     """`goldtable journal salvage`: copy every readable game of `source` into the new journal `target`."""
     source, target = _checked_source(Path(source)), Path(target)
-    _reserve(target)
+    reserve_new_file(target)
     return _salvage_into(source, target)
 
 
@@ -513,7 +504,7 @@ def salvage_in_place(path: str | Path) -> InPlace:
     folder = path.parent
     with JournalLock(path, owner="goldtable (salvaging the journal)").acquire(wait=BUSY_TIMEOUT):
         target = next(name for name in _new_name(path, "salvaged") if not name.exists())
-        _reserve(target)
+        reserve_new_file(target)
         report = _salvage_into(path, target)
         wal = Path(f"{path}-wal")
         try:

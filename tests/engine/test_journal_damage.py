@@ -61,8 +61,9 @@ def test_damaged_games_are_listed_as_such_and_the_others_stay(damaged_journal: t
 def test_one_readable_copy_of_a_setup_is_enough(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite3"
     ids = journal_with_games(path, games=2)
-    _damage(path, "UPDATE games SET setup = '{\"game\": \"counting_te' WHERE id = ?", ids[0])
-    _damage(path, "UPDATE entries SET action = 'garbage' WHERE game_id = ? AND kind = 'setup'", ids[1])
+    for damage, game_id in zip(("UPDATE games SET setup = '{\"game\": \"counting_te' WHERE id = ?",  # one copy each
+                                "UPDATE entries SET action = 'garbage' WHERE game_id = ? AND kind = 'setup'"), ids):
+        _damage(path, damage, game_id)
     journal = Journal(path)
     assert [(g.players, g.damaged) for g in journal.games()] == [(("Ada", "Bo"), None)] * 2
     for game_id in ids:
