@@ -278,3 +278,30 @@ def test_an_older_journal_migrates_without_rewriting_a_move_and_salvages_like_a_
     _damage(old, damaged, games_page, "whole page", Random(4))
     report = salvage_file(damaged, tmp_path / "salvaged.sqlite3")
     assert report.lost == {} and salvaged_moves(tmp_path / "salvaged.sqlite3") == moves
+
+
+def test_salvage_in_place_on_a_read_only_card_or_a_full_disk_says_why_and_changes_nothing(tmp_path: Path) -> None:
+    from companion.engine.errors import UserError
+    from companion.engine.salvage import salvage_in_place
+    from tests.engine.journal_faults import fill, read_only_view, small_disk
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    path = folder / "journal.sqlite3"
+    digger_journal(path, seed=3, games=2)
+    _damage(path, path, 2, "whole page", Random(2))  # the games page: SQLite calls it corrupt
+    damaged = path.read_bytes()
+    with read_only_view(folder, tmp_path / "card") as card, pytest.raises(
+            UserError, match=r"cannot write: the card or folder .* is read-only"):
+        salvage_in_place(card / "journal.sqlite3")
+    assert sorted(p.name for p in folder.iterdir()) == ["journal.sqlite3"] and path.read_bytes() == damaged
+    with small_disk(tmp_path / "small", size_kib=512) as small:
+        (small / "journal.sqlite3").write_bytes(damaged)
+        filler = fill(small)
+        with pytest.raises(UserError, match="is full"):
+            salvage_in_place(small / "journal.sqlite3")
+        assert (small / "journal.sqlite3").read_bytes() == damaged
+        assert sorted(p.name for p in small.iterdir()) == ["filler", "journal.sqlite3", "journal.sqlite3.lock"]
+        filler.unlink()
+        done = salvage_in_place(small / "journal.sqlite3")  # space again: the same tap works
+        assert done.kept.read_bytes() == damaged and len(done.report.copied) == 2
