@@ -172,7 +172,8 @@ def moves_in_force(kinds: Iterable[str]) -> int:
     return count
 
 
-def _setup_or_none(text: Any) -> Setup | None:
+def setup_or_none(text: Any) -> Setup | None:
+    """A setup from its JSON, None if the text is not one (a damaged copy)."""
     try:
         return Setup.model_validate_json(text)
     except (ValidationError, ValueError, TypeError):
@@ -854,7 +855,7 @@ class Journal:
         except sqlite3.DatabaseError as error:
             raise self._damaged(game_id, f"unreadable: {error}") from None
         copies = [setup_json] + [action for n, kind, *_, action, _ref in rows if kind == "setup" and n < 0]
-        setup = next((found for found in map(_setup_or_none, copies) if found is not None), None)
+        setup = next((found for found in map(setup_or_none, copies) if found is not None), None)
         if setup is None:
             raise self._damaged(game_id, "its setup is unreadable")
         try:
@@ -917,7 +918,7 @@ class Journal:
         game_id, name, setup_json, created, finished, last, count = row
         players: tuple[str, ...] = ()
         times: list[datetime | None] = []
-        setup = game.setup if game is not None else _setup_or_none(setup_json)
+        setup = game.setup if game is not None else setup_or_none(setup_json)
         if setup is not None:
             players = tuple(p.name for p in setup.players)
         else:
@@ -999,4 +1000,4 @@ class Journal:
 __all__ = ["APPLICATION_ID", "ENTRY_KINDS", "CheckReport", "Cut", "DamagedGame", "GameSummary", "Journal",
            "JournalDamaged", "JournalError", "JournalInUse", "JournalLock", "JournalOpenError", "Notice", "Source",
            "default_path", "identify", "migrate", "moves_in_force", "parse_row", "refuse_if_not_a_journal",
-           "reserve_new_file", "why_not_writable"]
+           "reserve_new_file", "setup_or_none", "why_not_writable"]

@@ -38,6 +38,7 @@ from companion.engine.journal import (
     moves_in_force,
     parse_row,
     reserve_new_file,
+    setup_or_none,
     why_not_writable,
 )
 from companion.engine.record import GameRecord, RecordedAction, now_utc, replay
@@ -174,7 +175,7 @@ def looks_like_journal(path: Path) -> bool:
         return False
     for cell in cells(pages):
         row = classify(cell)
-        if isinstance(row, EntryRow) or (isinstance(row, GameRow) and _setup(row.setup) is not None):
+        if isinstance(row, EntryRow) or (isinstance(row, GameRow) and setup_or_none(row.setup) is not None):
             return True  # a row of seven typed columns with our kinds, or a game with a Goldtable setup
     return False
 
@@ -304,10 +305,10 @@ def assemble(found: Found) -> tuple[list[SalvagedGame], dict[int, str]]:
         copies = [version.setup for version in versions] + [
             row.action for row in found.entries.get((game_id, -1), []) if row.kind == "setup"]
         setup_text, setup = next(((text, parsed) for text in copies if text is not None
-                                  and (parsed := _setup(text)) is not None), ("", None))
+                                  and (parsed := setup_or_none(text)) is not None), ("", None))
         if setup is None:
-            lost[game_id] = ("both copies of its setup are unreadable" if copies else
-                             "its setup was on a damaged page")
+            lost[game_id] = ("its setup was on a damaged page" if not copies else "its setup is unreadable"
+                             if len(copies) == 1 else "both copies of its setup are unreadable")
             continue
         line, after, gone = _line(found, game_id, numbers)
         starts = [version.created for version in versions] + [row.at for row in found.entries.get((game_id, -1), [])]
@@ -318,13 +319,6 @@ def assemble(found: Found) -> tuple[list[SalvagedGame], dict[int, str]]:
                                   finished=_finished(setup, line, known, gone == 0), line=tuple(line),
                                   after=tuple(after), lost=gone, clock=found.clocks.get(game_id)))
     return games, lost
-
-
-def _setup(text: object) -> Setup | None:
-    try:
-        return Setup.model_validate_json(text)  # type: ignore[arg-type]
-    except ValueError:
-        return None
 
 
 # -- writing the new journal ----------------------------------------------------------------------
