@@ -514,9 +514,9 @@ class GoldtableApp(App):
             problem = error.text(i18n.game_text) if isinstance(error, UserError) else str(error)
             self.journal_notice = _("That game cannot be resumed: {problem}").format(problem=problem)
             return
+        cut = self.journal.cut(game_id)  # read before the table opens: its clock starts running there
         self.game_id = session.setup.game
         self._open_table(session)
-        cut = self.journal.cut(game_id)
         if cut is not None and cut.since == 0:  # nobody has played on since the salvage
             lost = n_("{lost} move of this game was lost to a damaged page of the journal.",
                       "{lost} moves of this game were lost to a damaged page of the journal.", cut.lost)
