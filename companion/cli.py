@@ -27,11 +27,28 @@ def english(domain: str, template: str, params: Mapping[str, Any]) -> str:
     return game_text(domain, template, params, language="en")
 
 
+def journal_option(text: str | None) -> Path | None:
+    """`--journal FILE` as given: None for the default journal.  An empty name is refused in one line (as a
+    path it would be the current folder)."""
+    if text is None:
+        return None
+    if not text.strip():
+        raise UserError("--journal: the file name is empty; give the journal's file name, or leave --journal "
+                        "out for the default journal")
+    return Path(text)
+
+
 def _journal(args: argparse.Namespace):
     """The journal for a reading command: opened read-only, so nothing is created or changed."""
     from companion.engine.journal import Journal
 
-    return Journal(args.journal, read_only=True)
+    return Journal(journal_option(args.journal), read_only=True)
+
+
+def _journal_file(args: argparse.Namespace) -> Path:
+    from companion.engine.journal import default_path
+
+    return journal_option(args.journal) or default_path()
 
 
 def _notices(journal) -> None:
@@ -62,7 +79,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     """List the games in the journal."""
     from companion.engine.journal import default_path
 
-    if args.journal is None and not default_path().exists():  # a new install: nothing saved yet
+    if journal_option(args.journal) is None and not default_path().exists():  # a new install: nothing saved yet
         print("No saved games.")
         return 0
     journal = _journal(args)
@@ -76,7 +93,8 @@ def cmd_games(args: argparse.Namespace) -> int:
     for g in games:
         status = "DAMAGED" if g.damaged else "finished" if g.finished else "in progress"
         when = f"{g.updated:%Y-%m-%d %H:%M}" if g.updated else "?"
-        print(f"{g.id:4d}  {g.game:16s} {when:16s}  {g.actions:4d} actions  {status:11s}  {', '.join(g.players)}")
+        cut = f"  (cut after move {g.cut.moves}: {g.cut.lost} moves lost)" if g.cut else ""
+        print(f"{g.id:4d}  {g.game:16s} {when:16s}  {g.actions:4d} actions  {status:11s}  {', '.join(g.players)}{cut}")
     return 0
 
 
@@ -101,27 +119,50 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_journal_check(args: argparse.Namespace) -> int:
-    """Exit 0 when SQLite's check and every game read cleanly, 1 when something is damaged (told on stdout)."""
-    journal = _journal(args)
-    report = journal.check()
-    if report.integrity != "ok":
-        print(f"SQLite integrity check: {report.integrity}")
-    for game_id, problem in sorted(report.damaged.items()):
-        print(f"game {game_id}: damaged ({problem})")
-    readable = report.games - len(report.damaged)
-    print(f"{journal.path}: {readable} of {report.games} games readable" + ("" if report.clean else
-          "; `goldtable journal salvage -o NEW` copies them to a new journal"))
-    return 0 if report.clean else 1
+    """Exit 0 when SQLite's check and every game read cleanly, 1 when something is damaged (told on stdout,
+    with what `journal salvage` would copy)."""
+    from companion.engine.journal import JournalDamaged
+    from companion.engine.salvage import survey
+
+    path = _journal_file(args)
+    try:
+        report = _journal(args).check()
+    except JournalDamaged as error:
+        print(f"SQLite cannot read the journal: {error.problem}")
+    else:
+        if report.integrity != "ok":
+            print(f"SQLite integrity check: {report.integrity}")
+        for game_id, problem in sorted(report.damaged.items()):
+            print(f"game {game_id}: damaged ({problem})")
+        readable = report.games - len(report.damaged)
+        if report.clean:
+            print(f"{path}: {readable} of {report.games} games readable")
+            return 0
+        print(f"{path}: {readable} of {report.games} games readable with SQLite")
+    found = survey(path)
+    print(f"`goldtable journal salvage -o NEW` would copy {_counted(len(found.copied), 'game')} "
+          f"({_counted(found.moves, 'move')}), {len(found.cut)} of them cut where moves are missing; "
+          f"{len(found.lost)} could not be read")
+    return 1
+
+
+def _counted(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def cmd_journal_salvage(args: argparse.Namespace) -> int:
-    """Copy every readable game into a new journal; say which could not be read."""
-    journal = _journal(args)
-    report = journal.salvage(args.output)
+    """Copy every readable move into a new journal, read page by page; say what was cut or lost."""
+    from companion.engine.salvage import salvage_file
+
+    report = salvage_file(_journal_file(args), args.output)
     for game_id, problem in sorted(report.lost.items()):
         print(f"game {game_id}: not copied ({problem})")
-    print(f"{len(report.copied)} games copied to {args.output}, {len(report.lost)} could not be read")
-    return 0 if not report.lost else 1
+    for game_id, cut in sorted(report.cut.items()):
+        print(f"game {game_id}: cut after move {cut.moves}: {_counted(cut.lost, 'move')} lost")
+    unreadable = f"; {len(report.unreadable)} of {report.pages} pages unreadable" if report.unreadable else ""
+    print(f"{_counted(len(report.copied), 'game')} ({_counted(report.moves, 'move')}) copied to {args.output}, "
+          f"{len(report.cut)} cut, {len(report.lost)} could not be read{unreadable}")
+    return 0 if not report.lost and not report.cut else 1
 
 
 def cmd_journal_backup(args: argparse.Namespace) -> int:

@@ -157,6 +157,10 @@ OPTION_CASES: list[tuple[list[str], tuple[str, ...]]] = [
     (["bridge", "monitor", "--serial", "socket://localhost:7777?colour=red"], ("--serial", "colour=red")),
     (["app", "--serial", "socket://localhost:notaport"], ("--serial", "socket://localhost:notaport")),
     (["app", "--journal", "folder"], ("--journal", "folder")),
+    *((command, ("--journal", "the file name is empty")) for command in (
+        ["games", "--journal", ""], ["export", "1", "--journal", ""], ["journal", "check", "--journal", ""],
+        ["journal", "salvage", "--journal", " ", "-o", "new.sqlite3"],
+        ["journal", "backup", "--journal", "", "-o", "c"], ["app", "--journal", ""], ["doctor", "--journal", ""])),
     (["chinagold", "generate", "--seed", "1", "--name", ""], ("--name",)),
 ]
 

@@ -31,13 +31,15 @@ def parse_size(text: str | None) -> tuple[int, int] | None:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
+    from companion.cli import journal_option
     from companion.engine.journal import JournalLock, default_path, refuse_if_not_a_journal
     from firmware_bridge.cli import check_serial_url
 
     size = parse_size(args.size)
     if args.serial is not None:
         check_serial_url(args.serial)  # the same refusal as `goldtable bridge monitor --serial`
-    journal = _journal_path(args.journal) if args.journal else None
+    given = journal_option(args.journal)
+    journal = _journal_path(given) if given is not None else None
     refuse_if_not_a_journal(journal or default_path())  # e.g. `--journal game.json`: one line, file untouched
     with JournalLock(journal):  # a second app on the same journal stops here, before a window opens
         from companion.app.launch import run_app
@@ -47,10 +49,9 @@ def cmd_app(args: argparse.Namespace) -> int:
     return 0
 
 
-def _journal_path(text: str) -> Path:
-    """`--journal FILE` checked before the window opens: a folder would be moved aside as an unreadable
-    journal, and a folder that cannot be made would only fail once the app is on screen."""
-    path = Path(text)
+def _journal_path(path: Path) -> Path:
+    """`--journal FILE` checked before the window opens: a folder is no journal, and a folder that cannot
+    be made would only fail once the app is on screen."""
     if path.is_dir():
         raise UserError(f"--journal: {path} is a folder; give the journal's file name")
     try:

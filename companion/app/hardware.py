@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import re
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -159,7 +160,7 @@ class HardwareLink(EventDispatcher):
         """UI thread: show the event and hand it to the app, whose table controller answers the device
         (`settle`) once the session has journalled the input, or refused it.  Nothing is acknowledged
         here: an ACK means "recorded", and an uncertain roll stays unanswered while the table decides."""
-        self._note(event_line(event))
+        self._note(event)
         if event.event == "status":
             self.refresh_status()
         self.dispatch("on_event", event)
@@ -178,8 +179,8 @@ class HardwareLink(EventDispatcher):
     def on_event(self, event: Any) -> None:
         """Default handler; the app binds its own."""
 
-    def _note(self, line: str) -> None:
-        self.recent = [*self.recent[-(RECENT_EVENTS - 1):], line]
+    def _note(self, event: BridgeEvent) -> None:
+        self.recent = [*self.recent[-(RECENT_EVENTS - 1):], event]
 
     def refresh_status(self) -> None:
         """Re-read each source's description for the Hardware screen."""
@@ -207,14 +208,48 @@ class HardwareLink(EventDispatcher):
         self.send(LedCommand(name=name, mode=mode))  # type: ignore[arg-type]
 
 
-def event_line(event: Any) -> str:
-    """One short readable line per bridge event for the Hardware screen, e.g. `sensor: roll Y R B K G`."""
-    fields = event.model_dump(mode="json", exclude={"source", "seq", "event"}, exclude_none=True)
-    parts = [" ".join(value) if isinstance(value, list) else str(value) for key, value in fields.items()
-             if not (key == "uncertain" and value is False)]
-    if fields.get("uncertain"):
-        parts[-1] = "(unsure)"
-    return f"{event.source}: {event.event} {' '.join(parts)}".strip()
+_GPIO_CONNECTED = re.compile(r"^(\d+) inputs, (\d+) LEDs via (\S+)$")  # firmware_bridge.gpio's detail
+
+
+def event_line(event: Any, language: str | None = None) -> str:
+    """One short line per bridge event for the Hardware screen in `language` (the app's if None), e.g.
+    `sensor: roll Y R B K G` (faces are the wire's tokens, as the keyboard enters them)."""
+    from companion.app.i18n import ntr, tr
+
+    if event.event == "roll":
+        what = tr("roll {faces}", language).format(faces=" ".join(event.values))
+        if event.uncertain:
+            what = tr("{roll} (unsure)", language).format(roll=what)
+    elif event.event == "rolling":
+        what = tr("dice rolling", language)
+    elif event.event == "button":
+        what = {"down": tr("button {name} pressed", language), "up": tr("button {name} released", language),
+                "held": tr("button {name} held", language)}[event.action].format(name=event.name)
+    elif event.event == "timer":
+        what = tr("hourglass turned over", language) if event.state == "flip" else tr("hourglass laid flat", language)
+    elif event.event == "status":
+        what = {"connected": tr("connected", language), "hello": tr("device {device}, firmware {firmware}", language),
+                "disconnected": tr("disconnected", language),
+                "link_lost": tr("link lost (no heartbeat)", language)}[event.state].format(device=event.device,
+                                                                                          firmware=event.firmware)
+        found = _GPIO_CONNECTED.match(event.detail or "")
+        if found:
+            inputs, leds = int(found[1]), int(found[2])
+            what += ": " + tr("{inputs}, {leds} via {driver}", language).format(
+                inputs=ntr("{n} input", "{n} inputs", inputs, language).format(n=inputs),
+                leds=ntr("{n} LED", "{n} LEDs", leds, language).format(n=leds), driver=found[3])
+        elif event.detail:
+            what += f" ({event.detail})"
+    else:
+        what = tr("frame refused ({reason}): {frame}", language).format(reason=event.reason, frame=event.frame)
+    return f"{event.source}: {what}"
+
+
+def events_text(events: list[Any], language: str) -> str:
+    """The Hardware screen's last events, newest first, in the app's language."""
+    from companion.app.i18n import tr
+
+    return "\n".join(event_line(event, language) for event in reversed(events)) or tr("No events yet.", language)
 
 
 def record_source(event_source: str) -> str:

@@ -165,6 +165,7 @@ class HistoryModel(EventDispatcher):
     colours = ListProperty([])
     names = ListProperty([])  # in seat order, for the chart's legend
     times = ListProperty([])  # the chess clock's time per player, [{"name", "used"}] ([] without a clock)
+    cut_text = StringProperty("")  # where a salvage found moves missing ("" for a whole game)
     can_resume = BooleanProperty(False)
     can_export = BooleanProperty(False)
     stats = ListProperty([])  # [{"name", "game", "plays", "wins", "average"}]
@@ -201,8 +202,9 @@ class HistoryModel(EventDispatcher):
         self.rows = [{"id": r.summary.id, "status": r.status,
                       "text": _("{date} {game}: {players} ({status})").format(
                           date=r.summary.created.astimezone().strftime("%d.%m. %H:%M") if r.summary.created else "",
-                          game=r.title,
-                          players=", ".join(r.names), status=words[r.status])} for r in self.results]
+                          game=r.title, players=", ".join(r.names),
+                          status=words[r.status] if r.summary.cut is None else _("{status}, cut").format(
+                              status=words[r.status]))} for r in self.results]
         self.stats = [{"name": s.name, "game": s.game, "plays": s.plays, "wins": s.wins,
                        "average": f"{s.average:.1f}"} for s in player_stats(self.results)]
         sticks = usb_folders()
@@ -219,7 +221,7 @@ class HistoryModel(EventDispatcher):
         self.message = ""
         if result is None:
             self.detail_title, self.detail_lines, self.chart, self.colours, self.names = "", [], [], [], []
-            self.times = []
+            self.times, self.cut_text = [], ""
             self.can_resume = self.can_export = False
             return
         self.detail_title = n_("{game}, {moves} move", "{game}, {moves} moves", result.summary.actions).format(
@@ -231,6 +233,11 @@ class HistoryModel(EventDispatcher):
         self.colours = list(result.colours)
         self.names = list(result.names)
         self.times = kept_totals(self.journal, game_id, result.names) if self.journal is not None else []
+        cut = result.summary.cut
+        self.cut_text = "" if cut is None else n_(
+            "Cut after move {moves}: {lost} move was lost to a damaged page of the journal.",
+            "Cut after move {moves}: {lost} moves were lost to a damaged page of the journal.", cut.lost).format(
+            moves=cut.moves, lost=cut.lost)
         self.can_resume = result.status == "open"
         self.can_export = result.status != "unreadable"
 

@@ -78,6 +78,11 @@ def tr(message: str, language: str | None = None) -> str:
     return catalog(APP_DOMAIN, language or _current).gettext(message)
 
 
+def ntr(singular: str, plural: str, count: int, language: str | None = None) -> str:
+    """`n_` for .kv helpers, like `tr`: in `language` (the current one if None)."""
+    return catalog(APP_DOMAIN, language or _current).ngettext(singular, plural, count)
+
+
 def _lookup(domain: str, message: str, language: str | None = None) -> str:
     """The game's catalog first, then the app's (which holds shared words such as colour names)."""
     translated = catalog(domain, language).gettext(message)

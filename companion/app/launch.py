@@ -141,8 +141,11 @@ def show_screen(app: Any, screen: str) -> None:
             app.go("timer")
         elif screen == "refusal":
             app.controller.submit({"type": "rob", "colour": "W", "victim": 1})
-        elif screen == "notice":
-            app.controller.hardware_roll(["Y", "R", "R", "B", "K"], [1], "serial")
+        elif screen == "notice":  # the sensors unsure of one die of a roll, in the game's own dice
+            _play_until_dice_are_due(app)
+            dice = app.table.dice
+            values = [faces[(2 * index + 1) % len(faces)] for index, faces in enumerate(dice)]
+            app.controller.hardware_roll(values, [len(values) // 2], "serial")
         elif screen == "rules":
             app.go("rules")
         elif screen == "loupe":  # the board's loupe (Goldgräber, Chinagold, Gold Connection)
@@ -164,6 +167,30 @@ def show_screen(app: Any, screen: str) -> None:
 
         app._open_table(Session.resume(journal, finished))  # a finished game: the End screen follows
     pump(4)
+
+
+def _play_until_dice_are_due(app: Any) -> None:
+    """Play the resumed demo game on until the table waits for a roll: a move that makes one due when
+    there is such a move, else the demo's own move."""
+    from companion.app.demo import MAX_GENERIC_MOVES, play_move
+
+    session = app.table.session
+    game = session.game
+
+    def dice_due(state: Any) -> bool:
+        prompt = game.prompt(state)
+        return bool(prompt.dice) and prompt.roll_action in prompt.expects
+
+    for _move in range(MAX_GENERIC_MOVES):
+        if dice_due(session.state):
+            break
+        towards = next((action for action in game.legal_actions(session.state) or []
+                        if dice_due(game.apply(session.state, action)[0])), None)
+        if towards is not None:
+            session.submit(towards, "touch")
+        elif not play_move(session):
+            break
+    app.controller.open(session)
 
 
 def run_screenshot(screen: str, output: Path, size: tuple[int, int], language: str, game: str,

@@ -127,6 +127,8 @@ class GoldtableApp(App):
     game_id = StringProperty("digger")
     resume_text = StringProperty("")
     journal_notice = StringProperty("")
+    #: The journal file is damaged: Home offers to salvage it (`salvage_journal`).
+    salvage_offered = BooleanProperty(False)
     #: A short message shown over any screen (e.g. a roll arrived while no game is being played).
     announcement = StringProperty("")
     simulated = BooleanProperty(True)
@@ -293,6 +295,49 @@ class GoldtableApp(App):
             self.journal.close()
         self.journal = journal
         self.journal_notice = journal_notices(journal)
+        self.salvage_offered = journal.needs_salvage is not None
+
+    def salvage_journal(self) -> None:
+        """Home's Salvage button: the damaged journal's readable moves go into a new journal that takes its
+        name (the damaged file is kept beside it), read and written on a thread of its own; the new journal
+        is opened on the UI thread when that is done."""
+        from companion.engine.errors import UserError
+        from companion.engine.salvage import salvage_in_place
+
+        if not self.salvage_offered:
+            return
+        self.salvage_offered = False
+        self.journal_notice = _("Salvaging the journal: every page is read…")
+        path = self.journal.path
+
+        def work() -> None:
+            try:
+                done = salvage_in_place(path)
+            except UserError as error:
+                problem = str(error)
+                Clock.schedule_once(lambda _dt: self._salvage_failed(problem), 0)
+                return
+            Clock.schedule_once(lambda _dt: self._salvaged(done), 0)
+
+        threading.Thread(target=work, name="goldtable-salvage").start()  # not a daemon: a quit waits for it
+
+    def _salvaged(self, done: Any) -> None:
+        from companion.engine.errors import UserError
+        from companion.engine.journal import Journal
+
+        try:
+            journal = Journal(self.journal.path, exclusive=True)
+        except UserError as error:
+            journal = Journal.unavailable(self.journal.path, str(error))
+        for notice in done.notices():
+            journal.tell(notice)
+        self.open_journal(journal)
+        self.refresh_resume()
+
+    def _salvage_failed(self, problem: str) -> None:
+        self.salvage_offered = True
+        self.journal_notice = journal_notices(self.journal) + "\n" + _("Salvage failed: {problem}").format(
+            problem=problem)
 
     @property
     def ready(self) -> bool:
@@ -470,8 +515,15 @@ class GoldtableApp(App):
             problem = error.text(i18n.game_text) if isinstance(error, UserError) else str(error)
             self.journal_notice = _("That game cannot be resumed: {problem}").format(problem=problem)
             return
+        cut = self.journal.cut(game_id)  # read before the table opens: its clock starts running there
         self.game_id = session.setup.game
         self._open_table(session)
+        if cut is not None and cut.since == 0:  # nobody has played on since the salvage
+            lost = n_("{lost} move of this game was lost to a damaged page of the journal.",
+                      "{lost} moves of this game were lost to a damaged page of the journal.", cut.lost)
+            goes_on = _("It goes on after move {moves}: set up the table as the board now shows.") if cut.moves \
+                else _("It starts again from the beginning: set up the table for a new start.")
+            self.table.show_notice(f"{lost} {goes_on}".format(lost=cut.lost, moves=cut.moves))
 
     def _new_controller(self, game_id: str) -> TableController:
         from companion.app.controllers import controller_class

@@ -21,6 +21,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -33,7 +34,9 @@ from companion.engine.errors import UserError
 from companion.engine.paths import data_dir
 from companion.engine.record import GameRecord, RecordedAction, Source, now_utc
 
-SCHEMA_VERSION = 3  # 2 added entries.ref (the hardware frame an action came in); 3 the clocks table
+#: 2 added entries.ref (the hardware frame an action came in); 3 the clocks table; 4 each game's setup kept
+#: a second time among its moves (an entries row, kind 'setup', n = -1) and the 'cut' rows of a salvage.
+SCHEMA_VERSION = 4
 #: `PRAGMA application_id` of a Goldtable journal ("GdTb"); journals from before it have 0 there.
 APPLICATION_ID = 0x47645462
 #: Without a game end, the WAL is copied into the main file after this many appends.
@@ -43,30 +46,43 @@ BUSY_TIMEOUT = 5.0
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _INT64 = range(-(2**63), 2**63)
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
+#: The kinds of an entries row.  'setup' (n = -1) is the game's setup again, written by the trigger below
+#: in the transaction that starts the game, so it lives in the entries' b-tree beside the game's first
+#: moves and a lost `games` page costs no game; 'cut' marks where a salvage found moves missing (its
+#: `action` says how many, and keeps the rows read after the gap).  Neither is a move.
+ENTRY_KINDS = ("action", "undo", "setup", "cut")
+_OLD_KIND_CHECK = "CHECK (kind IN ('action', 'undo'))"
+_KIND_CHECK = "CHECK (kind IN ('action', 'undo', 'setup', 'cut'))"
+
+_TABLES = (
+    """CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
     game TEXT NOT NULL,
     setup TEXT NOT NULL,
     created TEXT NOT NULL,
     finished TEXT
-);
-CREATE TABLE IF NOT EXISTS entries (
+)""",
+    f"""CREATE TABLE IF NOT EXISTS entries (
     game_id INTEGER NOT NULL REFERENCES games(id),
     n INTEGER NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('action', 'undo')),
+    kind TEXT NOT NULL {_KIND_CHECK},
     at TEXT NOT NULL,
     source TEXT NOT NULL,
     action TEXT,
     ref TEXT,
     PRIMARY KEY (game_id, n)
-);
-CREATE TABLE IF NOT EXISTS clocks (
+)""",
+    """CREATE TABLE IF NOT EXISTS clocks (
     game_id INTEGER PRIMARY KEY REFERENCES games(id),
     state TEXT NOT NULL,
     saved TEXT NOT NULL
-);
-"""
+)""",
+    """CREATE TRIGGER IF NOT EXISTS setup_beside_moves AFTER INSERT ON games BEGIN
+    INSERT INTO entries (game_id, n, kind, at, source, action) VALUES (NEW.id, -1, 'setup', NEW.created, 'journal',
+                                                                        NEW.setup);
+END""",
+)
+_SCHEMA = ";\n".join(_TABLES) + ";"
 
 
 class JournalError(Exception):
@@ -75,6 +91,15 @@ class JournalError(Exception):
 
 class JournalOpenError(UserError):
     """The journal cannot be used at all: not a journal, too new, busy, or missing (for a reader)."""
+
+
+class JournalDamaged(JournalOpenError):
+    """SQLite cannot read the journal far enough to list its games; salvage reads it page by page."""
+
+    def __init__(self, path: Path, problem: object) -> None:
+        self.problem = str(problem)
+        super().__init__(f"the journal {path} is damaged ({problem}); `goldtable journal salvage -o NEW` copies "
+                         f"every readable move to a new journal")
 
 
 class JournalInUse(JournalOpenError):
@@ -89,8 +114,18 @@ class DamagedGame(UserError):
     """One game's rows cannot be read; the rest of the journal is fine."""
 
 
+class Cut(Value):
+    """Where a salvage found a game's moves missing (the latest such place): the game goes on from the
+    `moves` in force there, and the table must be set up as the board shows them."""
+
+    moves: int  # the moves in force at the cut
+    lost: int  # moves the journal had after them that no longer count: unreadable, or after the gap
+    since: int  # rows journalled after the cut (0: nobody has played on yet)
+
+
 class GameSummary(Value):
-    """One line of `goldtable games`.  A damaged game has `damaged` set and may lack players or times."""
+    """One line of `goldtable games`.  A damaged game has `damaged` set and may lack players or times;
+    a salvaged game that had moves missing has its `cut`."""
 
     id: int
     game: str
@@ -100,6 +135,58 @@ class GameSummary(Value):
     actions: int
     finished: bool
     damaged: str | None = None
+    cut: Cut | None = None
+
+
+@dataclass(frozen=True)
+class _GameRows:
+    """One game as read from its rows (`Journal._read_game`)."""
+
+    setup: Setup
+    started: datetime
+    history: list[tuple[str, RecordedAction | None]]
+    cut: Cut | None
+
+
+def parse_row(kind: str, at: Any, source: Any, action: Any, ref: Any) -> RecordedAction | None:
+    """One entries row (not the setup copy) as the journal's readers take it: the action for an action
+    row, None for an undo or a cut; ValueError when anything in it is unreadable."""
+    try:
+        if kind == "action":
+            return RecordedAction(at=datetime.fromisoformat(at), source=source, action=json.loads(action), ref=ref)
+        datetime.fromisoformat(at)
+        if kind == "cut":
+            _lost_at_cut(action)
+        elif kind != "undo":
+            raise ValueError(f"unknown row kind {kind!r}")
+    except TypeError as error:  # a NULL or number where text belongs
+        raise ValueError(str(error)) from None
+    return None  # json and pydantic errors are ValueErrors already
+
+
+def moves_in_force(kinds: Iterable[str]) -> int:
+    """How many moves are in force after rows of these kinds: an action adds one, an undo takes one back."""
+    count = 0
+    for kind in kinds:
+        count = count + 1 if kind == "action" else max(count - 1, 0) if kind == "undo" else count
+    return count
+
+
+def setup_or_none(text: Any) -> Setup | None:
+    """A setup from its JSON, None if the text is not one (a damaged copy)."""
+    try:
+        return Setup.model_validate_json(text)
+    except (ValidationError, ValueError, TypeError):
+        return None
+
+
+def _lost_at_cut(payload: Any) -> int:
+    """How many moves a cut row says were lost; ValueError if its text is not a JSON object."""
+    found = json.loads(payload)
+    if not isinstance(found, dict):
+        raise ValueError("a cut row holds an object")
+    lost = found.get("lost")
+    return lost if isinstance(lost, int) and lost >= 0 else 0
 
 
 @dataclass(frozen=True)
@@ -113,14 +200,6 @@ class CheckReport:
     @property
     def clean(self) -> bool:
         return self.integrity == "ok" and not self.damaged
-
-
-@dataclass(frozen=True)
-class SalvageReport:
-    """What `goldtable journal salvage` copied and what it could not read."""
-
-    copied: tuple[int, ...]
-    lost: dict[int, str]
 
 
 def default_path() -> Path:
@@ -212,7 +291,8 @@ FileKind = Literal["missing", "empty", "journal", "blank", "foreign", "not-sqlit
 def identify(path: Path) -> FileKind:
     """What a file is, from its header (and, for a plain SQLite file, its table names), without writing.
 
-    A journal has our application id, or (before it existed) schema version 1 or 2, or our tables.
+    A journal has our application id, or (before it existed) schema version 1 or 2, or our tables; a
+    file whose header is gone is a (damaged) journal if our rows are found on its first pages.
     """
     try:
         with path.open("rb") as file:
@@ -226,7 +306,9 @@ def identify(path: Path) -> FileKind:
     if not header:
         return "empty"
     if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
-        return "not-sqlite"
+        from companion.engine.salvage import looks_like_journal  # salvage builds on this module
+
+        return "journal" if looks_like_journal(path) else "not-sqlite"
     application_id = int.from_bytes(header[68:72], "big")
     user_version = int.from_bytes(header[60:64], "big")
     wal = Path(f"{path}-wal")
@@ -304,7 +386,7 @@ class Notice:
         return self.message.format(**self.params)
 
 
-def _why_not_writable(path: Path, error: sqlite3.Error | OSError | None) -> Notice:
+def why_not_writable(path: Path, error: sqlite3.Error | OSError | None) -> Notice:
     """Why the journal cannot be written, from the file system rather than guesses."""
     folder = path.parent if path.parent.exists() else Path(path.anchor or "/")
     full = Notice("reason.disk_full", N_("the disk holding {folder} is full"), {"folder": str(folder)})
@@ -325,17 +407,61 @@ def _why_not_writable(path: Path, error: sqlite3.Error | OSError | None) -> Noti
                   {"path": str(path), "detail": str(detail)})
 
 
-def _unique_aside(path: Path) -> Path:
-    """A new file next to `path` that no one else can have been given (O_EXCL; pid and a counter)."""
-    stamp = now_utc().strftime("%Y%m%dT%H%M%S")
-    counter = 0
-    while True:
-        target = path.with_name(f"{path.stem}.damaged-{stamp}-{os.getpid()}-{counter}{path.suffix}")
-        try:
-            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-            return target
-        except FileExistsError:
-            counter += 1
+def reserve_new_file(target: Path) -> None:
+    """Create `target` empty, only if nothing is there: a copy (backup, salvage) never writes over a file."""
+    try:
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    except FileExistsError:
+        raise UserError(f"{target}: already exists; choose a new file name") from None
+    except OSError as error:
+        raise UserError(f"{target}: cannot write: {why_not_writable(target, error)}") from None
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Create or upgrade the tables in one transaction; a current journal is not written at all.
+
+    No move is rewritten: an older journal gets the columns and tables it lacks, the wider CHECK on
+    `entries.kind` (the table's schema text edited as SQLite documents for CHECK changes: the rows on
+    disk do not change), the trigger, and one 'setup' row per game appended to `entries`."""
+    application_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if application_id == APPLICATION_ID and version == SCHEMA_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _TABLES:
+            conn.execute(statement)
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
+        if "ref" not in columns:  # a version 1 journal
+            conn.execute("ALTER TABLE entries ADD COLUMN ref TEXT")
+        _widen_kind_check(conn)
+        conn.execute("INSERT INTO entries (game_id, n, kind, at, source, action) SELECT id, -1, 'setup', created, "
+                     "'journal', setup FROM games WHERE NOT EXISTS (SELECT 1 FROM entries WHERE game_id = games.id "
+                     "AND n = -1)")
+        conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _widen_kind_check(conn: sqlite3.Connection) -> None:
+    """Let a journal from before schema 4 take 'setup' and 'cut' rows: SQLite's documented way to change
+    a CHECK constraint (https://www.sqlite.org/lang_altertable.html, "other kinds of table schema
+    changes"), inside the caller's transaction."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'entries'").fetchone()
+    if row is None or _OLD_KIND_CHECK not in row[0]:
+        return
+    version = conn.execute("PRAGMA schema_version").fetchone()[0]
+    conn.execute("PRAGMA writable_schema=ON")
+    try:
+        conn.execute("UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'entries'",
+                     (row[0].replace(_OLD_KIND_CHECK, _KIND_CHECK),))
+        conn.execute(f"PRAGMA schema_version={version + 1}")
+    finally:
+        conn.execute("PRAGMA writable_schema=OFF")
 
 
 class Journal:
@@ -376,9 +502,10 @@ class Journal:
 
     def _prepare(self, path: str | Path | None, reader: bool, busy_timeout: float, checkpoint_every: int) -> None:
         self.path = Path(path) if path is not None else default_path()
-        self.notice: str | None = None
         self.read_only_reason: str | None = None
-        self._notice: Notice | None = None  # `notice` with its template, for the app's language
+        #: Why this journal file is damaged past reading with SQLite (it opened as an empty stand-in).
+        self.needs_salvage: str | None = None
+        self._told: list[Notice] = []  # see `tell`
         self._reason: Notice | None = None  # `read_only_reason` likewise
         self.integrity = "ok"
         self.damaged: dict[int, str] = {}
@@ -398,11 +525,21 @@ class Journal:
         """Everything the user should be told about this journal, one English sentence each."""
         return [str(notice) for notice in self.notice_items]
 
+    def tell(self, notice: Notice) -> None:
+        """Add something the user should be told with this journal's notices (e.g. how it was salvaged)."""
+        self._told.append(notice)
+
     @property
     def notice_items(self) -> list[Notice]:
         """The same as `notices`, as codes, templates and words (the app says them in its language)."""
-        told = [self._notice] if self._notice else []
+        told = list(self._told)
         reason = self._reason or Notice("reason.other", "{reason}", {"reason": self.read_only_reason})
+        if self.needs_salvage is not None:
+            told.append(Notice("journal.needs_salvage", N_(
+                "The game journal {path} is damaged ({problem}). Salvage copies every move that can still be "
+                "read into a new journal and keeps the damaged file beside it, unchanged."),
+                {"path": str(self.path), "problem": self.needs_salvage}))
+            return told
         if self._stand_in:
             told.append(Notice("journal.unavailable", N_("Games cannot be saved or resumed: {reason}."),
                                {"reason": reason}))
@@ -411,7 +548,7 @@ class Journal:
                                                        "be viewed and exported."), {"reason": reason}))
         if self.integrity != "ok":
             told.append(Notice("journal.damaged", N_("The journal {path} is damaged ({problem}); `goldtable "
-                                                     "journal salvage` copies the readable games to a new "
+                                                     "journal salvage` copies every readable move to a new "
                                                      "journal."), {"path": str(self.path), "problem": self.integrity}))
         told.extend(self._damaged_notice(game_id, problem) for game_id, problem in sorted(self.damaged.items()))
         return told
@@ -473,6 +610,8 @@ class Journal:
                 raise
             if _primary(error) not in _CANNOT_WRITE:
                 memory.close()
+                if _primary(error) in _CORRUPT:
+                    raise JournalDamaged(self.path, error) from None
                 raise JournalOpenError(f"cannot read the journal {self.path}: {error}") from None
             # No -shm can be made (full disk, read-only folder): read the files without SQLite's side files.
             try:
@@ -483,7 +622,7 @@ class Journal:
         self._check_schema(memory)
         self.integrity = _integrity(memory, "quick_check")
         if self.integrity == "ok":
-            self._migrate(memory)  # an older journal is read through today's tables; the file is not touched
+            migrate(memory)  # an older journal is read through today's tables; the file is not touched
         return memory
 
     def _snapshot_without_side_files(self, memory: sqlite3.Connection) -> None:
@@ -524,13 +663,13 @@ class Journal:
         except JournalOpenError:
             raise
         except _Damaged as error:
-            return self._move_aside_and_start_again(str(error))
+            return self._offer_salvage(str(error))
         except sqlite3.DatabaseError as error:
             code = _primary(error)
             if code in _CANNOT_WRITE:  # nothing there yet (or nothing in it): an empty read-only journal
                 return self._read_only_instead(error, create=kind in ("missing", "empty", "blank"))
             if code in _CORRUPT:
-                return self._move_aside_and_start_again(str(error))
+                return self._offer_salvage(str(error))
             raise JournalOpenError(f"cannot open the journal {self.path}: {error}") from None
 
     def _open_file(self) -> sqlite3.Connection:
@@ -542,7 +681,7 @@ class Journal:
             self._check_schema(conn)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
-            self._migrate(conn)
+            migrate(conn)
             conn.execute("BEGIN IMMEDIATE")  # proves it can be written (a read-only file fails here)
             conn.execute("ROLLBACK")
         except BaseException:
@@ -550,32 +689,9 @@ class Journal:
             raise
         return conn
 
-    @staticmethod
-    def _migrate(conn: sqlite3.Connection) -> None:
-        """Create or upgrade the tables in one transaction; a current journal is not written at all."""
-        application_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if application_id == APPLICATION_ID and version == SCHEMA_VERSION:
-            return
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(entries)")}
-            if "ref" not in columns:  # a version 1 journal
-                conn.execute("ALTER TABLE entries ADD COLUMN ref TEXT")
-            conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
-            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-
     def _read_only_instead(self, error: sqlite3.Error | OSError, create: bool) -> sqlite3.Connection:
         """Full or read-only storage: keep the games readable and say why nothing can be saved."""
-        self._reason = _why_not_writable(self.path, error)
+        self._reason = why_not_writable(self.path, error)
         self.read_only_reason = str(self._reason)
         if create:
             conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
@@ -583,34 +699,16 @@ class Journal:
             return conn
         return self._retrying(self._snapshot)
 
-    def _move_aside_and_start_again(self, problem: str) -> sqlite3.Connection:
-        """A damaged Goldtable journal: keep it intact under a new name and start a new one.
-
-        Done under the journal lock, and the damage is checked again under it, so two processes that
-        found the same bad file move it once and never move each other's new journal."""
-        lock = JournalLock(self.path, owner="goldtable (moving a damaged journal aside)")
-        with lock.acquire(wait=self._busy_timeout):
-            try:
-                return self._open_file()
-            except _Damaged:
-                pass
-            except sqlite3.DatabaseError as again:
-                if _primary(again) not in _CORRUPT:
-                    raise JournalOpenError(f"cannot open the journal {self.path}: {again}") from None
-            try:
-                target = _unique_aside(self.path)
-                os.replace(self.path, target)
-                for suffix in ("-wal", "-shm"):
-                    part = Path(f"{self.path}{suffix}")
-                    if part.exists():
-                        os.replace(part, f"{target}{suffix}")
-            except OSError as error:  # a read-only or full card: keep it where it is, readable as far as it goes
-                return self._read_only_instead(error, create=False)
-            self._notice = Notice("journal.moved_aside", N_("The game journal {path} was damaged ({problem}); it "
-                                                            "was kept as {target} and a new journal was started."),
-                                  {"path": str(self.path), "problem": problem, "target": str(target)})
-            self.notice = str(self._notice)
-            return self._retrying(self._open_file)
+    def _offer_salvage(self, problem: str) -> sqlite3.Connection:
+        """A damaged Goldtable journal: the file is left exactly as it is (nothing renamed, nothing
+        written) and the journal opens as an empty read-only stand-in whose `needs_salvage` says why;
+        `companion.engine.salvage.salvage_in_place` copies what can be read when the user asks."""
+        self.needs_salvage = self.integrity = " ".join(problem.replace("*** in database main ***", "").split())[:120]
+        self._reason = Notice("reason.needs_salvage", N_("the journal is damaged and has not been salvaged yet"))
+        self.read_only_reason = str(self._reason)
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        conn.executescript(_SCHEMA)
+        return conn
 
     def close(self) -> None:
         """Copy the WAL into the main file and close (all rows are already durable)."""
@@ -634,12 +732,7 @@ class Journal:
     def backup(self, target: str | Path) -> Path:
         """A consistent copy of the whole journal in a new file (SQLite backup API); never overwrites."""
         target = Path(target)
-        try:
-            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-        except FileExistsError:
-            raise UserError(f"{target}: already exists; choose a new file name") from None
-        except OSError as error:
-            raise UserError(f"{target}: cannot write: {error.strerror}") from None
+        reserve_new_file(target)
         try:
             copy = sqlite3.connect(target)
             try:
@@ -671,7 +764,7 @@ class Journal:
                     conn.execute("ROLLBACK")
                 raise
         except sqlite3.Error as error:
-            reason = _why_not_writable(self.path, error) if _primary(error) in _CANNOT_WRITE else str(error)
+            reason = why_not_writable(self.path, error) if _primary(error) in _CANNOT_WRITE else str(error)
             raise JournalError(f"could not save to the game journal {self.path}: {reason}") from error
         return rowid
 
@@ -751,45 +844,51 @@ class Journal:
         self.damaged[game_id] = problem
         return DamagedGame(str(self._damaged_notice(game_id, problem)))
 
-    def _read_game(self, game_id: int, game_row: tuple[str, str, str | None] | None = None,
-                   ) -> tuple[Setup, datetime, list[tuple[str, RecordedAction | None]]]:
-        """Setup, start time and every row of one game, each checked; DamagedGame names the first bad one."""
+    def _read_game(self, game_id: int, game_row: tuple[str, str, str | None] | None = None) -> _GameRows:
+        """Setup, start time and every row of one game, each checked; DamagedGame names the first bad one.
+        The setup is read from the `games` row, or from its second copy among the moves when that one
+        is unreadable."""
         try:
             setup_json, created, _finished = game_row or self._game_row(game_id)
-            rows = self._conn.execute("SELECT kind, at, source, action, ref FROM entries WHERE game_id = ? "
+            rows = self._conn.execute("SELECT n, kind, at, source, action, ref FROM entries WHERE game_id = ? "
                                       "ORDER BY n", (game_id,)).fetchall()
         except sqlite3.DatabaseError as error:
             raise self._damaged(game_id, f"unreadable: {error}") from None
-        try:
-            setup = Setup.model_validate_json(setup_json)
-        except ValidationError:
-            raise self._damaged(game_id, "its setup is unreadable") from None
+        copies = [setup_json] + [action for n, kind, *_, action, _ref in rows if kind == "setup" and n < 0]
+        setup = next((found for found in map(setup_or_none, copies) if found is not None), None)
+        if setup is None:
+            raise self._damaged(game_id, "its setup is unreadable")
         try:
             started = datetime.fromisoformat(created)
         except (TypeError, ValueError):
             raise self._damaged(game_id, f"its start time {created!r} is unreadable") from None
         history: list[tuple[str, RecordedAction | None]] = []
-        for index, (kind, at, source, action, ref) in enumerate(rows):
+        cut: Cut | None = None
+        for n, kind, at, source, action, ref in rows:
+            if kind == "setup":
+                continue
             try:
-                entry = None if kind == "undo" else RecordedAction(
-                    at=datetime.fromisoformat(at), source=source, action=json.loads(action), ref=ref)
-                if kind == "undo":
-                    datetime.fromisoformat(at)
-            except (TypeError, ValueError):  # json and pydantic errors are ValueErrors
-                raise self._damaged(game_id, f"row {index} is unreadable") from None
+                entry = parse_row(kind, at, source, action, ref)
+            except ValueError:
+                raise self._damaged(game_id, f"row {n} is unreadable") from None
             history.append((kind, entry))
+            if kind == "cut":
+                cut = Cut(moves=moves_in_force(kind for kind, _ in history), lost=_lost_at_cut(action), since=0)
+            elif cut is not None:
+                cut = cut.evolve(since=cut.since + 1)
         self.damaged.pop(game_id, None)
-        return setup, started, history
+        return _GameRows(setup, started, history, cut)
 
     def setup(self, game_id: int) -> Setup:
         """The setup a journalled game started from; KeyError if there is no such game, DamagedGame if
         its rows cannot be read."""
-        return self._read_game(game_id)[0]
+        return self._read_game(game_id).setup
 
     def actions(self, game_id: int) -> list[RecordedAction]:
-        """The actions in force: every journalled action with the undone ones taken back."""
+        """The actions in force: every journalled action with the undone ones taken back (a cut only
+        marks where moves went missing; the game goes on from the moves before it)."""
         kept: list[RecordedAction] = []
-        for kind, entry in self._read_game(game_id)[2]:
+        for kind, entry in self._read_game(game_id).history:
             if kind == "undo":
                 if kept:
                     kept.pop()
@@ -798,25 +897,31 @@ class Journal:
         return kept
 
     def history(self, game_id: int) -> list[tuple[str, RecordedAction | None]]:
-        """Every row of a game including undos, oldest first (nothing is ever deleted)."""
-        return self._read_game(game_id)[2]
+        """Every row of a game including undos and cuts ("cut", None), oldest first (nothing is ever
+        deleted)."""
+        return self._read_game(game_id).history
+
+    def cut(self, game_id: int) -> Cut | None:
+        """Where a salvage found this game's moves missing (the latest such place), None for a whole game."""
+        return self._read_game(game_id).cut
 
     def record(self, game_id: int) -> GameRecord:
         """A game as a game record (for export and `goldtable replay`)."""
-        setup, started, _ = self._read_game(game_id)
-        return GameRecord.from_setup(setup, tuple(self.actions(game_id)), started=started)
+        game = self._read_game(game_id)
+        return GameRecord.from_setup(game.setup, tuple(self.actions(game_id)), started=game.started)
 
     _SUMMARY = ("SELECT g.id, g.game, g.setup, g.created, g.finished, MAX(e.at), "
                 "SUM(CASE e.kind WHEN 'action' THEN 1 WHEN 'undo' THEN -1 ELSE 0 END) "
                 "FROM games g LEFT JOIN entries e ON e.game_id = g.id ")
 
-    def _summary(self, row: tuple[Any, ...], damaged: str | None) -> GameSummary:
-        game_id, game, setup_json, created, finished, last, count = row
+    def _summary(self, row: tuple[Any, ...], damaged: str | None, game: _GameRows | None) -> GameSummary:
+        game_id, name, setup_json, created, finished, last, count = row
         players: tuple[str, ...] = ()
         times: list[datetime | None] = []
-        try:
-            players = tuple(p.name for p in Setup.model_validate_json(setup_json).players)
-        except ValidationError:
+        setup = game.setup if game is not None else setup_or_none(setup_json)
+        if setup is not None:
+            players = tuple(p.name for p in setup.players)
+        else:
             damaged = damaged or "its setup is unreadable"
         for text in (created, last or created):
             try:
@@ -826,24 +931,22 @@ class Journal:
                 damaged = damaged or f"a time {text!r} is unreadable"
         if damaged:
             self.damaged[game_id] = damaged
-        return GameSummary(id=game_id, game=game, players=players, created=times[0], updated=times[1],
-                           actions=max(int(count or 0), 0), finished=finished is not None, damaged=damaged)
+        return GameSummary(id=game_id, game=name, players=players, created=times[0], updated=times[1],
+                           actions=max(int(count or 0), 0), finished=finished is not None, damaged=damaged,
+                           cut=game.cut if game is not None else None)
 
     def games(self) -> list[GameSummary]:
         """Every journalled game, newest first; each is read in full, so damaged ones are marked."""
         try:
             rows = self._conn.execute(self._SUMMARY + "GROUP BY g.id ORDER BY g.id DESC").fetchall()
         except sqlite3.DatabaseError as error:
-            raise JournalOpenError(f"the journal {self.path} is damaged ({error}); `goldtable journal salvage` "
-                                   f"copies the readable games to a new journal") from None
+            raise JournalDamaged(self.path, error) from None
         summaries = []
         for row in rows:
             try:
-                self._read_game(row[0])
-                problem = None
+                summaries.append(self._summary(row, None, self._read_game(row[0])))
             except DamagedGame:
-                problem = self.damaged[row[0]]
-            summaries.append(self._summary(row, problem))
+                summaries.append(self._summary(row, self.damaged[row[0]], None))
         return summaries
 
     def is_recorded(self, ref: str) -> bool:
@@ -870,10 +973,10 @@ class Journal:
             if row is None:
                 return None
             try:
-                self._read_game(row[0], (row[2], row[3], row[4]))
+                game = self._read_game(row[0], (row[2], row[3], row[4]))
             except DamagedGame:
                 continue
-            summary = self._summary(row, None)
+            summary = self._summary(row, None, game)
             if summary.damaged is None:
                 return summary
 
@@ -891,42 +994,10 @@ class Journal:
         try:
             return [row[0] for row in self._conn.execute("SELECT id FROM games ORDER BY id")]
         except sqlite3.DatabaseError as error:
-            raise JournalOpenError(f"the journal {self.path} is too damaged to list its games ({error})") from None
-
-    def salvage(self, target: str | Path) -> SalvageReport:
-        """Copy every game that reads in full into a new journal `target` (same ids); never overwrites."""
-        target = Path(target)
-        if identify(target) != "missing":
-            raise UserError(f"{target}: already exists; choose a new file name")
-        copy = Journal(target)
-        copied: list[int] = []
-        lost: dict[int, str] = {}
-        try:
-            for game_id in self._game_ids():
-                try:
-                    setup, started, _history = self._read_game(game_id)
-                    finished = self._game_row(game_id)[2]
-                except DamagedGame:
-                    lost[game_id] = self.damaged[game_id]
-                    continue
-                statements: list[tuple[str, tuple[object, ...]]] = [(
-                    "INSERT INTO games (id, game, setup, created, finished) VALUES (?, ?, ?, ?, ?)",
-                    (game_id, setup.game, setup.model_dump_json(), started.isoformat(), finished))]
-                raw = self._conn.execute("SELECT n, kind, at, source, action, ref FROM entries WHERE game_id = ? "
-                                         "ORDER BY n", (game_id,)).fetchall()
-                statements += [("INSERT INTO entries (game_id, n, kind, at, source, action, ref) "
-                                "VALUES (?, ?, ?, ?, ?, ?, ?)", (game_id, *entry)) for entry in raw]
-                with contextlib.suppress(sqlite3.DatabaseError):  # an unreadable clock is left behind
-                    statements += [("INSERT INTO clocks (game_id, state, saved) VALUES (?, ?, ?)", (game_id, *clock))
-                                   for clock in self._conn.execute("SELECT state, saved FROM clocks WHERE game_id = ?",
-                                                                   (game_id,))]
-                copy._transaction(statements)
-                copied.append(game_id)
-        finally:
-            copy.close()
-        return SalvageReport(copied=tuple(copied), lost=lost)
+            raise JournalDamaged(self.path, error) from None
 
 
-__all__ = ["APPLICATION_ID", "CheckReport", "DamagedGame", "GameSummary", "Journal", "JournalError",
-           "JournalInUse", "JournalLock", "JournalOpenError", "SalvageReport", "Source", "default_path", "identify",
-           "refuse_if_not_a_journal"]
+__all__ = ["APPLICATION_ID", "ENTRY_KINDS", "CheckReport", "Cut", "DamagedGame", "GameSummary", "Journal",
+           "JournalDamaged", "JournalError", "JournalInUse", "JournalLock", "JournalOpenError", "Notice", "Source",
+           "default_path", "identify", "migrate", "moves_in_force", "parse_row", "refuse_if_not_a_journal",
+           "reserve_new_file", "setup_or_none", "why_not_writable"]

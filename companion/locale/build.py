@@ -15,7 +15,8 @@ from pathlib import Path
 LOCALE_DIR = Path(__file__).resolve().parent
 ROOT = LOCALE_DIR.parents[1]
 LANGUAGES = ("de", "en", "fr")
-APP_SOURCES = ("companion/app", "companion/engine/session.py", "companion/engine/journal.py")
+APP_SOURCES = ("companion/app", "companion/engine/session.py", "companion/engine/journal.py",
+               "companion/engine/salvage.py")
 #: Table modules of other games keep their strings in their own domain (their .po files).
 APP_TABLES = {"__init__.py", "common.py", "common.kv", "generic.py", "digger.py", "digger.kv"}
 #: Game controllers other than these speak through their game's own catalog, like their table panels.
@@ -37,8 +38,8 @@ def extract() -> Path:
     """Write goldtable.pot from the app's Python and kv files (kv parsed as Python: `tr("…", app.lang)`)."""
     pot = LOCALE_DIR / "goldtable.pot"
     subprocess.run(["xgettext", "--from-code=UTF-8", "-L", "Python", "--keyword=_", "--keyword=tr",
-                    "--keyword=N_", "--keyword=n_:1,2", "--no-location", "--sort-output", "--package-name=goldtable",
-                    "-o", str(pot), *app_sources()], cwd=ROOT, check=True)
+                    "--keyword=N_", "--keyword=n_:1,2", "--keyword=ntr:1,2", "--no-location", "--sort-output",
+                    "--package-name=goldtable", "-o", str(pot), *app_sources()], cwd=ROOT, check=True)
     return pot
 
 

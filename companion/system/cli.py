@@ -8,9 +8,11 @@ from pathlib import Path
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    from companion.cli import journal_option
     from companion.system.doctor import run_checks
 
-    checks = run_checks(journal_folder=Path(args.journal).parent if args.journal else None)
+    journal = journal_option(args.journal)
+    checks = run_checks(journal_folder=journal.parent if journal is not None else None)
     for check in checks:
         print(check.line())
     return 0 if all(check.ok for check in checks) else 1

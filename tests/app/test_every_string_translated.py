@@ -122,6 +122,7 @@ def test_journal_notices_on_home_speak_the_language(fresh_app: Any, tmp_path: Pa
     demo_session(path, moves=3).journal.close()  # type: ignore[union-attr]
     conn = sqlite3.connect(path)
     conn.execute("UPDATE games SET setup = substr(setup, 1, 30)")
+    conn.execute("UPDATE entries SET action = substr(action, 1, 30) WHERE kind = 'setup'")  # both copies
     conn.commit()
     conn.close()
     app = fresh_app

@@ -90,15 +90,56 @@ def test_a_bad_serial_url_is_reported_not_fatal() -> None:
     assert problems and problems[0].startswith("serial nonsense://sensor:")
 
 
-def test_bridge_events_read_as_short_lines() -> None:
+def test_bridge_events_read_as_short_lines_in_the_app_s_language() -> None:
     from companion.app.hardware import event_line
-    from firmware_bridge.events import ButtonEvent, RollEvent, StatusEvent
+    from firmware_bridge.events import ButtonEvent, RejectedEvent, RollEvent, StatusEvent, TimerEvent
 
-    assert event_line(RollEvent(source="sensor", seq=3, values=("Y", "R", "B", "K", "G"))) == \
-        "sensor: roll Y R B K G"
-    assert event_line(RollEvent(source="sensor", values=("Y", "?"))) == "sensor: roll Y ? (unsure)"
-    assert event_line(ButtonEvent(source="gpio", name="stop", action="down")) == "gpio: button stop down"
-    assert event_line(StatusEvent(source="sensor", state="link_lost")) == "sensor: status link_lost"
+    events = [RollEvent(source="sensor", seq=3, values=("Y", "R", "B", "K", "G")),
+              RollEvent(source="sensor", values=("Y", "?")), ButtonEvent(source="gpio", name="stop", action="down"),
+              TimerEvent(source="sensor", state="flip"), StatusEvent(source="sensor", state="link_lost"),
+              StatusEvent(source="gpio", state="connected", detail="19 inputs, 1 LEDs via MockFactory"),
+              StatusEvent(source="sensor", state="hello", device="sim-1", firmware="sim-1.0"),
+              RejectedEvent(source="sensor", reason="checksum", frame="$ROLL,1*00")]
+    assert [event_line(event, "en") for event in events] == [
+        "sensor: roll Y R B K G", "sensor: roll Y ? (unsure)", "gpio: button stop pressed",
+        "sensor: hourglass turned over", "sensor: link lost (no heartbeat)",
+        "gpio: connected: 19 inputs, 1 LED via MockFactory", "sensor: device sim-1, firmware sim-1.0",
+        "sensor: frame refused (checksum): $ROLL,1*00"]
+    assert [event_line(event, "de") for event in events] == [
+        "sensor: Wurf Y R B K G", "sensor: Wurf Y ? (unsicher)", "gpio: Taste stop gedrückt",
+        "sensor: Sanduhr umgedreht", "sensor: Verbindung verloren (kein Lebenszeichen)",
+        "gpio: verbunden: 19 Eingänge, 1 LED über MockFactory", "sensor: Gerät sim-1, Firmware sim-1.0",
+        "sensor: Rahmen abgewiesen (checksum): $ROLL,1*00"]
+    assert event_line(StatusEvent(source="sensor", state="disconnected", detail="/dev/ttyACM0: gone"), "fr") == \
+        "sensor: déconnecté (/dev/ttyACM0: gone)"
+
+
+def test_the_gpio_source_s_own_connected_line_is_said_in_the_app_s_language() -> None:
+    """The app reads the counts out of the GPIO source's status detail: this pins that sentence."""
+    from gpiozero.pins.mock import MockFactory
+
+    from companion.app.hardware import event_line
+    from firmware_bridge.config import load_pin_map
+    from firmware_bridge.gpio import GpioSource
+
+    events: list[object] = []
+    source = GpioSource(load_pin_map(), pin_factory=MockFactory(), tick_interval=None)
+    source.start(events.append)
+    try:
+        line = event_line(events[0], "de")
+    finally:
+        source.stop()
+    assert line.startswith("gpio: verbunden: ") and " Eingänge, " in line and line.endswith(" über MockFactory")
+
+
+def test_the_hardware_screen_s_source_details_are_in_the_app_s_language() -> None:
+    from companion.app.screens.table_text import sources_text
+
+    info = {"kind": "serial", "name": "sensor", "url": "socket://127.0.0.1:1", "connected": True, "pending": None,
+            "acked": 1, "pins": {"stop": 5}}
+    assert sources_text([info], [], False, "de") == ("sensor: verbunden\n   Art: serieller Sensor, Adresse: "
+                                                     "socket://127.0.0.1:1, wartet auf Antwort: –, verbucht: 1")
+    assert "type: capteur série" in sources_text([info], [], False, "fr")
 
 
 def test_players_seat_order_colours_and_first_player() -> None:

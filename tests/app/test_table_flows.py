@@ -15,7 +15,7 @@ from firmware_bridge.events import BeepCommand, LedCommand
 from firmware_bridge.hub import Source
 from tests.app.conftest import ManualClock
 from tests.app.test_play_touch import set_up_four_players
-from tests.app.ui import label_texts, tap
+from tests.app.ui import find_button, label_texts, tap
 
 
 class RecordingOutputs(Source):
@@ -166,12 +166,19 @@ def test_corrupt_journal_is_reported_on_home(fresh_app: Any, tmp_path: Path) -> 
     data = bytearray(path.read_bytes())
     data[2 * 4096:2 * 4096 + 200] = b"\xff" * 200  # a damaged page, as a bad card leaves it
     path.write_bytes(bytes(data))
-    app.open_journal(Journal(path))
-    app.go("settings")
-    app.go("home")
-    pump(2)
-    assert any("was damaged" in text and "new journal" in text for text in label_texts(app))
-    assert not app.resume_text
+    damaged = bytes(data)
+    original = app.journal.path
+    app.open_journal(Journal(path, exclusive=True))
+    try:
+        app.go("settings")
+        app.go("home")
+        pump(2)
+        assert any("is damaged" in text and "Salvage copies every move" in text for text in label_texts(app))
+        assert not app.resume_text and app.salvage_offered
+        find_button(app, "Salvage the journal")
+        assert path.read_bytes() == damaged  # offered, not done: the file is the user's
+    finally:
+        app.open_journal(Journal(original))
 
 
 def test_options_chosen_on_screen_reach_the_game(fresh_app: Any) -> None:

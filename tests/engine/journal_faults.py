@@ -95,3 +95,33 @@ def read_only_view(folder: Path, view: Path) -> Iterator[Path]:
         yield view
     finally:
         subprocess.run(["umount", "-l", str(view)], check=True)
+
+
+def digger_journal(path: Path, seed: int, games: int) -> None:
+    """A closed journal of `games` Digger games played through Session by the example's table bot, the
+    way a table fills it: 2-4 players, some games cut short, a few undos (each action entered again),
+    one game in three abandoned, every other one with a kept chess clock."""
+    from random import Random
+
+    from companion.engine.timebank import BankState
+    from companion.games.digger.example import EXAMPLE_SETUP, play_example
+
+    rng = Random(seed)
+    journal = Journal(path)
+    for index in range(games):
+        players = EXAMPLE_SETUP.players[:rng.randint(2, 4)]
+        record = play_example(EXAMPLE_SETUP.evolve(seed=seed * 1000 + index, players=players, first_player=0))
+        session = Session.new(record.setup(), journal)
+        assert session.game_id is not None
+        length = len(record.actions) if rng.random() < 0.6 else rng.randint(1, len(record.actions))
+        for entry in record.actions[:length]:
+            assert session.submit(entry.action, entry.source, entry.at).accepted
+            if rng.random() < 0.03 and not session.is_over():
+                assert session.undo().accepted
+                assert session.submit(entry.action, entry.source, entry.at).accepted
+        if index % 2:
+            journal.save_clock(session.game_id, BankState(used=(12.5,) * len(players), seat=0).to_json())
+        if index % 3 == 2 and not session.is_over():
+            journal.abandon(session.game_id)
+    journal.close()
+

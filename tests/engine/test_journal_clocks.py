@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion.engine.journal import SCHEMA_VERSION, Journal, JournalError
+from companion.engine.salvage import salvage_file
 from companion.engine.session import Session
 from companion.engine.timebank import BankState
 from tests.engine.journal_faults import journal_with_games, python, read_only_view, setup
@@ -61,7 +62,7 @@ def test_an_older_journal_gets_the_clocks_table_and_its_games_play_on(tmp_path: 
     assert reader.clock(game) is None and len(reader.games()) == 1
     reader.close()
     journal = Journal(path)
-    assert journal._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert journal._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     journal.save_clock(game, KEPT)
     assert journal.clock(game) == KEPT
     journal.close()
@@ -88,9 +89,7 @@ def test_salvage_keeps_the_clocks(tmp_path: Path) -> None:
     journal = Journal(path)
     journal.save_clock(second, KEPT)
     journal.close()
-    reader = Journal(path, read_only=True)
-    report = reader.salvage(tmp_path / "copy.sqlite3")
-    reader.close()
+    report = salvage_file(path, tmp_path / "copy.sqlite3")
     assert report.copied == (first, second)
     copy = Journal(tmp_path / "copy.sqlite3", read_only=True)
     assert copy.clock(second) == KEPT and copy.clock(first) is None

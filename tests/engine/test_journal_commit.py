@@ -117,7 +117,7 @@ def test_a_kill_at_every_commit_point_loses_nothing_acknowledged(tmp_path: Path,
     game_id = int(lines[0].split()[1])
     acknowledged = [json.loads(line.split(" ", 2)[2]) for line in lines if line.startswith("ACK")]
     journal = Journal(path)
-    assert journal.notice is None and not journal.read_only
+    assert journal.needs_salvage is None and journal.notices == [] and not journal.read_only
     resumed = Session.resume(journal, game_id)
     journalled = [entry.action for entry in resumed.actions]
     assert journalled[:len(acknowledged)] == acknowledged

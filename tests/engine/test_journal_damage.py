@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.engine.journal import DamagedGame, Journal
+from companion.engine.journal import Cut, DamagedGame, Journal
 from companion.engine.session import Session
 from tests.engine.journal_faults import digest, journal_with_games, setup
 
@@ -31,10 +31,11 @@ def _damage(path: Path, sql: str, *args: object) -> None:
 
 @pytest.fixture
 def damaged_journal(tmp_path: Path) -> tuple[Path, list[int]]:
-    """Five open games: #2 has a cut-off setup, #3 a cut-off action, #4 a bad timestamp."""
+    """Five open games: #2 has both copies of its setup cut off, #3 a cut-off action, #4 a bad timestamp."""
     path = tmp_path / "journal.sqlite3"
     ids = journal_with_games(path, games=5)
     _damage(path, "UPDATE games SET setup = substr(setup, 1, 30) WHERE id = ?", ids[1])
+    _damage(path, "UPDATE entries SET action = substr(action, 1, 30) WHERE game_id = ? AND kind = 'setup'", ids[1])
     _damage(path, "UPDATE entries SET action = substr(action, 1, 12) WHERE game_id = ? AND n = 1", ids[2])
     _damage(path, "UPDATE entries SET at = 'yesterday noon' WHERE game_id = ? AND n = 2", ids[3])
     return path, ids
@@ -54,6 +55,20 @@ def test_damaged_games_are_listed_as_such_and_the_others_stay(damaged_journal: t
             Session.resume(journal, game_id)
     for game_id in (ids[0], ids[4]):
         assert Session.resume(journal, game_id).state.totals == (5, 6)
+    journal.close()
+
+
+def test_one_readable_copy_of_a_setup_is_enough(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    ids = journal_with_games(path, games=2)
+    for damage, game_id in zip(("UPDATE games SET setup = '{\"game\": \"counting_te' WHERE id = ?",  # one copy each
+                                "UPDATE entries SET action = 'garbage' WHERE game_id = ? AND kind = 'setup'"), ids):
+        _damage(path, damage, game_id)
+    journal = Journal(path)
+    assert [(g.players, g.damaged) for g in journal.games()] == [(("Ada", "Bo"), None)] * 2
+    for game_id in ids:
+        assert Session.resume(journal, game_id).state.totals == (5, 6)
+    assert journal.notices == []
     journal.close()
 
 
@@ -104,29 +119,43 @@ def test_journal_check_reports_each_damaged_game(damaged_journal: tuple[Path, li
     lines = out.splitlines()
     assert lines[:3] == [f"game {ids[1]}: damaged (its setup is unreadable)", f"game {ids[2]}: damaged (row 1 is "
                          f"unreadable)", f"game {ids[3]}: damaged (row 2 is unreadable)"]
-    assert lines[3].startswith(f"{path}: 2 of 5 games readable; ")
+    assert lines[3:] == [f"{path}: 2 of 5 games readable with SQLite",
+                         "`goldtable journal salvage -o NEW` would copy 4 games (10 moves), 2 of them cut where moves "
+                         "are missing; 1 could not be read"]
     assert digest(path) == before
     clean = tmp_path / "clean.sqlite3"
     journal_with_games(clean, games=2)
     assert _run(capsys, "journal", "check", "--journal", str(clean)) == (0, f"{clean}: 2 of 2 games readable\n", "")
 
 
-def test_salvage_copies_every_readable_game_into_a_new_journal(damaged_journal: tuple[Path, list[int]],
-                                                                tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_salvage_copies_every_readable_move_and_cuts_a_game_at_its_first_unreadable_row(
+        damaged_journal: tuple[Path, list[int]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path, ids = damaged_journal
     target = tmp_path / "salvaged.sqlite3"
     code, out, _ = _run(capsys, "journal", "salvage", "--journal", str(path), "-o", str(target))
     assert code == 1
-    assert out.splitlines()[-1] == f"2 games copied to {target}, 3 could not be read"
-    assert f"game {ids[2]}: not copied (row 1 is unreadable)" in out
+    assert out.splitlines() == [f"game {ids[1]}: not copied (both copies of its setup are unreadable)",
+                                f"game {ids[2]}: cut after move 1: 2 moves lost",
+                                f"game {ids[3]}: cut after move 2: 1 move lost",
+                                f"4 games (10 moves) copied to {target}, 2 cut, 1 could not be read"]
     salvaged = Journal(target)
-    assert [g.id for g in salvaged.games()] == [ids[4], ids[0]] and salvaged.damaged == {}
+    summaries = {g.id: g for g in salvaged.games()}
+    assert sorted(summaries) == [ids[0], *ids[2:]] and salvaged.damaged == {}
+    assert summaries[ids[2]].cut == Cut(moves=1, lost=2, since=0) and summaries[ids[2]].actions == 1
+    assert summaries[ids[3]].cut == Cut(moves=2, lost=1, since=0) and summaries[ids[4]].cut is None
     original = Journal(path, read_only=True)
     assert salvaged.history(ids[4]) == original.history(ids[4])
-    session = Session.resume(salvaged, ids[4])
-    assert session.submit({"type": "roll", "values": ["1"]}, "touch").accepted  # it plays on
+    kept_after_the_gap = json.loads(salvaged._conn.execute(
+        "SELECT action FROM entries WHERE game_id = ? AND kind = 'cut'", (ids[2],)).fetchone()[0])["after"]
+    assert [row[:2] for row in kept_after_the_gap] == [[2, "action"]]  # row 1 was unreadable, row 2 is kept
+    for game_id in (ids[2], ids[4]):
+        session = Session.resume(salvaged, game_id)
+        assert session.submit({"type": "roll", "values": ["1"]}, "touch").accepted  # it plays on
+    assert {g.id: g.cut for g in salvaged.games()}[ids[2]] == Cut(moves=1, lost=2, since=1)
     salvaged.close()
+    code, out, _ = _run(capsys, "games", "--journal", str(target))
+    line = next(line for line in out.splitlines() if line.startswith(f"{ids[2]:4d}"))
+    assert line.endswith("Ada, Bo  (cut after move 1: 2 moves lost)") and "   2 actions  in progress" in line
     # Never over an existing file.
     before = digest(target)
     code, out, err = _run(capsys, "journal", "salvage", "--journal", str(path), "-o", str(target))

@@ -17,9 +17,9 @@ from companion.engine.journal import (
     JournalInUse,
     JournalLock,
     JournalOpenError,
-    _unique_aside,
     identify,
 )
+from companion.engine.salvage import _keep_under_new_name, salvage_in_place
 from companion.engine.session import Session
 from tests.engine.journal_faults import (
     digest,
@@ -88,39 +88,67 @@ def _corrupt(path: Path) -> bytes:
     return bytes(data)
 
 
-def test_a_damaged_journal_is_moved_aside_to_a_new_name_and_the_user_told(tmp_path: Path) -> None:
+def test_a_damaged_journal_is_left_untouched_and_salvaged_in_place_only_when_asked(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite3"
-    journal_with_games(path, games=30, rolls=7)
+    ids = journal_with_games(path, games=30, rolls=7)
     damaged = _corrupt(path)
-    journal = Journal(path)
-    (kept,) = [p for p in tmp_path.iterdir() if ".damaged-" in p.name and p.suffix == ".sqlite3"]
-    assert kept.read_bytes() == damaged
-    assert journal.notice is not None and str(kept) in journal.notice and "new journal" in journal.notice
-    assert journal.notices[0] == journal.notice
-    assert journal.games() == [] and not journal.read_only
-    Session.new(setup(), journal)
-    assert len(journal.games()) == 1
+    journal = Journal(path, exclusive=True)
+    assert journal.needs_salvage is not None and journal.read_only and journal.games() == []
+    assert journal.notices == [f"The game journal {path} is damaged ({journal.needs_salvage}). Salvage copies every "
+                               "move that can still be read into a new journal and keeps the damaged file beside "
+                               "it, unchanged."]
+    with pytest.raises(JournalError):
+        Session.new(setup(), journal)
+    assert path.read_bytes() == damaged and sorted(p.name for p in tmp_path.iterdir()) == [
+        "journal.sqlite3", "journal.sqlite3.lock"]
+    done = salvage_in_place(path)  # the app's Salvage button, while it holds the lock
+    journal.close()
+    assert done.kept.read_bytes() == damaged and done.kept.name.startswith("journal.damaged-")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["journal.sqlite3", "journal.sqlite3.lock",
+                                                                 done.kept.name])
+    salvaged = Journal(path)
+    assert salvaged.needs_salvage is None and salvaged.notices == []
+    assert [g.id for g in salvaged.games()] == ids[::-1] and done.report.copied == tuple(ids)
+    assert Session.resume(salvaged, ids[-1]).submit({"type": "roll", "values": ["1"]}, "touch").accepted
+    salvaged.close()
 
 
-def test_moved_aside_names_are_never_reused(tmp_path: Path) -> None:
+def test_kept_names_are_never_reused_and_keep_the_bytes(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite3"
-    names = {_unique_aside(path) for _ in range(5)}
-    assert len(names) == 5 and all(name.exists() and str(os.getpid()) in name.name for name in names)
+    path.write_bytes(b"damaged bytes")
+    names = {_keep_under_new_name(path) for _ in range(5)}
+    assert len(names) == 5 and all(str(os.getpid()) in name.name for name in names)
+    assert {name.read_bytes() for name in names} == {b"damaged bytes"} and path.read_bytes() == b"damaged bytes"
 
 
-def test_two_processes_opening_the_same_damaged_journal_lose_nothing(tmp_path: Path) -> None:
+def test_two_processes_opening_the_same_damaged_journal_change_nothing(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite3"
     journal_with_games(path, games=30, rolls=7)
     damaged = _corrupt(path)
     children = [python("import sys; from companion.engine.journal import Journal\n"
-                       "j = Journal(sys.argv[1]); print(j.notice or 'clean'); j.close()", str(path))
-                for _ in range(2)]
+                       "j = Journal(sys.argv[1]); print('salvage' if j.needs_salvage else 'clean'); j.close()",
+                       str(path)) for _ in range(2)]
     outputs = [child.communicate(timeout=60) for child in children]
     assert all(child.returncode == 0 for child in children), outputs
-    kept = [p for p in tmp_path.iterdir() if ".damaged-" in p.name and p.suffix == ".sqlite3"]
-    assert [p.read_bytes() for p in kept] == [damaged]  # moved once, intact, by one of the two
-    assert sorted(out.strip() == "clean" for out, _ in outputs) == [False, True]
-    assert Journal(path, read_only=True).games() == []
+    assert [out.strip() for out, _ in outputs] == ["salvage", "salvage"]
+    assert path.read_bytes() == damaged and sorted(p.name for p in tmp_path.iterdir()) == ["journal.sqlite3"]
+
+
+def test_a_journal_another_app_holds_is_not_salvaged_under_it(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    journal_with_games(path, games=30, rolls=7)
+    damaged = _corrupt(path)
+    holder = python("import sys, time; from companion.engine.journal import JournalLock\n"
+                    "JournalLock(sys.argv[1]).acquire(); print('HELD', flush=True); time.sleep(30)", str(path))
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "HELD"
+        with pytest.raises(JournalInUse, match="is in use by process"):
+            salvage_in_place(path)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert path.read_bytes() == damaged and not [p for p in tmp_path.iterdir() if "damaged" in p.name
+                                                  or "salvaged" in p.name]
 
 
 def test_a_busy_journal_is_waited_for_then_refused_in_one_sentence(tmp_path: Path) -> None:
@@ -141,7 +169,7 @@ def test_a_busy_journal_is_waited_for_then_refused_in_one_sentence(tmp_path: Pat
     finally:
         holder.kill()
         holder.wait()
-    assert digest(path) == before and not [p for p in tmp_path.iterdir() if ".damaged-" in p.name]
+    assert digest(path) == before and not [p for p in tmp_path.iterdir() if "damaged" in p.name]
     assert len(Journal(path, read_only=True).games()) == 1
 
 
@@ -152,7 +180,7 @@ def test_leftover_garbage_wal_is_ignored_and_nothing_lost(tmp_path: Path, capsys
     code, out, _ = _run(capsys, "games", "--journal", str(path), "--json")
     assert code == 0 and [g["id"] for g in json.loads(out)] == ids[::-1]
     journal = Journal(path)
-    assert journal.notice is None and [g.actions for g in journal.games()] == [3, 3]
+    assert journal.notices == [] and [g.actions for g in journal.games()] == [3, 3]
     session = Session.resume(journal, ids[0])
     assert session.submit({"type": "roll", "values": ["1"]}, "touch").accepted
     journal.close()
@@ -178,7 +206,7 @@ def test_full_disk_at_start_opens_read_only_and_says_why(tmp_path: Path, capsys:
         assert digest(path) == before
         filler.unlink()  # space again: the same journal, nothing replaced
         journal = Journal(path)
-        assert not journal.read_only and journal.notice is None and len(journal.games()) == 2
+        assert not journal.read_only and journal.notices == [] and len(journal.games()) == 2
         journal.close()
 
 
@@ -290,7 +318,7 @@ def test_an_old_journal_is_accepted_and_gets_our_application_id(tmp_path: Path) 
     assert reader.record(4).actions[0].source == "gpio"
     assert identify(path) == "journal"
     journal = Journal(path)
-    assert journal.notice is None and Session.resume(journal, 4).state.totals == (6, 0)
+    assert journal.notices == [] and Session.resume(journal, 4).state.totals == (6, 0)
     assert journal._conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     journal.close()
 
@@ -357,3 +385,25 @@ def test_rows_left_in_the_wal_by_a_crash_are_read_from_a_read_only_card(tmp_path
         (summary,) = journal.games()
         assert summary.actions == 12 and summary.damaged is None
     assert Path(f"{path}-wal").read_bytes() == wal and not Path(f"{path}-shm").exists()
+
+
+def test_a_file_whose_header_is_gone_is_a_journal_only_if_journal_rows_are_found(tmp_path: Path) -> None:
+    journal, other = tmp_path / "journal.sqlite3", tmp_path / "other.sqlite3"
+    journal_with_games(journal, games=2)
+    conn = sqlite3.connect(other)  # another program's table of the same shape as `games`
+    conn.execute("CREATE TABLE people (id INTEGER PRIMARY KEY, a TEXT, b TEXT, c TEXT, d TEXT)")
+    conn.executemany("INSERT INTO people (a, b, c, d) VALUES (?, ?, ?, ?)", [("x", "{}", "y", None)] * 50)
+    conn.commit()
+    conn.close()
+    for path in (journal, other):
+        data = bytearray(path.read_bytes())
+        data[:100] = os.urandom(100)
+        path.write_bytes(bytes(data))
+    assert identify(other) == "not-sqlite"
+    with pytest.raises(JournalOpenError, match="not a Goldtable journal"):
+        Journal(other, exclusive=True)
+    assert identify(journal) == "journal"
+    damaged = journal.read_bytes()
+    opened = Journal(journal, exclusive=True)
+    assert opened.needs_salvage is not None and journal.read_bytes() == damaged
+    opened.close()

@@ -53,12 +53,28 @@ def ranking_markup(ranking: list[dict[str, Any]], language: str) -> str:
     return "\n".join(lines)
 
 
+def _detail_words(language: str) -> dict[str, str]:
+    """The Hardware screen's words for the keys of a source's description (`describe()` in
+    firmware_bridge); a key not listed here is shown as it is."""
+    return {"kind": tr("kind", language), "url": tr("address", language), "port": tr("port", language),
+            "device": tr("device", language), "firmware": tr("firmware", language),
+            "pin_factory": tr("pin driver", language), "edges": tr("edges", language),
+            "bounces_ignored": tr("bounces ignored", language), "events": tr("events", language),
+            "frames": tr("frames", language), "rejected": tr("rejected", language),
+            "duplicates": tr("repeated frames", language), "pending": tr("awaiting an answer", language),
+            "acked": tr("recorded", language), "refused": tr("refused", language),
+            "connects": tr("connections", language), "link_losses": tr("links lost", language),
+            "commands_dropped": tr("commands dropped", language), "error": tr("error", language),
+            "gpio": tr("GPIO pins", language), "serial": tr("serial sensor", language)}
+
+
 def sources_text(sources: list[dict[str, Any]], problems: list[str], simulated: bool, language: str) -> str:
     """The Hardware screen's list of sources with their state, and sources that could not be set up."""
     lines = [tr("Problem: {problem}", language).format(problem=problem) for problem in problems]
+    words = _detail_words(language)
     for info in sources:
         state = tr("connected", language) if info.get("connected") else tr("not connected", language)
-        details = ", ".join(f"{key}: {value}" for key, value in info.items()
+        details = ", ".join(f"{words.get(key, key)}: {_detail_value(key, value, words)}" for key, value in info.items()
                             if key not in ("name", "connected") and not isinstance(value, (dict, list)))
         lines.append(f"{info.get('name', '?')}: {state}" + (f"\n   {details}" if details else ""))
     if simulated:
@@ -66,3 +82,9 @@ def sources_text(sources: list[dict[str, Any]], problems: list[str], simulated: 
     if not sources:
         lines.append(tr("No hardware sources attached.", language))
     return "\n".join(lines)
+
+
+def _detail_value(key: str, value: Any, words: dict[str, str]) -> str:
+    if value is None:
+        return "–"
+    return words.get(value, value) if key == "kind" else str(value)
