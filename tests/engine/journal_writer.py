@@ -36,7 +36,7 @@ def main(journal_path: str, seed: int, kill_at: str | None = None, occurrence: i
             if seen == occurrence:
                 os.kill(os.getpid(), signal.SIGKILL)
 
-    journal._conn.set_trace_callback(maybe_kill)
+    journal._write.set_trace_callback(maybe_kill)
     players = tuple(Player(name=name) for name in ("Anna", "Ben", "Chloé", "David"))
     session = Session.new(Setup(game=game, players=players, seed=seed), journal)
     print(f"GAME {session.game_id}", flush=True)
