@@ -25,8 +25,10 @@ def main(data: Path) -> None:
     pump(2)
     clock.advance(30)
     app.controller.submit({"type": "roll", "values": ["L"]})  # Anna is charged, Ben's clock runs (saved now)
+    pump(1)
     clock.advance(12)
     app.clocks.update()  # the tick after 5 s and more: the periodic save
+    pump(1)  # on the writer thread: done before this frame
     print("READY", session.game_id, app.journal.clock(session.game_id), flush=True)
     time.sleep(600)
 

@@ -105,12 +105,14 @@ KILL_POINTS = [
 ]
 
 
+@pytest.mark.parametrize("writer", ["inline", "thread"])
 @pytest.mark.parametrize(("statement", "occurrence", "unannounced", "game"), KILL_POINTS)
 def test_a_kill_at_every_commit_point_loses_nothing_acknowledged(tmp_path: Path, statement: str, occurrence: int,
-                                                                 unannounced: int, game: str) -> None:
+                                                                 unannounced: int, game: str, writer: str) -> None:
+    """Committed on the calling thread (the CLI) and on the journal's writer thread (the app) alike."""
     path = tmp_path / "journal.sqlite3"
     child = subprocess.run([sys.executable, "-m", "tests.engine.journal_writer", str(path), "5", statement,
-                            str(occurrence), game], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            str(occurrence), game, writer], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                            capture_output=True, text=True, timeout=120)
     assert child.returncode == -signal.SIGKILL, child.stderr
     lines = child.stdout.splitlines()

@@ -133,6 +133,18 @@ def test_answers_keep_their_order_a_write_nobody_waits_for_holds_no_input_and_cl
     assert isinstance(errors[1], JournalError) and "closed" in str(errors[1])
 
 
+def test_closing_while_the_card_does_not_answer_says_so_and_the_write_still_finishes() -> None:
+    ui = UiThread()
+    writer = JournalWriter(ui.call_soon)
+    release = threading.Event()
+    heard: list[bool] = []
+    writer.write(lambda: release.wait(5), lambda outcome: heard.append(outcome.result()))
+    assert not writer.close(timeout=0.1) and heard == []  # not finished: the journal must stay open under it
+    release.set()
+    assert writer.flush(5)  # the thread finishes that write, then ends
+    ui.run_until(lambda: heard == [True])
+
+
 @pytest.mark.parametrize("writer", ["thread", "inline"])
 def test_with_a_slow_fsync_the_ui_thread_runs_while_the_commit_waits(tmp_path: Path, writer: str) -> None:
     """A real slow card: every fsync of the child process takes 200 ms.  Its UI thread ticks every 5 ms while
