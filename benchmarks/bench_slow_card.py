@@ -61,28 +61,20 @@ def play(mode: str, data: Path) -> dict[str, Any]:
     sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
     from random import Random
 
+    from bench_app import open_game
     from finger import Finger
     from kivy.base import EventLoop
     from kivy.graphics.opengl import glFinish
 
     from companion.app.demo import next_move
-    from companion.app.launch import pump, start_headless
+    from companion.app.launch import start_headless
     from companion.app.tables.digger import action_label
     from companion.engine.writer import InlineWriter
     from tests.app.ui import find_button
 
     app = start_headless((800, 480), journal_path=data / "journal.sqlite3", settings_file=data / "s.json",
                          use_system_hardware=False)
-    app.choose_game("digger")
-    app.new_game()
-    model = app.players_model
-    while len(model.seats) < len(PLAYERS):
-        model.add()
-    model.seats = [{**seat, "name": name} for seat, name in zip(model.seats, PLAYERS)]
-    app.players_done()
-    app.options_done()
-    app.start_game(seed=5)
-    pump(3)
+    open_game(app, "digger", PLAYERS)
     session = app.table.session
     if mode == "inline":
         session.writer = InlineWriter()

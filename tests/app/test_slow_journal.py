@@ -18,6 +18,7 @@ from kivy.core.window import Window
 
 from companion.app.launch import pump
 from companion.engine.journal import Journal
+from companion.engine.session import Session
 from firmware_bridge.events import ButtonEvent
 from tests.app.test_controller_inputs import Frame, open_game
 from tests.app.ui import find_button
@@ -74,16 +75,22 @@ def touch(app: Any, text: str) -> None:
     pump(1, writes_land=False)
 
 
-def test_input_during_a_slow_commit_waits_its_turn_and_nothing_is_acknowledged_early(
-        fresh_app: Any, own_journal: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = fresh_app
+def roll_held(app: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Session, Acknowledgements, HeldWrites]:
+    """A Digger game on the table and a roll tapped in, whose commit the card holds."""
     session = open_game(app, "digger")
     told = Acknowledgements(app, monkeypatch)
     slow = HeldWrites(app.journal, monkeypatch)
-    log = list(app.table.log)
-    for face in "BYRGW":  # the fifth tap completes the roll: its commit is held
+    for face in "BYRGW":  # the fifth tap completes the roll
         touch(app, face)
     assert slow.held.wait(5)
+    return session, told, slow
+
+
+def test_input_during_a_slow_commit_waits_its_turn_and_nothing_is_acknowledged_early(
+        fresh_app: Any, own_journal: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = fresh_app
+    log = list(app.table.log)
+    session, told, slow = roll_held(app, monkeypatch)
     stop = ButtonEvent(source="gpio", name="stop", action="down")  # refused if checked now: nothing rolled yet
     app.hardware.dispatch("on_event", stop)
     roll = Frame(values=("K", "K", "B", "Y", "R"), seq=41)  # Ben's roll, once Anna has stopped
@@ -110,12 +117,7 @@ def test_input_during_a_slow_commit_waits_its_turn_and_nothing_is_acknowledged_e
 def test_a_new_game_asked_for_during_a_slow_commit_opens_after_it_and_gets_the_input_after_it(
         fresh_app: Any, own_journal: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     app = fresh_app
-    old = open_game(app, "digger")
-    told = Acknowledgements(app, monkeypatch)
-    slow = HeldWrites(app.journal, monkeypatch)
-    for face in "BYRGW":
-        touch(app, face)
-    assert slow.held.wait(5)
+    old, told, slow = roll_held(app, monkeypatch)
     app.go("home")
     app.choose_game("digger")
     app.new_game()
