@@ -90,7 +90,9 @@ class JournalWriter:
 
     def __init__(self, call_soon: Callable[[Callable[[], None]], None], name: str = "goldtable-journal") -> None:
         self._call_soon = call_soon
-        self._jobs: queue.SimpleQueue[_Job[Any] | threading.Event | None] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[_Job[Any] | None] = queue.SimpleQueue()
+        self._unwritten = 0  # writes asked for and not yet done, under `_written`
+        self._written = threading.Condition()
         self._landed: deque[_Job[Any]] = deque()  # written, outcome not handed over yet (filled by the thread)
         self._holding = 0  # writes input waits for whose outcome has not been handed over
         self._waiting: deque[Callable[[], None]] = deque()
@@ -114,8 +116,10 @@ class JournalWriter:
 
             job.outcome.set_exception(JournalError("the game journal was closed; nothing more is saved"))
             self._land(job)
-        else:
-            self._jobs.put(job)
+            return
+        with self._written:
+            self._unwritten += 1
+        self._jobs.put(job)
 
     def in_turn(self, callback: Callable[[], None]) -> None:
         """Run `callback` (an input) now, or, while a write it must wait for is in flight, after that
@@ -128,12 +132,8 @@ class JournalWriter:
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every write asked for so far is done (any thread; their outcomes still come through
         `call_soon`): for closing, and for headless drivers that step the app frame by frame."""
-        if self._closed:
-            self._thread.join(timeout)
-            return not self._thread.is_alive()
-        written = threading.Event()
-        self._jobs.put(written)
-        return written.wait(timeout)
+        with self._written:
+            return self._written.wait_for(lambda: self._unwritten == 0, timeout)
 
     def close(self, timeout: float = CLOSE_SECONDS) -> bool:
         """Finish the writes asked for (up to `timeout`) and hand their outcomes over now, so the last
@@ -150,11 +150,11 @@ class JournalWriter:
     def _run(self) -> None:
         """The writer thread: one job after another until `close`."""
         while (job := self._jobs.get()) is not None:
-            if isinstance(job, threading.Event):
-                job.set()  # a flush: everything asked before it is done
-                continue
             job.outcome = done(job.work)
             self._land(job)
+            with self._written:
+                self._unwritten -= 1
+                self._written.notify_all()
 
     def _land(self, job: _Job[Any]) -> None:
         self._landed.append(job)
