@@ -1,6 +1,7 @@
 """Run by test_writer: ten moves of the counting game, each asked for once the one before was answered,
-while the "UI thread" (this process's main loop) ticks every 5 ms or sooner.  Prints JSON: when it ticked,
-when each commit ran on its thread, and when each move was answered.
+while the "UI thread" (this process's main loop) ticks every 5 ms or sooner and reads the journal at each
+tick as Home and the serial path do.  Prints JSON: when it ticked, when each commit ran on its thread, and
+when each move was answered.
 
     python -m tests.engine.slow_card_player JOURNAL thread|inline
 """
@@ -58,6 +59,8 @@ def main(path: str, mode: str) -> None:
     while len(answers) < MOVES:
         with contextlib.suppress(queue.Empty):
             handed.get(timeout=0.005)()
+        journal.latest_unfinished_summary()  # reads never wait for the commit under way
+        journal.is_recorded("tray:1")
         ticks.append(time.monotonic())
     session.writer.close()
     journal.close()

@@ -147,9 +147,10 @@ def test_closing_while_the_card_does_not_answer_says_so_and_the_write_still_fini
 
 @pytest.mark.parametrize("writer", ["thread", "inline"])
 def test_with_a_slow_fsync_the_ui_thread_runs_while_the_commit_waits(tmp_path: Path, writer: str) -> None:
-    """A real slow card: every fsync of the child process takes 200 ms.  Its UI thread ticks every 5 ms while
-    it plays ten moves one after the other; with the writer thread it ticked during every commit, with the
-    commit inline (as before the writer thread) never: the measure tells the two apart."""
+    """A real slow card: every fsync of the child process takes 200 ms.  Its UI thread ticks every 5 ms, and
+    reads the journal at each tick, while it plays ten moves one after the other; with the writer thread it
+    ticked during every commit, with the commit inline (as before the writer thread) never: the measure
+    tells the two apart."""
     library = slow_fsync_library(tmp_path)
     if library is None:
         pytest.skip("no C compiler to build the slow-fsync shim")
