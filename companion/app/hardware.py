@@ -7,9 +7,9 @@ listed in `problems` and the others run on; touch always works.  On a PC without
 stands in for the buttons.
 
 A GTP/1 sensor is answered only when the app settles the event: `$ACK` after the session journalled
-it (ACK means "recorded"), `$NAK` when it was refused.  An event the app's `on_event` handler does not
-settle while it runs is ACKed as soon as the handler has returned: whatever the handler did with
-it (a journalled move included) is done by then, and the device must never be left waiting.
+it (ACK means "recorded"), `$NAK` when it was refused.  That is later than `on_event` returning: the
+journal commits on its writer thread, and the table controller settles the frame once the row is on
+disk; the device resends until then.
 """
 
 from __future__ import annotations

@@ -90,12 +90,23 @@ def start_headless(size: tuple[int, int], **app_kwargs: Any) -> Any:
     return app
 
 
-def pump(frames: int = 3) -> None:
-    """Let Kivy run `frames` frames (layout, clock callbacks, drawing)."""
+def pump(frames: int = 3, writes_land: bool = True) -> None:
+    """Let Kivy run `frames` frames (layout, clock callbacks, drawing).
+
+    A headless driver steps the app like a finger that waits for the table: before each frame the
+    journal writes in flight are finished, so that frame hands their answers over, and frames go on
+    until no input waits for a write any more (an input that waited may have asked for the next one).
+    `writes_land=False` runs the frames as the app's own loop does, with the writes still on their way."""
+    from kivy.app import App
     from kivy.base import EventLoop
 
-    for _ in range(frames):
+    writer = getattr(App.get_running_app(), "writer", None) if writes_land else None
+    done = 0
+    while done < frames or (writer is not None and writer.busy):
+        if writer is not None:
+            writer.flush()
         EventLoop.idle()
+        done += 1
 
 
 def stop_headless(app: Any) -> None:
@@ -134,7 +145,10 @@ def show_screen(app: Any, screen: str) -> None:
     elif screen in ("table", "timer", "refusal", "notice", "rules", "undo", "loupe", "line"):
         app.resume()
         for _step in range(6 if screen == "undo" else 0):  # back to a move that moved something
-            if not app.controller.undo() or "•" in app.table.notice_text:
+            undone: list[bool] = []
+            app.controller.undo(then=undone.append)
+            pump(1)
+            if not undone[0] or "•" in app.table.notice_text:
                 break
         if screen == "timer":
             app.timer.start(30)

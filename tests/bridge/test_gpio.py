@@ -188,3 +188,39 @@ def _eventually(condition, timeout: float = 2.0) -> bool:  # type: ignore[no-unt
             return True
         time.sleep(0.002)
     return False
+
+
+def test_the_ticker_sleeps_while_every_input_is_at_rest(factory: MockFactory) -> None:
+    """At rest the ticker looks at the pins only now and then; an edge wakes it, and while the button is
+    down it ticks often enough to settle the bounce and report `held`, then it sleeps again."""
+    import time
+
+    ticks: list[float] = []
+
+    class Counting(GpioSource):
+        def tick(self) -> None:
+            ticks.append(time.monotonic())
+            super().tick()
+
+    source = Counting(load_pin_map(), factory, tick_interval=0.005)
+    events: list[BridgeEvent] = []
+    source.start(events.append)
+    try:
+        time.sleep(0.3)
+        assert len(ticks) <= 1  # at rest: not every 5 ms (that would be about 60)
+        pin = source.pin_map.buttons["confirm"]
+        factory.pin(pin).drive_low()  # pressed
+        deadline = time.monotonic() + 3
+        while ("confirm", "held") not in buttons(events) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert buttons(events) == [("confirm", "down"), ("confirm", "held")]
+        busy = len(ticks)
+        assert busy > 20  # ticking while the button was down
+        factory.pin(pin).drive_high()  # released
+        time.sleep(0.1)
+        assert buttons(events)[-1] == ("confirm", "up")
+        settled = len(ticks)
+        time.sleep(0.3)
+        assert len(ticks) - settled <= 1  # asleep again
+    finally:
+        source.stop()

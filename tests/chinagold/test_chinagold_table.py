@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.table_helpers import kivy_ready_fixture, make_controller, show_panel, tap_cell  # noqa: F401 - a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, played, show_panel, tap_cell  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
@@ -197,7 +197,8 @@ def test_a_stale_answer_is_dropped_and_a_fresh_one_marked(kivy_ready: Any) -> No
     controller.on_bridge_event(ButtonEvent(source="gpio", name="hint", action="down"))  # Chinagold's hint button
     assert controller.thinking
     controller.tap_site(0)
-    assert controller.tap_site(0)  # a move by touch while the bot thinks about the old position
+    # a move by touch while the bot thinks about the old position
+    assert played(controller.session, controller.tap_site, 0)
     moves = len(controller.session.actions)
     release.set()
     workers[0].join(10)
