@@ -6,6 +6,8 @@ printed part into.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Hashable, Iterator
+from functools import lru_cache
 from typing import Any
 
 from kivy.core.text import Label as CoreLabel
@@ -98,11 +100,18 @@ def rings(centres: list[tuple[float, float]], radius: float, width: float, segme
     return Mesh(vertices=vertices, indices=indices, mode="triangles")
 
 
+@lru_cache(maxsize=512)
+def text_texture(text: str, size: int, rgb: RGB = (1, 1, 1)) -> Any:
+    """A bold text's texture (never smaller than 6 px), kept: boards draw the same few texts again and
+    again (numbers, labels), and rendering one costs a software renderer more than the rest of a piece."""
+    label = CoreLabel(text=text, font_size=max(6, size), color=(*rgb, 1), bold=True)
+    label.refresh()
+    return label.texture
+
+
 def centred_text(group: InstructionGroup, text: str, cx: float, cy: float, size: float, rgb: RGB) -> None:
     """Bold text centred on (cx, cy) added to `group` (never smaller than 6 px)."""
-    label = CoreLabel(text=text, font_size=max(6.0, size), bold=True)
-    label.refresh()
-    texture = label.texture
+    texture = text_texture(text, int(size))  # the font is opened at the whole size below
     group.add(Color(*rgb))
     group.add(Rectangle(texture=texture, size=texture.size, pos=(cx - texture.width / 2, cy - texture.height / 2)))
 
@@ -153,6 +162,13 @@ class Magnifiable:
         shown = {name: getattr(self, name) for name in self.view_properties}
         return type(self)(self.layout, **shown, **properties)  # type: ignore[call-arg]
 
+    def in_view(self, x: float, y: float, margin: float) -> bool:
+        """Whether something at (x, y) reaching `margin` pixels round it can be seen: always on the whole
+        board; in the loupe's copy, only within the widget (it draws the few cells it shows, not all)."""
+        widget: Any = self
+        return not self.zoom_spacing or (widget.x - margin <= x <= widget.right + margin
+                                         and widget.y - margin <= y <= widget.top + margin)
+
 
 class BakedLayer:
     """Instructions drawn once into an off-screen texture and shown as one textured rectangle.
@@ -163,10 +179,18 @@ class BakedLayer:
     rendering them into a texture again each time cost more (about 20 ms) than drawing them straight
     (about 4 ms, see docs/performance.md). `rebuild` empties the layer for new instructions in widget
     coordinates.
+
+    With `baked=False` the instructions are drawn straight, without a texture: the loupe's magnified
+    copy lives for a frame or two and draws only the few cells it shows, so baking would cost a texture
+    made and dropped at every opening and a render more than it saves.
     """
 
-    def __init__(self, canvas: Canvas) -> None:
+    def __init__(self, canvas: Canvas, baked: bool = True) -> None:
         self.group = InstructionGroup()
+        self._fbo: Fbo | None = None
+        if not baked:
+            canvas.add(self.group)
+            return
         self._fbo = Fbo(size=(1, 1), with_stencilbuffer=True)  # Kivy draws wide lines with the stencil
         self._shift = Translate(0, 0)
         for instruction in (ClearColor(0, 0, 0, 0), ClearBuffers(), self._shift, self.group):
@@ -176,14 +200,55 @@ class BakedLayer:
         canvas.add(Color(1, 1, 1, 1))
         canvas.add(self._rect)
 
+    @property
+    def baked(self) -> bool:
+        return self._fbo is not None
+
     def rebuild(self, pos: tuple[float, float], size: tuple[float, float]) -> InstructionGroup:
         """The emptied group to draw into, for a widget now at `pos` with `size`."""
-        width, height = max(1, round(size[0])), max(1, round(size[1]))
-        if tuple(self._fbo.size) != (width, height):
-            self._fbo.size = (width, height)
-        self._shift.xy = (-pos[0], -pos[1])
-        self._rect.texture = self._fbo.texture
-        self._rect.pos = pos
-        self._rect.size = (width, height)
+        if self._fbo is not None:
+            width, height = max(1, round(size[0])), max(1, round(size[1]))
+            if tuple(self._fbo.size) != (width, height):
+                self._fbo.size = (width, height)
+            self._shift.xy = (-pos[0], -pos[1])
+            self._rect.texture = self._fbo.texture
+            self._rect.pos = pos
+            self._rect.size = (width, height)
         self.group.clear()
         return self.group
+
+
+class Layers:
+    """A board's pieces as instruction groups in drawing order (highlights, chips, figures...), each
+    repainted only when what it shows changes.
+
+    A move changes a figure and the highlights, not the sixty chips or the rafts; repainting everything
+    after every change made hundreds of instructions a tap, and the garbage they left was collected in
+    pauses of 40-60 ms inside later taps (docs/performance.md).  `paint(name, shown, draw)` empties the
+    group and calls `draw(group)` when `shown` (a hashable summary of what the group draws) differs from
+    the last; `forget()` repaints all on the next paint (after a size change).
+    """
+
+    def __init__(self, canvas: Canvas, names: tuple[str, ...]) -> None:
+        self.groups = {name: InstructionGroup() for name in names}
+        self._shown: dict[str, Hashable] = {}
+        for group in self.groups.values():
+            canvas.add(group)
+
+    def paint(self, name: str, shown: Hashable, draw: Callable[[InstructionGroup], object]) -> bool:
+        """Repaint group `name` if it would show something else; True if it was repainted."""
+        if name in self._shown and self._shown[name] == shown:
+            return False
+        self._shown[name] = shown
+        group = self.groups[name]
+        group.clear()
+        draw(group)
+        return True
+
+    def forget(self) -> None:
+        self._shown.clear()
+
+    def instructions(self) -> Iterator[Any]:
+        """Every instruction of every group, in drawing order."""
+        for group in self.groups.values():
+            yield from group.children
