@@ -86,6 +86,11 @@ def test_gold_connection_a_bar_picked_repaints_the_bars_only(table_app: Any) -> 
     assert repainted(before, board) == {"bars"}
 
 
+def printed_size(board: Any) -> int:
+    """How much the printed board draws: the vertices of its meshes, and one for any other instruction."""
+    return sum(len(item.vertices) // 4 if isinstance(item, Mesh) else 1 for item in board._printed.group.children)
+
+
 @pytest.mark.parametrize("game, players", [("goldgraeber", 3), ("chinagold", 2), ("gold_connection", 2)])
 def test_the_loupe_copy_draws_only_what_it_shows_straight(table_app: Any, game: str, players: int) -> None:
     """The copy is seen for a tap or two: it bakes no texture, and draws the cells around the touch
@@ -95,10 +100,7 @@ def test_the_loupe_copy_draws_only_what_it_shows_straight(table_app: Any, game: 
     pump(1)
     copy = magnified.board
     assert not copy._printed.baked and not any(isinstance(item, Fbo) for item in copy.canvas.children)
-    if game != "gold_connection":  # the hex boards: a mesh per drawn cell
-        cells = sum(1 for item in board._printed.group.children if isinstance(item, Mesh))
-        shown = sum(1 for item in copy._printed.group.children if isinstance(item, Mesh))
-        assert 0 < shown < 0.8 * cells  # Chinagold's larger cells: 67 of 91
+    assert 0 < printed_size(copy) < 0.8 * printed_size(board)  # Chinagold's larger cells: 67 of 91 sites
     board.loupe.close()
 
 
@@ -119,3 +121,20 @@ def test_the_loupe_frees_its_copy_on_closing_and_keeps_its_frame(table_app: Any)
     assert again is magnified and (again.lens, again.header, again.close_button) == frame
     assert again.board is not None and again.shows(target)
     board.loupe.close()
+
+
+@pytest.mark.parametrize("game, players", [("goldgraeber", 3), ("chinagold", 2)])
+def test_the_printed_hexes_are_a_mesh_per_colour(table_app: Any, game: str, players: int) -> None:
+    """The loupe's copy draws its printed part every frame: hexes, holes, ties, walls and borders are a mesh
+    per colour (a draw call each costs a software renderer a fixed amount), not an instruction per cell."""
+    board = open_table(table_app, game, players).board
+    cells = len(board.board.ids) if game == "goldgraeber" else board.grid.size
+    instructions = board._printed.group.children
+    assert len(instructions) < cells, f"{len(instructions)} instructions for {cells} cells"  # one per cell: 2+
+
+
+def test_gold_connection_bars_are_a_mesh_per_colour(table_app: Any) -> None:
+    board = open_table(table_app, "gold_connection", 2).board
+    bars = board._pieces.groups["bars"].children
+    colours = {bar[0] for bars_in_safe in board.state.safes.values() for bar in bars_in_safe}
+    assert sum(1 for item in bars if isinstance(item, Mesh)) == len(colours) > 1

@@ -22,9 +22,10 @@ from companion.app.boards.drawing import (
     axial_at,
     centred_text,
     discs,
-    fill_hex,
     hex_centre,
+    hexes,
     rings,
+    segments,
 )
 from companion.games.chinagold.board import ChinagoldBoardLayout
 from companion.games.chinagold.geometry import NEIGHBOUR_STEPS, grid
@@ -170,17 +171,18 @@ class ChinagoldBoard(Magnifiable, Widget):
         group.add(Color(*BACKGROUND))
         group.add(Rectangle(pos=self.pos, size=self.size))
         shown = [site for site in range(g.size) if self.in_view(*self.centre_of(site), self._radius)]
-        for site in shown:
-            fill_hex(group, *self.centre_of(site), self._radius,
-                     MOUNTAIN_TONES[self._tones[self._mountain_of[site]]])
-        group.add(Color(*BORDER))
-        border_width = max(1.0, self._radius * 0.07)
+        hexes(group, [(*self.centre_of(site), MOUNTAIN_TONES[self._tones[self._mountain_of[site]]])
+                      for site in shown], self._radius)
+        borders: list[tuple[float, float, float, float]] = []
         for site in shown:
             q, r = g.coords[site]
             for step in NEIGHBOUR_STEPS:
                 other = g.index.get((q + step[0], r + step[1]))
                 if other is None or (other > site and self._mountain_of[other] != self._mountain_of[site]):
-                    group.add(Line(points=self._edge(site, step), width=border_width, cap="round"))
+                    x1, y1, x2, y2 = self._edge(site, step)
+                    borders.append((x1, y1, x2, y2))
+        group.add(Color(*BORDER))
+        segments(group, borders, max(1.0, self._radius * 0.07))
         self._draw_rivers(group)
         if self.show_ids:
             for site in shown:
@@ -191,13 +193,12 @@ class ChinagoldBoard(Magnifiable, Widget):
 
     def _draw_rivers(self, group: InstructionGroup) -> None:
         width = max(1.2, self._radius * 0.13)
+        streams = [(*self.centre_of(a), *self.centre_of(b)) for region in self.layout.rivers
+                   for a, b in river_tree(self.layout, region.sites)
+                   if self.in_view(*self.centre_of(a), 2 * self._radius)]
         for colour, line_width in ((RIVER_BANK, width * 1.8), (RIVER, width)):
             group.add(Color(*colour))
-            for region in self.layout.rivers:
-                for a, b in river_tree(self.layout, region.sites):
-                    if not self.in_view(*self.centre_of(a), 2 * self._radius):
-                        continue
-                    group.add(Line(points=[*self.centre_of(a), *self.centre_of(b)], width=line_width, cap="round"))
+            segments(group, streams, line_width)
         for region in self.layout.rivers:
             if len(region.sites):
                 cx, cy = self.centre_of(min(region.sites))

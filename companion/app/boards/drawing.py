@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from kivy.core.text import Label as CoreLabel
-from kivy.graphics import ClearBuffers, ClearColor, Color, Fbo, InstructionGroup, Mesh, Rectangle, Translate
+from kivy.graphics import ClearBuffers, ClearColor, Color, Fbo, InstructionGroup, Line, Mesh, Rectangle, Translate
 from kivy.graphics.instructions import Canvas
 from kivy.properties import ListProperty, NumericProperty, ObjectProperty
 from kivy.uix.widget import Widget
@@ -51,22 +51,15 @@ def hex_corners(cx: float, cy: float, size: float) -> list[float]:
     return points
 
 
-def fill_hex(group: InstructionGroup, cx: float, cy: float, size: float, rgb: RGB) -> None:
-    """A filled pointy-top hex (a triangle fan around its centre) added to `group`."""
-    corners = hex_corners(cx, cy, size)
-    vertices = [cx, cy, 0.0, 0.0]
-    for k in range(7):
-        vertices += [corners[(2 * k) % 12], corners[(2 * k + 1) % 12], 0.0, 0.0]
-    group.add(Color(*rgb))
-    group.add(Mesh(vertices=vertices, indices=list(range(8)), mode="triangle_fan"))
-
-
-def discs(centres: list[tuple[float, float]], radius: float, segments: int = 24) -> Mesh:
+def discs(centres: list[tuple[float, float]], radius: float, segments: int = 24, first_corner: float = 0.0,
+          squash: float = 1.0) -> Mesh:
     """Many filled circles of one size as a single mesh: one draw call for all the markers of a colour,
-    where one `Ellipse` each would cost a call apiece."""
+    where one `Ellipse` each would cost a call apiece.  With `segments=6, first_corner=30` they are the
+    filled pointy-top hexes of a board; `squash` flattens them into ellipses that high."""
     vertices: list[float] = []
     indices: list[int] = []
-    ring = [(radius * math.cos(2 * math.pi * k / segments), radius * math.sin(2 * math.pi * k / segments))
+    ring = [(radius * math.cos(math.radians(first_corner) + 2 * math.pi * k / segments),
+             squash * radius * math.sin(math.radians(first_corner) + 2 * math.pi * k / segments))
             for k in range(segments)]
     for cx, cy in centres:
         base = len(vertices) // 4
@@ -75,6 +68,52 @@ def discs(centres: list[tuple[float, float]], radius: float, segments: int = 24)
             vertices += [cx + dx, cy + dy, 0.0, 0.0]
         for k in range(segments):
             indices += [base, base + 1 + k, base + 1 + (k + 1) % segments]
+    return Mesh(vertices=vertices, indices=indices, mode="triangles")
+
+
+def hexes(group: InstructionGroup, cells: list[tuple[float, float, RGB]], size: float) -> None:
+    """Filled pointy-top hexes added to `group` as one mesh per colour (`cells`: centre x, y and colour),
+    each colour's in the order it first appears: a board's printed hexes in a few draw calls, not one
+    each (a call costs a software renderer a fixed amount, and the loupe's copy draws them every frame)."""
+    by_colour: dict[RGB, list[tuple[float, float]]] = {}
+    for cx, cy, rgb in cells:
+        by_colour.setdefault(rgb, []).append((cx, cy))
+    for rgb, centres in by_colour.items():
+        group.add(Color(*rgb))
+        group.add(discs(centres, size, segments=6, first_corner=30))
+
+
+def segments(group: InstructionGroup, lines: list[tuple[float, float, float, float]], width: float,
+             caps: bool = True) -> None:
+    """Straight lines (x1, y1, x2, y2) of one colour and `width` added to `group` as one mesh, drawn as a
+    `Line(points, width)` draws each (a band `width` to either side, round ends), where a `Line` each
+    would cost a draw call apiece.  A width of 1 or less is a `Line` each, a hairline as Kivy draws it."""
+    if width <= 1:
+        for line in lines:
+            group.add(Line(points=list(line), width=width))
+        return
+    vertices: list[float] = []
+    indices: list[int] = []
+    for x1, y1, x2, y2 in lines:
+        length = math.hypot(x2 - x1, y2 - y1) or 1.0
+        nx, ny = -(y2 - y1) / length * width, (x2 - x1) / length * width
+        base = len(vertices) // 4
+        vertices += [x1 + nx, y1 + ny, 0.0, 0.0, x1 - nx, y1 - ny, 0.0, 0.0,
+                     x2 + nx, y2 + ny, 0.0, 0.0, x2 - nx, y2 - ny, 0.0, 0.0]
+        indices += [base, base + 1, base + 2, base + 2, base + 1, base + 3]
+    group.add(Mesh(vertices=vertices, indices=indices, mode="triangles"))
+    if caps:
+        group.add(discs([end for x1, y1, x2, y2 in lines for end in ((x1, y1), (x2, y2))], width, 12))
+
+
+def rectangles(boxes: list[tuple[float, float, float, float]]) -> Mesh:
+    """Many filled rectangles (x, y, width, height) of one colour as a single mesh."""
+    vertices: list[float] = []
+    indices: list[int] = []
+    for x, y, width, height in boxes:
+        base = len(vertices) // 4
+        vertices += [x, y, 0.0, 0.0, x + width, y, 0.0, 0.0, x, y + height, 0.0, 0.0, x + width, y + height, 0.0, 0.0]
+        indices += [base, base + 1, base + 2, base + 2, base + 1, base + 3]
     return Mesh(vertices=vertices, indices=indices, mode="triangles")
 
 

@@ -15,7 +15,7 @@ from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle, Rou
 from kivy.properties import BooleanProperty, ListProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
-from companion.app.boards.drawing import BakedLayer, Layers, Magnifiable, text_texture
+from companion.app.boards.drawing import BakedLayer, Layers, Magnifiable, rectangles, text_texture
 from companion.games.gold_connection.board import GoldConnectionLayout
 
 BAR_COLOURS = {"B": (0.25, 0.45, 0.95), "G": (0.2, 0.7, 0.3), "R": (0.9, 0.25, 0.2), "Y": (0.95, 0.8, 0.15)}
@@ -152,7 +152,8 @@ class VaultBoard(Magnifiable, Widget):
             self.draw_pieces()
 
     def redraw(self, *_: Any) -> None:
-        """The vault (walls, counter track, passages, safes) into the baked layer, then the pieces."""
+        """The vault (walls, counter track, passages, safes; in the loupe's copy only the safes and counter
+        fields it shows) into the baked layer, then the pieces."""
         if self.layout is None:
             return
         group = self._printed.rebuild(self.pos, self.size)
@@ -173,7 +174,8 @@ class VaultBoard(Magnifiable, Widget):
         for a, b in layout.walls:
             self._draw_wall(group, positions[a], positions[b], layout.safe_size, scale)
         for safe in layout.safes:
-            self._draw_safe(group, safe.id, safe.number, safe.x, safe.y, layout.safe_size, scale)
+            if self.in_view(*self.to_screen(safe.x, safe.y), layout.safe_size * scale):
+                self._draw_safe(group, safe.id, safe.number, safe.x, safe.y, layout.safe_size, scale)
         self._pieces.forget()
         self.draw_pieces()
 
@@ -218,6 +220,8 @@ class VaultBoard(Magnifiable, Widget):
         group.add(Color(*WALL))
         group.add(Line(rectangle=(x0, y0, x1 - x0, y1 - y0), width=max(3.0, 22 * scale)))
         for spot in layout.counter:
+            if not self.in_view(*self.to_screen(spot.x, spot.y), 26 * scale):
+                continue
             last = spot.index == len(layout.counter)
             self._draw_counter_spot(group, spot, (0.7, 0.25, 0.2) if last else (0.62, 0.55, 0.45), scale)
 
@@ -274,6 +278,7 @@ class VaultBoard(Magnifiable, Widget):
         state = self.state
         side = layout.safe_size * scale
         self._bar_boxes = []
+        selected: list[tuple[float, float, float]] = []
         for safe in layout.safes:
             cx, cy = self.to_screen(safe.x, safe.y)
             bars = state.safes.get(safe.id, ())
@@ -285,9 +290,28 @@ class VaultBoard(Magnifiable, Widget):
                 column, line = index % columns, index // columns
                 bx = cx - side / 2 + 4 * scale + column * (bar_side + 2 * scale)
                 by = cy + side / 2 - 24 * scale - (line + 1) * (bar_side + 2 * scale)
-                self._draw_bar(group, bar, bx, by, bar_side, selected=to_mark[bar] > 0)
-                to_mark[bar] -= 1
                 self._bar_boxes.append((safe.id, bar, bx, by, bar_side))
+                if to_mark[bar] > 0:
+                    selected.append((bx, by, bar_side))
+                to_mark[bar] -= 1
+        self._draw_bar_faces(group, selected)
+
+    def _draw_bar_faces(self, group: InstructionGroup, selected: list[tuple[float, float, float]]) -> None:
+        """The bars in `_bar_boxes` as one mesh per colour, the picked ones outlined, then their numbers:
+        a few draw calls for the vault's eighty-odd bars, not three each."""
+        squares: dict[str, list[tuple[float, float, float, float]]] = {}
+        for _safe, bar, x, y, size in self._bar_boxes:
+            squares.setdefault(bar[0], []).append((x, y, size, size))
+        for colour, boxes in squares.items():
+            group.add(Color(*BAR_COLOURS.get(colour, (0.8, 0.8, 0.8))))
+            group.add(rectangles(boxes))
+        group.add(Color(1, 1, 1))
+        for x, y, size in selected:
+            group.add(Line(rectangle=(x - 1, y - 1, size + 2, size + 2), width=2))
+        for _safe, bar, x, y, size in self._bar_boxes:
+            texture = _text(bar[1:], size * 0.7, (0.05, 0.05, 0.05))
+            group.add(Rectangle(texture=texture, pos=(x + (size - texture.width) / 2, y + (size - texture.height) / 2),
+                                size=texture.size))
 
     def _draw_robbers(self, group: InstructionGroup, layout: GoldConnectionLayout, scale: float) -> None:
         """The robber stones and arrows in the seats' colours."""
@@ -311,17 +335,6 @@ class VaultBoard(Magnifiable, Widget):
             if safe.id == safe_id:
                 return safe.x, safe.y
         raise KeyError(safe_id)
-
-    def _draw_bar(self, group: InstructionGroup, bar: str, x: float, y: float, size: float, selected: bool) -> None:
-        group.add(Color(*BAR_COLOURS.get(bar[0], (0.8, 0.8, 0.8))))
-        group.add(Rectangle(pos=(x, y), size=(size, size)))
-        if selected:
-            group.add(Color(1, 1, 1))
-            group.add(Line(rectangle=(x - 1, y - 1, size + 2, size + 2), width=2))
-        texture = _text(bar[1:], size * 0.7, (0.05, 0.05, 0.05))
-        group.add(Color(1, 1, 1))
-        group.add(Rectangle(texture=texture, pos=(x + (size - texture.width) / 2, y + (size - texture.height) / 2),
-                            size=texture.size))
 
     def _draw_arrow(self, group: InstructionGroup, at: str, heading: str, colour: tuple[float, float, float],
                     side: float, seat: int) -> None:

@@ -23,9 +23,10 @@ from companion.app.boards.drawing import (
     axial_at,
     centred_text,
     discs,
-    fill_hex,
     hex_centre,
+    hexes,
     rings,
+    segments,
 )
 from companion.games.goldgraeber.board import HEX_DIRECTIONS, Board, GoldgraeberLayout, compile_board, hex_rgb
 
@@ -134,23 +135,25 @@ class GoldgraeberBoard(Magnifiable, Widget):
         house_colour = dict(zip(board.houses, board.house_colours))
         group.add(Color(0.36, 0.50, 0.28))
         group.add(Rectangle(pos=self.pos, size=self.size))
+        cells: list[tuple[float, float, tuple[float, float, float]]] = []
+        holes: list[tuple[float, float]] = []
+        ties: list[tuple[float, float, float, float]] = []
         for i, field_id in enumerate(board.ids):
             cx, cy = self.centre_of(field_id)
             if not self.in_view(cx, cy, radius):
                 continue
             kind = board.types[i]
-            rgb = colour_rgb(house_colour[i]) if kind == "house" else FIELD_COLOURS[kind]
-            fill_hex(group, cx, cy, radius * HEX_FILL_SCALE, rgb)
+            cells.append((cx, cy, colour_rgb(house_colour[i]) if kind == "house" else FIELD_COLOURS[kind]))
             if kind == "dig":
-                group.add(Color(0.32, 0.22, 0.12))
-                hole = radius * 0.35
-                group.add(Ellipse(pos=(cx - hole, cy - hole * 0.6), size=(2 * hole, 1.2 * hole),
-                                  segments=DOT_SEGMENTS))
+                holes.append((cx, cy))
             if kind == "rail":
-                group.add(Color(0.25, 0.18, 0.10))
-                for offset in (-0.45, 0.0, 0.45):
-                    group.add(Line(points=[cx - radius * 0.5, cy + offset * radius,
-                                           cx + radius * 0.5, cy + offset * radius], width=1.2))
+                ties += [(cx - radius * 0.5, cy + offset * radius, cx + radius * 0.5, cy + offset * radius)
+                         for offset in (-0.45, 0.0, 0.45)]
+        hexes(group, cells, radius * HEX_FILL_SCALE)  # one mesh per colour, holes and ties likewise
+        group.add(Color(0.32, 0.22, 0.12))
+        group.add(discs(holes, radius * 0.35, DOT_SEGMENTS, squash=0.6))
+        group.add(Color(0.25, 0.18, 0.10))
+        segments(group, ties, 1.2)
         self._draw_rail_line(group)
         self._draw_town_wall(group)
         self._draw_doors(group)
@@ -184,7 +187,7 @@ class GoldgraeberBoard(Magnifiable, Widget):
     def _draw_town_wall(self, group: InstructionGroup) -> None:
         """Outline Golden City (town and house fields) so the sheriff's area is visible."""
         town = {self.board.coords[i] for i in self.board.town}
-        group.add(Color(0.45, 0.28, 0.1))
+        walls: list[tuple[float, float, float, float]] = []
         for q, r in town:
             cx, cy = self.centre_of(self._at_coord[(q, r)])
             if not self.in_view(cx, cy, self._radius):
@@ -194,13 +197,14 @@ class GoldgraeberBoard(Magnifiable, Widget):
                     continue
                 facing = math.atan2(-1.5 * dr, SQRT3 * (dq + dr / 2))
                 ends = [facing - math.pi / 6, facing + math.pi / 6]
-                points = [c for angle in ends for c in (cx + self._radius * math.cos(angle),
-                                                         cy + self._radius * math.sin(angle))]
-                group.add(Line(points=points, width=max(1.2, self._radius * 0.1)))
+                walls.append((cx + self._radius * math.cos(ends[0]), cy + self._radius * math.sin(ends[0]),
+                              cx + self._radius * math.cos(ends[1]), cy + self._radius * math.sin(ends[1])))
+        group.add(Color(0.45, 0.28, 0.1))
+        segments(group, walls, max(1.2, self._radius * 0.1))
 
     def _draw_doors(self, group: InstructionGroup) -> None:
         """A thick bar on the edge between each house and its door field."""
-        group.add(Color(0.35, 0.2, 0.05))
+        bars: list[tuple[float, float, float, float]] = []
         for house, door in zip(self.board.houses, self.board.doors):
             hx, hy = self.centre_of(self.board.ids[house])
             dx, dy = self.centre_of(self.board.ids[door])
@@ -210,19 +214,17 @@ class GoldgraeberBoard(Magnifiable, Widget):
             ux, uy = -(dy - hy), dx - hx
             length = math.hypot(ux, uy) or 1.0
             half = self._radius * 0.35
-            group.add(Line(points=[mx - ux / length * half, my - uy / length * half,
-                                   mx + ux / length * half, my + uy / length * half],
-                           width=max(1.5, self._radius * 0.12)))
+            bars.append((mx - ux / length * half, my - uy / length * half,
+                         mx + ux / length * half, my + uy / length * half))
+        group.add(Color(0.35, 0.2, 0.05))
+        segments(group, bars, max(1.5, self._radius * 0.12))
 
     def _draw_raft_posts(self, group: InstructionGroup) -> None:
         """A stake at each raft post (the rafts themselves are pieces)."""
+        stakes = [(cx + self._radius * 0.5, cy - self._radius * 0.1, cx + self._radius * 0.5, cy + self._radius * 0.7)
+                  for cx, cy in (self.centre_of(self.board.ids[post]) for post in self.board.raft_posts)]
         group.add(Color(0.3, 0.18, 0.05))
-        for post in self.board.raft_posts:
-            cx, cy = self.centre_of(self.board.ids[post])
-            if not self.in_view(cx, cy, self._radius):
-                continue
-            group.add(Line(points=[cx + self._radius * 0.5, cy - self._radius * 0.1, cx + self._radius * 0.5,
-                                   cy + self._radius * 0.7], width=max(1.5, self._radius * 0.1)))
+        segments(group, stakes, max(1.5, self._radius * 0.1))
 
     def _draw_raft(self, group: InstructionGroup, cx: float, cy: float) -> None:
         radius = self._radius

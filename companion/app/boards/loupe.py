@@ -194,11 +194,11 @@ class LoupeView(FloatLayout):
         self.loupe = loupe
         self.board: Any = None
         self._region = InstructionGroup()
-        with self.canvas.before:
+        with self.canvas.before:  # the lens is covered by the copy: only its frame and the header's ground
             Color(*REGION)
             self.canvas.before.add(self._region)
             Color(*FRAME)
-            self._frame = Rectangle()
+            self._frame = Line(width=1.5)
             Color(*BACKDROP)
             self._backdrop = Rectangle()
         self.lens = StencilView(size_hint=(None, None))
@@ -232,8 +232,8 @@ class LoupeView(FloatLayout):
         self._region.clear()  # a new line: one given its rectangle later is drawn a shade brighter
         self._region.add(Line(rectangle=(region[0], region[1], region[2] - region[0], region[3] - region[1]),
                               width=1.5))
-        self._frame.pos, self._frame.size = (x - 3, y - 3), (width + 6, height + 6)
-        self._backdrop.pos, self._backdrop.size = (x, y), (width, height)
+        self._frame.rectangle = (x - 1.5, y - 1.5, width + 3, height + 3)  # a 3-pixel border round it
+        self._backdrop.pos, self._backdrop.size = (x, y + shown[1]), (width, HEADER_HEIGHT)
         self.lens.pos, self.lens.size = (x, y), shown
         self.board = board.magnified_copy(zoom_spacing=LOUPE_SPACING, zoom_centre=list(centre),
                                           size_hint=(None, None), pos=(x, y), size=shown)
