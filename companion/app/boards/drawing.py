@@ -42,13 +42,13 @@ def axial_at(origin: tuple[float, float], radius: float, x: float, y: float) -> 
     return rq, rr
 
 
-def hex_corners(cx: float, cy: float, size: float) -> list[float]:
-    """The six corners (x, y, x, y, ...) of a pointy-top hex of circumradius `size`."""
-    points: list[float] = []
-    for k in range(6):
-        angle = math.radians(60 * k + 30)
-        points += [cx + size * math.cos(angle), cy + size * math.sin(angle)]
-    return points
+def outline(radius: float, segments: int = 24, first_corner: float = 0.0,
+            squash: float = 1.0) -> list[tuple[float, float]]:
+    """The corners of a regular polygon round (0, 0), the first `first_corner` degrees from the x axis:
+    a circle's outline at `segments`, a pointy-top hex's at `segments=6, first_corner=30`; `squash`
+    flattens it to that height."""
+    angles = [math.radians(first_corner) + 2 * math.pi * k / segments for k in range(segments)]
+    return [(radius * math.cos(angle), squash * radius * math.sin(angle)) for angle in angles]
 
 
 def discs(centres: list[tuple[float, float]], radius: float, segments: int = 24, first_corner: float = 0.0,
@@ -58,9 +58,7 @@ def discs(centres: list[tuple[float, float]], radius: float, segments: int = 24,
     filled pointy-top hexes of a board; `squash` flattens them into ellipses that high."""
     vertices: list[float] = []
     indices: list[int] = []
-    ring = [(radius * math.cos(math.radians(first_corner) + 2 * math.pi * k / segments),
-             squash * radius * math.sin(math.radians(first_corner) + 2 * math.pi * k / segments))
-            for k in range(segments)]
+    ring = outline(radius, segments, first_corner, squash)
     for cx, cy in centres:
         base = len(vertices) // 4
         vertices += [cx, cy, 0.0, 0.0]
