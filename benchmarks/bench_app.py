@@ -32,6 +32,7 @@ measured for each of the four games:
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
 import json
 import math
@@ -266,7 +267,10 @@ def ratio_line(what: str, value: float, base: float, goal: float, unit: str = "m
 def headless_app(data: Path) -> Iterator[Any]:
     sys.path.insert(0, str(ROOT))
     os.environ["GOLDTABLE_DATA"] = str(data)
-    os.environ.setdefault("KIVY_HOME", str(data / "kivy"))
+    if "KIVY_HOME" not in os.environ:  # Kivy writes there until the process exits: removed after it has
+        kivy_home = tempfile.mkdtemp(prefix="goldtable-bench-kivy-")
+        os.environ["KIVY_HOME"] = kivy_home
+        atexit.register(shutil.rmtree, kivy_home, ignore_errors=True)  # before Kivy's own: runs after them
     from companion.app.launch import start_headless
 
     app = start_headless((800, 480), journal_path=data / "journal.sqlite3", settings_file=data / "s.json",
