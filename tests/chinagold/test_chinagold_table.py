@@ -253,7 +253,7 @@ def test_a_full_board_costs_the_same_draw_calls_as_an_empty_one(kivy_ready: Any)
     counts = []
     for sites in ("h" * 91, ("MRgh" * 23)[:91]):
         board.view = BoardView(sites=sites, selected=40, highlights={3, 4, 5}, line_length=1)
-        counts.append(len(board._pieces.children))
+        counts.append(len(list(board._pieces.instructions())))
     assert counts[0] == counts[1]
     kivy_ready.remove_widget(panel)
 
@@ -276,7 +276,7 @@ def test_a_taken_site_is_a_filled_dot_in_its_sides_colour_on_a_light_rim(kivy_re
 
     colour: tuple[float, ...] = ()
     discs: dict[tuple[float, ...], list[list[tuple[float, float]]]] = {}
-    for instruction in board._pieces.children:
+    for instruction in board._pieces.instructions():
         if isinstance(instruction, Color):
             colour = key(instruction.rgb)
         elif isinstance(instruction, Mesh):

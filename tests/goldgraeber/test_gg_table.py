@@ -157,7 +157,7 @@ def test_highlighting_every_field_adds_no_draw_calls(kivy_ready: Any) -> None:
         sizes = {}
         for name, highlights in (("one", set(board.board.ids[:1])), ("all", set(board.board.ids))):
             board.view = BoardView(highlights=highlights, selected=board.board.ids[1])
-            sizes[name] = len(board._pieces.children)
+            sizes[name] = len(list(board._pieces.instructions()))
         assert sizes["one"] == sizes["all"]
     finally:
         kivy_ready.remove_widget(panel)
