@@ -176,8 +176,7 @@ class GpioSource(Source):
                 claimed.append(device)
                 state = bool(device.is_active)
                 channel = _Input(input_name, role, device, stable=state, raw=state)
-                device.when_activated = self._edge_handler(channel, True)
-                device.when_deactivated = self._edge_handler(channel, False)
+                device.when_activated = device.when_deactivated = self._edge_handler(channel)
                 self._inputs.append(channel)
             for led_name, pin in self.pin_map.leds.items():
                 self._leds[led_name] = LED(pin, **options)
@@ -246,14 +245,21 @@ class GpioSource(Source):
                     channel.held_sent = True
                     self._deliver(ButtonEvent(source=self.name, name=channel.name, action="held"))
 
-    def _edge_handler(self, channel: _Input, active: bool) -> Callable[[], None]:
+    def _edge_handler(self, channel: _Input) -> Callable[[], None]:
+        """The callback for one input's edges.  The edge says only that the pin changed: what it changed
+        to is read from the pin now.  Edges can arrive long after they happened (the pin library's
+        callback thread waits for the interpreter while the UI thread draws a frame), and a switch's
+        bounce replayed edge by edge, each more than the debounce time after the last, would read as
+        several presses."""
+
         def on_edge() -> None:
             with self._lock:
                 now = self._clock()
                 self.edges += 1
-                channel.raw = active
-                if active != channel.stable and now - channel.changed_at >= self._debounce:
-                    self._accept(channel, active, now)
+                level = bool(channel.device.is_active)
+                channel.raw = level
+                if level != channel.stable and now - channel.changed_at >= self._debounce:
+                    self._accept(channel, level, now)
                 else:
                     self.bounces += 1
             self._edge.set()

@@ -224,3 +224,33 @@ def test_the_ticker_sleeps_while_every_input_is_at_rest(factory: MockFactory) ->
         assert len(ticks) - settled <= 1  # asleep again
     finally:
         source.stop()
+
+
+def test_edges_delivered_late_are_read_against_the_pin_not_replayed(rig, factory, clock) -> None:
+    """A switch's bounce edges can reach us long after they happened (the pin library's callback thread
+    waited for the interpreter while a frame was drawn): found on the simulated Pi, where one press of
+    a colour button entered up to four dice. Each late edge is checked against the pin as it is now, so
+    the bounce of one press and release stays one down and one up however late its edges come."""
+    source, events = rig
+    channel = next(c for c in source._inputs if c.name == "colour_B")
+    pin = factory.pin(source.pin_map.buttons["colour_B"])
+    late = []
+    channel.device.when_activated = channel.device.when_deactivated = lambda: None  # callbacks held back
+    for active in (True, False, True, False, True):  # the press bounces
+        (pin.drive_low if active else pin.drive_high)()
+        late.append(source._edge_handler(channel))
+        clock.advance(0.8)
+    for deliver in late:  # now they arrive, 30 ms apart (more than the debounce time)
+        deliver()
+        clock.advance(30)
+    source.tick()
+    assert buttons(events) == [("colour_B", "down")]
+    for active in (False, True, False, True, False):  # the release bounces, delivered late as well
+        (pin.drive_low if active else pin.drive_high)()
+        late.append(source._edge_handler(channel))
+        clock.advance(0.8)
+    for deliver in late[5:]:
+        deliver()
+        clock.advance(30)
+    source.tick()
+    assert buttons(events) == [("colour_B", "down"), ("colour_B", "up")]
