@@ -17,6 +17,7 @@ from companion.app.launch import pump
 from companion.games.gold_connection.bot import choose_action
 from tests.app.test_board_loupe import crowded, goldgraeber_moving, open_loupe_on
 from tests.app.test_tap_every_button import open_table
+from tests.table_helpers import played
 
 pytestmark = pytest.mark.ui
 
@@ -37,14 +38,12 @@ def test_goldgraeber_a_roll_and_a_move_repaint_only_their_layers(table_app: Any)
     panel = open_table(app, "goldgraeber", 4)
     board = panel.board
     before = drawn(board)
-    assert app.controller.virtual_roll("virtual")  # the destinations light up
-    pump(1)
+    assert played(app.table.session, app.controller.virtual_roll, "virtual")  # the destinations light up
     assert app.table.session.state.phase == "move"
     assert repainted(before, board) == {"highlights"}
     before = drawn(board)
     target = sorted(panel._choosable())[0]
-    assert app.controller.tap_field(target)  # a figure leaves its house
-    pump(1)
+    assert played(app.table.session, app.controller.tap_field, target)  # a figure leaves its house
     assert "printed" not in repainted(before, board)
     assert {"figures", "highlights"} <= repainted(before, board) <= {"figures", "highlights", "chips", "stacks",
                                                                        "locomotive"}
@@ -54,12 +53,11 @@ def test_goldgraeber_a_roll_and_a_move_repaint_only_their_layers(table_app: Any)
 def test_chinagold_the_first_tap_of_a_line_leaves_the_markers_as_drawn(table_app: Any) -> None:
     app = table_app
     panel = open_table(app, "chinagold", 2)
-    assert app.controller.submit({"type": "throw", "values": [0, 2, 1]})
-    pump(1)
+    assert played(app.table.session, app.controller.submit, {"type": "throw", "values": [0, 2, 1]})
     board = panel.board
     start = app.table.session.state.sites.index("h")
     before = drawn(board)
-    assert app.controller.tap_site(start)  # the line's start: its possible ends are ringed
+    app.controller.tap_site(start)  # the line's start: its possible ends are ringed
     pump(1)
     assert repainted(before, board) == {"bands", "rings"}
 
@@ -76,12 +74,13 @@ def test_gold_connection_a_bar_picked_repaints_the_bars_only(table_app: Any) -> 
         if state.moved and "loot" in controller.expects() and safe and state.safes[safe]:
             break
         action = choose_action(session.game, state, rng)
-        assert controller.virtual_roll("virtual") if action.type == "roll" else controller.submit(action)
+        assert (played(session, controller.virtual_roll, "virtual") if action.type == "roll"
+                else played(session, controller.submit, action))
     else:
         raise AssertionError("no turn reached a safe with bars to pick")
     pump(1)
     before = drawn(board)
-    assert controller.tap_bar(safe, state.safes[safe][0])
+    controller.tap_bar(safe, state.safes[safe][0])
     pump(1)
     assert repainted(before, board) == {"bars"}
 

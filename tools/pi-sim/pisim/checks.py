@@ -17,7 +17,8 @@ from pisim.image import Target
 from pisim.screens import Mirror, wait_for
 from pisim.vm import Machine
 
-APP = "companion.cli app"
+#: The app's command line, as a pattern that does not match the shell running pgrep with it.
+APP = "[c]ompanion.cli app"
 
 
 @dataclass
@@ -145,8 +146,8 @@ def check_kiosk(run: Run, vm: Machine) -> None:
             restarts = vm.ssh("systemctl --user show goldtable -p NRestarts --value").strip()
             if restarts in ("", "0"):
                 raise Failure("the app came back, but not by the unit's restart (NRestarts is 0)")
-            vm.tap(*mirror.where("Settings", press=True))
-            vm.tap(*mirror.where("quit", press=True))
+            press(vm, mirror, "Settings", shots, "Settings")
+            press(vm, mirror, "quit", shots, "Settings asking to quit")
             vm.tap(*mirror.where("confirm_yes"))
             deadline = time.monotonic() + 300
             while vm.ssh(f"pgrep -f '{APP}' || true").strip():
@@ -174,13 +175,19 @@ STOP_LINE, TILT_LINE = 13, 26
 SAME_TABLE = 12.0
 
 
+def press(vm: Machine, mirror: Mirror, selector: str, shots: Path, then: str, threshold: float = 6.0) -> None:
+    """Tap a button on the guest's screen (found on the twin's, which presses it too) and wait until the
+    guest shows what the twin then shows: the next tap must not land on a screen still being built."""
+    vm.tap(*mirror.where(selector, press=True))
+    expected = mirror.shot(shots / f"{then}-expected.png".replace(" ", "-"))
+    wait_for(vm, expected, shots, 300, then, threshold)
+
+
 def start_game(vm: Machine, mirror: Mirror, title: str, shots: Path) -> None:
     """From Home to the game's table by taps, each screen checked against the twin's."""
     for selector, screen in ((title, "Home"), ("New game", "Players"), ("Next", "Options"), ("Next", "Setup"),
                              ("Start the game", "Table")):
-        vm.tap(*mirror.where(selector, press=True))
-        expected = mirror.shot(shots / f"{title}-{screen}.png".replace(" ", "-"))
-        wait_for(vm, expected, shots, 300, f"{title}: {screen}", SAME_TABLE if screen == "Table" else 6.0)
+        press(vm, mirror, selector, shots, f"{title} {screen}", SAME_TABLE if screen == "Table" else 6.0)
 
 
 def latest_game(vm: Machine) -> dict[str, Any]:
@@ -232,9 +239,8 @@ def check_gpio(run: Run, vm: Machine) -> None:
 
 def shut_down_by_touch(vm: Machine, mirror: Mirror, shots: Path) -> float:
     """Settings -> Shut down -> Shut down; seconds until the machine is off (QEMU exits)."""
-    vm.tap(*mirror.where("Settings", press=True))
-    wait_for(vm, mirror.shot(shots / "settings-expected.png"), shots, 300, "Settings with Shut down")
-    vm.tap(*mirror.where("shutdown", press=True))
+    press(vm, mirror, "Settings", shots, "Settings with Shut down")
+    press(vm, mirror, "shutdown", shots, "Settings asking to shut down")
     vm.tap(*mirror.where("confirm_yes"))
     started = time.monotonic()
     if not vm.wait_off(300):
@@ -275,9 +281,7 @@ def check_rotation(run: Run, vm: Machine) -> None:
             try:
                 mirror.ask(power_off=True)
                 wait_for(vm, mirror.shot(shots / f"home-{rotation}.png"), shots, 600, f"Home turned {rotation}")
-                vm.tap(*mirror.where("Settings", press=True))
-                wait_for(vm, mirror.shot(shots / f"settings-{rotation}.png"), shots, 300,
-                         f"Settings turned {rotation}, after a tap where its button is drawn")
+                press(vm, mirror, "Settings", shots, f"Settings turned {rotation}, after a tap on its button")
             finally:
                 mirror.close()
             seen.append(str(rotation))
@@ -309,9 +313,8 @@ def check_console(run: Run, target: Target) -> None:
             wait_for(vm, mirror.shot(shots / "console-home.png"), shots, 900, "Home on the console")
             seconds = time.monotonic() - vm.booted_at
             driver = vm.ssh(f"grep -o 'SDL_VIDEODRIVER=[a-z]*' /proc/$(pgrep -f '{APP}' | head -1)/environ")
-            vm.tap(*mirror.where("History", press=True))
-            wait_for(vm, mirror.shot(shots / "console-history.png"), shots, 300, "History after a tap")
-            vm.tap(*mirror.where("Back", press=True))
+            press(vm, mirror, "History", shots, "History on the console")
+            press(vm, mirror, "Back", shots, "Home on the console again")
             off.append(shut_down_by_touch(vm, mirror, shots))
         finally:
             mirror.close()
