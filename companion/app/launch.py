@@ -45,6 +45,7 @@ def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | No
     Without a display it ends with a UserError before any window opens (`find_display`), instead of
     SDL quietly drawing offscreen; `offscreen=True` is that on purpose (tests, a screen-less check)."""
     drivers = "offscreen" if offscreen else find_display()
+    frames = _frame_log(os.environ.get("GOLDTABLE_FRAME_LOG", ""))
     os.environ["SDL_VIDEODRIVER"] = drivers  # never SDL's silent fallback to offscreen
     os.environ.setdefault("KIVY_WINDOW", "sdl2")  # Kivy's x11 fallback exits the process without a word
     prepare_kivy(size or (800, 480), offscreen=offscreen, verbose=verbose)  # before anything imports Kivy
@@ -69,7 +70,26 @@ def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | No
     app = GoldtableApp(journal_path=journal, serial_url=serial_url, gpio=gpio)
     # systemd stops the kiosk with SIGTERM: close the app as Quit does, so exit handlers still run
     signal.signal(signal.SIGTERM, lambda *_: Clock.schedule_once(lambda _dt: app.stop()))
-    app.run()
+    if frames is not None:
+        Clock.schedule_interval(frames.tick, 0)
+    try:
+        app.run()
+    finally:
+        if frames is not None:
+            frames.close()
+
+
+def _frame_log(path: str) -> Any:
+    """The frame log GOLDTABLE_FRAME_LOG asks for (companion/app/frames.py), or None; a file that cannot be
+    written is one line, before the window opens."""
+    if not path:
+        return None
+    from companion.app.frames import FrameLog
+
+    try:
+        return FrameLog(Path(path))
+    except OSError as error:
+        raise UserError(f"GOLDTABLE_FRAME_LOG: cannot write {path}: {error.strerror or error}") from None
 
 
 def start_headless(size: tuple[int, int], **app_kwargs: Any) -> Any:
