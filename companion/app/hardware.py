@@ -135,7 +135,8 @@ class HardwareLink(EventDispatcher):
         """Attach `source` in place of the one with its name (Settings: the sensor at another address), on
         the worker thread: stopping a serial source waits for its reader thread."""
         def replace() -> None:
-            self.bridge.remove_source(source.name)
+            while self.bridge.remove_source(source.name) is not None:
+                pass  # every reader of that name: two on one port would split its frames
             self.bridge.add_source(source)
             Clock.schedule_once(lambda _dt: self.refresh_status())
 
