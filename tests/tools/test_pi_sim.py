@@ -106,3 +106,20 @@ def test_the_picos_descriptors_are_consistent() -> None:
     assert kinds.count(4) == 2 and kinds.count(5) == 3  # two interfaces, three endpoints
     assert pico.string_descriptor(2) == bytes((34, 3)) + "Board in FS mode".encode("utf-16-le")
     assert pico.string_descriptor(9) is None
+
+
+def test_a_check_of_two_halves_is_one_line_that_names_every_failed_half() -> None:
+    """Check 5 (Shut down) runs its desktop half on one machine and its console half on another, and is
+    reported once: ok with both texts, or FAIL with each half's reason (a crashing half is a reason too)."""
+    from pisim.checks import attempt, joined
+
+    def asks_for_a_password() -> str:
+        raise Failure("desktop: asked for a password")
+
+    def crashes() -> str:
+        raise KeyError("screen")
+
+    desktop, console = attempt(lambda: "desktop: off 9 s"), attempt(lambda: "console: off 7 s")
+    assert joined(desktop, console)() == "desktop: off 9 s; console: off 7 s"
+    with pytest.raises(Failure, match=r"^desktop: asked for a password; the check itself failed: KeyError"):
+        joined(attempt(asks_for_a_password), attempt(crashes))()
