@@ -70,7 +70,7 @@ def test_console_display_and_what_is_missing(tmp_path: Path, monkeypatch: pytest
         monkeypatch.setitem(sys.modules, module, None)
     root = fake_machine(tmp_path, model="Raspberry Pi 4 Model B Rev 1.5", sound=False)
     found = by_name(run_checks({}, root, tmp_path / "data", []))
-    assert found["display"].ok and "dev/dri/card1" in found["display"].text and "kmsdrm" in found["display"].text
+    assert found["display"].ok and "on /dev/dri/card1 " in found["display"].text and "kmsdrm" in found["display"].text
     assert not found["gpio"].ok and "sudo apt install python3-lgpio" in found["gpio"].text
     assert "Raspberry Pi 4" in found["gpio"].text
     assert found["serial"].ok and "no serial ports" in found["serial"].text

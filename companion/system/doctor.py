@@ -40,7 +40,7 @@ def check_display(env: Mapping[str, str], root: Path) -> Check:
     usable = [card for card in cards if os.access(card, os.R_OK | os.W_OK)]
     if usable:
         return Check("display", True, f"no desktop in this shell; console mode can draw on "
-                                      f"{usable[0].relative_to(root).as_posix()} (SDL_VIDEODRIVER=kmsdrm)")
+                                      f"/{usable[0].relative_to(root).as_posix()} (SDL_VIDEODRIVER=kmsdrm)")
     if cards:
         return Check("display", False, f"/dev/dri/{cards[0].name} is not usable by this user: "
                                        f"sudo usermod -aG video,render $USER, then log in again")

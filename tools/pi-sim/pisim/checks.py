@@ -72,9 +72,20 @@ def doctor_lines(output: str) -> dict[str, tuple[bool, str]]:
     return lines
 
 
+def wait_desktop(vm: Machine, timeout: float) -> None:
+    """Wait until the autologin session has handed its display to the user manager (the kiosk's autostart
+    entry does the same): only then does a terminal "on the desktop" exist."""
+    deadline = time.monotonic() + timeout
+    while "DISPLAY=" not in vm.ssh("systemctl --user show-environment", check=False):
+        if time.monotonic() > deadline:
+            raise Failure(f"no desktop session {timeout:.0f} s after boot (autologin or the compositor failed)")
+        time.sleep(3)
+
+
 def run_doctor(vm: Machine, expected_model: str) -> str:
-    """The guide's doctor step in a terminal of the desktop session; every line must say ok, and the gpio
-    line must name the pin library and the simulated Pi."""
+    """The guide's doctor step in a terminal of the desktop session; every line must say ok, the gpio
+    line must name the pin library and the simulated Pi, and the serial line the Pico by its USB id."""
+    wait_desktop(vm, 600)
     steps = doc.steps(("doctor",), "")
     outputs = []
     for step in steps:
@@ -86,10 +97,14 @@ def run_doctor(vm: Machine, expected_model: str) -> str:
     problems = [f"{name}: {text}" for name, (ok, text) in lines.items() if not ok]
     if problems:
         raise Failure("doctor: " + "; ".join(problems))
-    gpio = lines["gpio"][1]
+    gpio, serial = lines["gpio"][1], lines["serial"][1]
     if "LGPIOFactory" not in gpio or expected_model not in gpio:
         raise Failure(f"doctor's gpio line does not name lgpio and the {expected_model}: {gpio}")
-    return gpio
+    if PICO_ID not in serial.upper():
+        raise Failure(f"doctor's serial line does not list the Pico ({PICO_ID}): {serial}")
+    if not lines["display"][1].startswith("desktop session"):
+        raise Failure(f"doctor did not see the desktop session: {lines['display'][1]}")
+    return f"{gpio}; {serial}"
 
 
 def check_install(run: Run, target: Target) -> Machine | None:
@@ -178,6 +193,10 @@ COLOUR_LINES = {"B": 25, "Y": 8, "R": 2, "G": 3, "W": 14, "K": 15}
 STOP_LINE, TILT_LINE = 13, 26
 #: A table that has changed from the twin's (its own dice, another deal) still differs less than this.
 SAME_TABLE = 12.0
+
+
+#: The sensor board's USB id as doctor lists it (Raspberry Pi's vendor id, the Pico's MicroPython product).
+PICO_ID = "2E8A:0005"
 
 
 #: Where the app writes its frame log in the guest (GOLDTABLE_FRAME_LOG, in the user manager's environment):

@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[3]
 CACHE = Path(os.environ.get("PISIM_CACHE") or "/var/tmp/goldtable-pi-sim")
 
 #: Debian packages the host needs (the check installs them when run as root).
-HOST_PACKAGES = ("qemu-system-arm", "qemu-system-x86", "qemu-user-static", "qemu-utils", "qemu-efi-aarch64",
+HOST_PACKAGES = ("qemu-system-arm", "qemu-user-static", "qemu-utils", "qemu-efi-aarch64",
                  "mmdebstrap", "arch-test", "binfmt-support", "e2fsprogs", "device-tree-compiler", "git",
                  "python3-venv", "openssh-client", "dpkg-dev")
 
@@ -90,11 +90,6 @@ def prepare_host(log: Log) -> None:
         run(["mount", "-t", "binfmt_misc", "binfmt_misc", str(binfmt)], log, what="mounting binfmt_misc")
     if not (binfmt / "qemu-aarch64").exists():
         run(["update-binfmts", "--enable", "qemu-aarch64"], log, what="registering qemu-aarch64")
-
-
-def kvm_usable() -> bool:
-    """Whether x86-64 guests can run under KVM here."""
-    return os.access("/dev/kvm", os.R_OK | os.W_OK)
 
 
 def which(program: str) -> str:
