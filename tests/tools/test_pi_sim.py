@@ -108,6 +108,65 @@ def test_the_picos_descriptors_are_consistent() -> None:
     assert pico.string_descriptor(9) is None
 
 
+def test_the_pico_speaks_usbredir_as_qemus_xhci_wants_it(tmp_path: Path) -> None:
+    """As QEMU's usb-redir on an XHCI bus: its hello (32-bit ids) asks for 64-bit ids, after which every
+    packet has them; the device offers the capabilities XHCI needs, announces itself as the Pico, answers a
+    descriptor request, and relays the guest's bulk OUT bytes to the firmware and the firmware's bytes to a
+    bulk IN request (with 32-bit lengths)."""
+    import socket
+    import threading
+
+    from pisim.host import Log
+
+    firmware = socket.create_server(("127.0.0.1", 0))
+    device = pico.Pico(firmware.getsockname(), Log(tmp_path / "log.txt"))
+    qemu, ours = socket.socketpair()
+    session = threading.Thread(target=pico._Session(device, ours).run, daemon=True)
+    session.start()
+
+    def read(framing: str) -> tuple[int, int, bytes]:
+        size = struct.calcsize(framing)
+        head = b""
+        while len(head) < size:
+            head += qemu.recv(size - len(head))
+        kind, length, packet_id = struct.unpack(framing, head)
+        body = b""
+        while len(body) < length:
+            body += qemu.recv(length - len(body))
+        return kind, packet_id, body
+
+    def send(kind: int, packet_id: int, body: bytes) -> None:
+        qemu.sendall(struct.pack("<IIQ", kind, len(body), packet_id) + body)
+
+    try:
+        kind, _, hello = read("<III")
+        assert kind == pico.HELLO
+        caps = struct.unpack_from("<I", hello, 64)[0]
+        assert caps & (1 << 4) and caps & (1 << 5) and caps & (1 << 6)  # what QEMU's XHCI asks of a device
+        qemu.sendall(struct.pack("<III", pico.HELLO, 68, 0) + b"qemu".ljust(64, b"\0") + struct.pack("<I", 0xFF))
+        assert [read("<IIQ")[0] for _ in range(3)] == [pico.INTERFACE_INFO, pico.EP_INFO, pico.DEVICE_CONNECT]
+
+        send(pico.CONTROL_PACKET, 2**40 + 7, struct.pack("<BBBBHHH", 0x80, 0x06, 0x80, 0, 0x0100, 0, 18))
+        kind, packet_id, body = read("<IIQ")
+        assert (kind, packet_id) == (pico.CONTROL_PACKET, 2**40 + 7)
+        assert body[10:] == pico.device_descriptor()
+
+        send(pico.BULK_PACKET, 8, pico.bulk_header(pico.DATA_OUT, 0, 5, 0) + b"HELLO")
+        assert read("<IIQ")[:2] == (pico.BULK_PACKET, 8)
+        board, _ = firmware.accept()
+        assert board.recv(5) == b"HELLO"
+        send(pico.BULK_PACKET, 9, pico.bulk_header(pico.DATA_IN, 0, 70_000, 0))
+        board.sendall(b"ACK,1\n")
+        kind, packet_id, body = read("<IIQ")
+        assert (kind, packet_id) == (pico.BULK_PACKET, 9)
+        assert struct.unpack_from(pico.BULK, body)[2] == 6 and body[struct.calcsize(pico.BULK):] == b"ACK,1\n"
+        board.close()
+    finally:
+        qemu.close()
+        session.join(5)
+        firmware.close()
+
+
 def test_a_check_of_two_halves_is_one_line_that_names_every_failed_half() -> None:
     """Check 5 (Shut down) runs its desktop half on one machine and its console half on another, and is
     reported once: ok with both texts, or FAIL with each half's reason (a crashing half is a reason too)."""

@@ -35,11 +35,21 @@ START_INTERRUPT, STOP_INTERRUPT, INTERRUPT_STATUS = 15, 16, 17
 CANCEL_DATA_PACKET, FILTER_FILTER, DISCONNECT_ACK = 21, 23, 24
 CONTROL_PACKET, BULK_PACKET, INTERRUPT_PACKET = 100, 101, 103
 SUCCESS, CANCELLED, STALL = 0, 1, 4
-#: Capabilities we offer: device_connect carries the device release, ep_info carries packet sizes.
-CAPS = (1 << 1) | (1 << 4)
+#: Capabilities we offer: device_connect carries the device release, ep_info carries packet sizes, ids are
+#: 64 bits and bulk lengths 32 (QEMU's XHCI controller wants the last three).
+CAP_64BIT_IDS = 1 << 5
+CAPS = (1 << 1) | (1 << 4) | CAP_64BIT_IDS | (1 << 6)
 
 NOTIFY_IN, DATA_OUT, DATA_IN = 0x81, 0x02, 0x82
 ENDPOINTS = {0x00: (0, 0, 0, 64), NOTIFY_IN: (3, 16, 0, 16), DATA_OUT: (2, 0, 1, 64), DATA_IN: (2, 0, 1, 64)}
+
+
+#: A bulk packet's header: endpoint, status, length (low 16 bits), stream, length (high 16 bits).
+BULK = "<BBHIH"
+
+
+def bulk_header(endpoint: int, status: int, length: int, stream: int) -> bytes:
+    return struct.pack(BULK, endpoint, status, length & 0xFFFF, stream, length >> 16)
 
 
 def _index(endpoint: int) -> int:
@@ -132,6 +142,7 @@ class _Session:
         self.reads: deque[_Request] = deque()
         self.pending = b""  # from the firmware, not yet asked for by the guest
         self.firmware: socket.socket | None = None
+        self.long_ids = False  # both sides said they have 64-bit ids: every packet after the hellos has them
 
     def run(self) -> None:
         self.send(HELLO, 0, b"pi-sim pico".ljust(64, b"\0"), struct.pack("<I", CAPS))
@@ -157,20 +168,31 @@ class _Session:
                 self.firmware.close()
 
     # -- framing ---------------------------------------------------------------------------------------
+    def framing(self) -> str:
+        """The packet header: type, length and an id of 32 bits until both hellos said 64."""
+        return "<IIQ" if self.long_ids else "<III"
+
     def send(self, kind: int, packet_id: int, header: bytes, data: bytes = b"") -> None:
-        self.qemu.sendall(struct.pack("<III", kind, len(header) + len(data), packet_id) + header + data)
+        framing = "<III" if kind == HELLO else self.framing()
+        self.qemu.sendall(struct.pack(framing, kind, len(header) + len(data), packet_id) + header + data)
 
     def handle_packets(self) -> None:
-        while len(self.buffer) >= 12:
-            kind, length, packet_id = struct.unpack_from("<III", self.buffer)
-            if len(self.buffer) < 12 + length:
+        while True:
+            framing = self.framing()
+            size = struct.calcsize(framing)
+            if len(self.buffer) < size:
                 return
-            body, self.buffer = self.buffer[12:12 + length], self.buffer[12 + length:]
+            kind, length, packet_id = struct.unpack_from(framing, self.buffer)
+            if len(self.buffer) < size + length:
+                return
+            body, self.buffer = self.buffer[size:size + length], self.buffer[size + length:]
             self.handle(kind, packet_id, body)
 
     # -- meaning ---------------------------------------------------------------------------------------
     def handle(self, kind: int, packet_id: int, body: bytes) -> None:
         if kind == HELLO:
+            peer_caps = struct.unpack_from("<I", body, 64)[0] if len(body) >= 68 else 0
+            self.long_ids = bool(peer_caps & CAP_64BIT_IDS)
             self.connect()
         elif kind in (SET_CONFIGURATION, GET_CONFIGURATION):
             if kind == SET_CONFIGURATION:
@@ -184,7 +206,7 @@ class _Session:
             for request in list(self.reads):
                 if request.id == packet_id:
                     self.reads.remove(request)
-                    self.send(BULK_PACKET, packet_id, struct.pack("<BBHI", DATA_IN, CANCELLED, 0, 0))
+                    self.send(BULK_PACKET, packet_id, bulk_header(DATA_IN, CANCELLED, 0, 0))
         elif kind == CONTROL_PACKET:
             self.control(packet_id, body)
         elif kind == BULK_PACKET:
@@ -238,20 +260,20 @@ class _Session:
                 self.firmware.setblocking(True)
 
     def bulk(self, packet_id: int, body: bytes) -> None:
-        endpoint, _status, length, stream = struct.unpack_from("<BBHI", body)
+        endpoint, _status, length, stream, length_high = struct.unpack_from(BULK, body)
         if endpoint & 0x80:
-            self.reads.append(_Request(packet_id, length))
+            self.reads.append(_Request(packet_id, length | length_high << 16))
             self.answer_reads()
             return
-        data = body[8:]
+        data = body[struct.calcsize(BULK):]
         self.open_firmware()
         if self.firmware is not None:
             with contextlib.suppress(OSError):
                 self.firmware.sendall(data)
-        self.send(BULK_PACKET, packet_id, struct.pack("<BBHI", endpoint, SUCCESS, len(data), stream))
+        self.send(BULK_PACKET, packet_id, bulk_header(endpoint, SUCCESS, len(data), stream))
 
     def answer_reads(self) -> None:
         while self.reads and self.pending:
             request = self.reads.popleft()
             chunk, self.pending = self.pending[:request.length], self.pending[request.length:]
-            self.send(BULK_PACKET, request.id, struct.pack("<BBHI", DATA_IN, SUCCESS, len(chunk), 0), chunk)
+            self.send(BULK_PACKET, request.id, bulk_header(DATA_IN, SUCCESS, len(chunk), 0), chunk)
