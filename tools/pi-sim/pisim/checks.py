@@ -187,6 +187,8 @@ def check_kiosk(run: Run, vm: Machine) -> None:
 
 
 GOLDTABLE = "~/goldtable/.venv/bin/goldtable"
+#: The guest's data folder (the journal, the app's settings), on the simulated SD card.
+DATA = "~/.local/share/goldtable"
 #: The default pin map's lines (firmware_bridge/pinmap.default.json): Digger's colour buttons, Stop, the
 #: hourglass's tilt switch.
 COLOUR_LINES = {"B": 25, "Y": 8, "R": 2, "G": 3, "W": 14, "K": 15}
@@ -255,6 +257,22 @@ def latest_game(vm: Machine) -> dict[str, Any]:
     return record
 
 
+def home_as_guest(vm: Machine, mirror: Mirror, shots: Path) -> Path:
+    """The twin's Home as the guest's must look: the game the guest chose last, and its newest unfinished
+    game offered to resume (an earlier check, or the family, may have left one)."""
+    settings = json.loads(vm.ssh(f"cat {DATA}/app-settings.json 2>/dev/null || echo '{{}}'") or "{}")
+    if settings.get("last_game"):
+        mirror.ask(choose=settings["last_game"])
+    unfinished = [game for game in json.loads(vm.ssh(f"{GOLDTABLE} games --json")) if not game["finished"]]
+    if unfinished:
+        newest = max(unfinished, key=lambda game: game["id"])
+        path = shots / "guest-game.json"
+        path.write_text(vm.ssh(f"{GOLDTABLE} export {newest['id']}"))
+        mirror.ask(record=str(path))
+    mirror.ask(go="home")
+    return mirror.shot(shots / "home-expected.png")
+
+
 def check_gpio(run: Run, vm: Machine) -> None:
     """Check 3: a whole Digger turn by GPIO buttons only, every press bouncing: the journal holds exactly
     the pressed actions, each once."""
@@ -266,7 +284,7 @@ def check_gpio(run: Run, vm: Machine) -> None:
         mirror = Mirror(run.log)
         try:
             mirror.ask(power_off=True)
-            wait_for(vm, mirror.shot(shots / "home-expected.png"), shots, 600, "Home")
+            wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, "Home")
             start_game(vm, mirror, "Digger", shots)
         finally:
             mirror.close()
@@ -320,7 +338,7 @@ def shutdown_desktop(run: Run, vm: Machine) -> str:
     mirror = Mirror(run.log)
     try:
         mirror.ask(power_off=True)
-        wait_for(vm, mirror.shot(shots / "home-expected.png"), shots, 600, "Home")
+        wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, "Home")
         return f"desktop: off {shut_down_by_touch(vm, mirror, shots):.0f} s after the tap"
     finally:
         mirror.close()
@@ -479,7 +497,7 @@ def check_sensor(run: Run, vm: Machine) -> None:
         sent: list[str] = []
         try:
             mirror.ask(power_off=True)
-            wait_for(vm, mirror.shot(shots / "home-expected.png"), shots, 600, "Home")
+            wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, "Home")
             start_game(vm, mirror, "Gold Connection", shots)
             table = Table(run, vm, mirror, shots)
             table.load_guest_game()
@@ -559,7 +577,7 @@ def check_slow_card(run: Run, vm: Machine) -> None:
             mirror = Mirror(run.log)
             try:
                 mirror.ask(power_off=True)
-                wait_for(vm, mirror.shot(shots / "home-expected.png"), shots, 600, "Home", SAME_TABLE)
+                wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, "Home", SAME_TABLE)
                 start_game(vm, mirror, "Digger", shots)
                 began = guest_now(vm)
                 acks = Acks(run.sensor)
@@ -620,7 +638,7 @@ def check_power_cuts(run: Run, vm: Machine, cuts: int = 10, seed: int = 25) -> N
         mirror = Mirror(run.log)
         try:
             mirror.ask(power_off=True)
-            wait_for(vm, mirror.shot(shots / "home-expected.png"), shots, 600, "Home", SAME_TABLE)
+            wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, "Home", SAME_TABLE)
             start_game(vm, mirror, "Digger", shots)
         finally:
             mirror.close()

@@ -6,6 +6,7 @@ by their text. Run by the check with the project's venv (it imports Kivy and Gol
 answers JSON lines on stdin/stdout:
 
     {"go": "settings"}                       -> {"ok": true}
+    {"choose": "digger"}                     -> the game Home has chosen (as the guest last chose it)
     {"power_off": true}                      -> Settings offers Shut down, as logind allows in the guest
     {"find": "Shut down", "screen": "settings"} -> {"x": 512, "y": 24}   (pixels from the top left)
     {"press": "Quit"}                        -> the widget's own action, so the twin follows the guest
@@ -69,6 +70,9 @@ def main() -> None:
 def handle(app: Any, request: dict[str, Any], height: int, export_png: Any, background: Any) -> dict[str, Any]:
     if "go" in request:
         app.go(request["go"])
+        return {"ok": True}
+    if "choose" in request:
+        app.choose_game(request["choose"])
         return {"ok": True}
     if "power_off" in request:  # whether the guest may power off (Settings then shows Shut down)
         from companion.system import power
