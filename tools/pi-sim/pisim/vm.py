@@ -322,7 +322,9 @@ class Machine:
             self.qmp.execute("query-status")  # collects events meanwhile
             time.sleep(0.2)
         self.qmp.events.clear()
-        self.qmp.execute("chardev-remove", id=f"pico{self.plugs}")
+        label = f"pico{self.plugs}"
+        if any(chardev.get("label") == label for chardev in self.qmp.execute("query-chardev")):
+            self.qmp.execute("chardev-remove", id=label)  # QEMU removes a device's own chardev with it
 
     def plug_sensor(self) -> None:
         """Plug the Pico back in."""
