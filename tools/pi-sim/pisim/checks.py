@@ -474,9 +474,11 @@ def sensor_roll(run: Run, table: Table, values: tuple[str, ...], unplug: bool = 
     answered = len(run.sensor.answers)
     run.sensor.roll(*values)
     if unplug:
-        table.vm.unplug_sensor()
-        time.sleep(3)
-        table.vm.plug_sensor()
+        try:
+            table.vm.unplug_sensor()
+            time.sleep(3)
+        finally:
+            table.vm.plug_sensor()  # a failed unplug must not leave the next checks without the board
     deadline = time.monotonic() + 300
     while len(run.sensor.answers) == answered:
         if time.monotonic() > deadline:
