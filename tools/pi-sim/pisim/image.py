@@ -265,9 +265,10 @@ def _build_gpio_sim(root: Path, kernel: str, chroot: _Chroot, log: Log) -> None:
     work = "/tmp/gpio-sim"
     chroot("mkdir", "-p", work)
     chroot("tar", "xJf", tarball, "-C", work, "--strip-components=1", f"{top}/drivers/gpio/gpio-sim.c",
-           f"{top}/kernel/irq/irq_sim.c")
+           f"{top}/drivers/gpio/gpiolib.h", f"{top}/kernel/irq/irq_sim.c")
     build = root / work.lstrip("/")
     (build / "drivers" / "gpio" / "gpio-sim.c").rename(build / "gpio-sim-main.c")
+    (build / "drivers" / "gpio" / "gpiolib.h").rename(build / "gpiolib.h")  # Bookworm's 6.1 includes it
     irq_sim = (build / "kernel" / "irq" / "irq_sim.c").read_text()
     private = "handle_simple_irq(irq_to_desc(irqnum));"
     if private not in irq_sim:
