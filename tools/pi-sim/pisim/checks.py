@@ -486,7 +486,9 @@ def sensor_roll(run: Run, table: Table, values: tuple[str, ...], unplug: bool = 
         time.sleep(0.2)
     kind, line, reason = run.sensor.answers[answered]
     if kind != "ACK":
-        raise Failure(f"the roll {' '.join(values)} was refused ({reason})")
+        played = [entry["action"]["type"] for entry in latest_game(table.vm)["actions"]]
+        raise Failure(f"the roll {' '.join(values)} was refused ({reason}); the guest's game holds {played}, "
+                      f"the twin expects {table.expects()}")
     table.mirror.ask(roll=list(values))
     return line.decode().split(",")[1]
 
