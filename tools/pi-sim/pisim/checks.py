@@ -459,6 +459,15 @@ class Table:
         expected = self.mirror.shot(self.shots / f"table-{self.steps:03d}.png")
         wait_for(self.vm, expected, self.shots, timeout, f"the table after {name}", SAME_TABLE)
 
+    def journalled(self, count: int, what: str, timeout: float = 300) -> None:
+        """Wait until the guest's game holds `count` actions: its screen can look done (the button pressed)
+        before the app has the tap, and the board's next roll must not overtake it."""
+        deadline = time.monotonic() + timeout
+        while len(latest_game(self.vm)["actions"]) < count:
+            if time.monotonic() > deadline:
+                raise Failure(f"{what} was not in the guest's journal after {timeout:.0f} s")
+            time.sleep(2)
+
     def offered(self, kind: str) -> list[dict[str, Any]]:
         actions: list[dict[str, Any]] = self.mirror.ask(offered=kind)["actions"]
         return actions
@@ -515,10 +524,13 @@ def check_sensor(run: Run, vm: Machine) -> None:
                 if kind == "roll":
                     values = next(dice)
                     sent.append(sensor_roll(run, table, values, unplug=len(sent) == 1))
-                elif kind == "choose_start":
-                    table.tap(*mirror.where(f"Start on safe {table.offered(kind)[0]['safe'][1:]}", press=False))
                 else:
-                    table.tap_place(str(table.offered("place_arrow")[0]["heading"]))
+                    played = len(latest_game(vm)["actions"])
+                    if kind == "choose_start":
+                        table.tap(*mirror.where(f"Start on safe {table.offered(kind)[0]['safe'][1:]}", press=False))
+                    else:
+                        table.tap_place(str(table.offered("place_arrow")[0]["heading"]))
+                    table.journalled(played + 1, f"the tap for {kind}")
                 table.settle(kind)
             move = next(action for action in table.offered("move")
                         if action["heading"] is None and len(action["path"]) >= 2)
