@@ -49,8 +49,10 @@ def frame_ref(event: Any) -> str | None:
 
 
 def record_source(event_source: str) -> Source:
-    """The record's `source` for a bridge event: `gpio` for pin sources, else `serial`."""
-    return "gpio" if event_source.startswith("gpio") else "serial"
+    """The record's `source` for a bridge event: `gpio` for pin sources, `camera` for cameras, else `serial`."""
+    if event_source.startswith("gpio"):
+        return "gpio"
+    return "camera" if event_source.startswith("camera") else "serial"
 
 
 class TableController:
