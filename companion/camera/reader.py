@@ -19,9 +19,9 @@ import numpy as np
 
 from companion.camera.profile import PIP_FACES, Profile, TaughtFace, needs_teaching
 from companion.camera.vision import (
+    SPECK,
     Face,
     Image,
-    SPECK,
     Scene,
     Spot,
     VisionError,
@@ -236,8 +236,8 @@ class RollWatcher:
                 reading = self.reader.read(frame, dice)
             except VisionError:
                 return "", None
-            if not reading.dice and not reading.doubts:
-                return "", None  # the dice were taken out: nothing to read
+            if not reading.dice:
+                return "", None  # the dice were taken out (or only a hand is there): no roll
             return "rest", reading
         return "", None
 

@@ -291,10 +291,14 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
                 singles.append(area)
         if not singles and expected == 1 and len(blobs) == 1:
             singles = [blobs[0][0]]  # teaching: the one thing in the tray is the die, however it looks
-        if not singles:
-            return Scene((), gain_tuple, ("no die lies on its own, so their size is unknown",) if blobs else (),
-                         mask, None)
-        die_area = float(np.median(singles))
+        die_area = float(np.median(singles)) if singles else 0.0
+        if not singles and blobs:
+            # Every die touches another: the roll's own count gives their size, if the groups agree with it.
+            die_area = sum(area for area, _ in blobs) / max(expected, 1)
+            if any(abs(area / die_area - round(area / die_area)) > 0.25 for area, _ in blobs):
+                return Scene((), gain_tuple, ("no die lies on its own, so their size is unknown",), mask, None)
+        if not blobs:
+            return Scene((), gain_tuple, (), mask, None)
     else:
         die_area = half_side * half_side * 1.1  # the outline shows some of the sides too
     spots: list[Spot] = []
@@ -367,6 +371,33 @@ def _edge_angle(gray: Floats) -> float | None:
     return (math.degrees(math.atan2(s, c)) / 4) % 90
 
 
+def _face_extent(lab: Floats, inside: Mask, cx: int, cy: int, box: int) -> tuple[float, float, float] | None:
+    """The top face's centre and side in the die's window: the pixels of the face's own colour (pips and
+    marks closed over) connected to the place found, measured along the die's edges."""
+    half = box // 2
+    sample = lab[max(0, cy - half):cy + half + 1, max(0, cx - half):cx + half + 1].reshape(-1, 3)
+    body = np.median(sample, axis=0)
+    difference = np.abs(lab - body)
+    same = (difference[:, :, 0] < 22) & (np.hypot(difference[:, :, 1], difference[:, :, 2]) < 12) & inside
+    same = cv2.morphologyEx(same.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    _, labels = cv2.connectedComponents(same)
+    label = labels[cy, cx]
+    if label == 0:
+        return None
+    ys, xs = np.nonzero(labels == label)
+    # Rows and columns mostly of the face's colour: a thin spill along a side's shade does not count.
+    rows = np.bincount(ys - ys.min())
+    cols = np.bincount(xs - xs.min())
+    row_span = np.nonzero(rows >= 0.5 * rows.max())[0]
+    col_span = np.nonzero(cols >= 0.5 * cols.max())[0]
+    height = float(row_span[-1] - row_span[0] + 1)
+    width = float(col_span[-1] - col_span[0] + 1)
+    if not 0.75 < width / height < 1.33:
+        return None
+    return (xs.min() + (col_span[0] + col_span[-1]) / 2, ys.min() + (row_span[0] + row_span[-1]) / 2,
+            (width + height) / 2)
+
+
 def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
     """Cut out the spot's top face: square to the die's edges, the brightest place of the die's size inside
     its outline (sides seen by a tilted camera are darker than the lit top)."""
@@ -401,8 +432,11 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
     # The top face: inside the outline, of one colour (a box across an edge of a die whose faces differ in
     # colour is not), and the brightest such place (the sides a tilted camera sees are in shade).
     score = np.where(inside >= best - 0.04, mean[:, :, 0] * 100 / 255 - 2.0 * chroma_spread, -1e9)
-    cy, cx = np.unravel_index(int(np.argmax(score)), score.shape)
-    cut = face_side * 0.76
+    row, col = np.unravel_index(int(np.argmax(score)), score.shape)
+    cx, cy, cut = float(col), float(row), face_side * 0.76
+    extent = _face_extent(lab, window_mask > 0, int(col), int(row), box)
+    if extent is not None and 0.55 * face_side < extent[2] < 1.05 * face_side:
+        cx, cy, cut = extent[0], extent[1], extent[2] * 0.92
     corners = np.array([[cx - cut / 2, cy - cut / 2], [cx + cut / 2, cy - cut / 2], [cx + cut / 2, cy + cut / 2]],
                        np.float32)
     target = np.array([[0, 0], [PATCH, 0], [PATCH, PATCH]], np.float32)
