@@ -384,8 +384,15 @@ def _face_extent(lab: Floats, inside: Mask, cx: int, cy: int, box: int) -> tuple
     label = labels[cy, cx]
     if label == 0:
         return None
-    ys, xs = np.nonzero(labels == label)
-    # Rows and columns mostly of the face's colour: a thin spill along a side's shade does not count.
+    return _square_of((labels == label).astype(np.uint8))
+
+
+def _square_of(region: npt.NDArray[np.uint8]) -> tuple[float, float, float] | None:
+    """Centre and side of a region that is nearly a square along the window's axes (rows and columns mostly
+    inside it: a thin spill along a side does not count), else None."""
+    ys, xs = np.nonzero(region)
+    if len(xs) < 16:
+        return None
     rows = np.bincount(ys - ys.min())
     cols = np.bincount(xs - xs.min())
     row_span = np.nonzero(rows >= 0.5 * rows.max())[0]
@@ -396,6 +403,24 @@ def _face_extent(lab: Floats, inside: Mask, cx: int, cy: int, box: int) -> tuple
         return None
     return (xs.min() + (col_span[0] + col_span[-1]) / 2, ys.min() + (row_span[0] + row_span[-1]) / 2,
             (width + height) / 2)
+
+
+def _lit_extent(lightness: Floats, inside: Mask, face_side: float) -> tuple[float, float, float] | None:
+    """The top face as the lit part of the die: pips and marks smoothed away (a median the size of a pip),
+    then the brighter of two levels inside the die's outline; the light comes from above, its sides are in
+    shade."""
+    size = max(3, int(face_side * 0.22) | 1)
+    smooth = cv2.medianBlur(np.clip(lightness, 0, 255).astype(np.uint8), size)
+    values = smooth[inside]
+    if values.size < 16:
+        return None
+    level, _ = cv2.threshold(values.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    lit = ((smooth > level) & inside).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(lit)
+    if count < 2:
+        return None
+    largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    return _square_of((labels == largest).astype(np.uint8))
 
 
 def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
@@ -434,9 +459,11 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
     score = np.where(inside >= best - 0.04, mean[:, :, 0] * 100 / 255 - 2.0 * chroma_spread, -1e9)
     row, col = np.unravel_index(int(np.argmax(score)), score.shape)
     cx, cy, cut = float(col), float(row), face_side * 0.76
-    extent = _face_extent(lab, window_mask > 0, int(col), int(row), box)
-    if extent is not None and 0.55 * face_side < extent[2] < 1.05 * face_side:
-        cx, cy, cut = extent[0], extent[1], extent[2] * 0.92
+    for extent in (_face_extent(lab, window_mask > 0, int(col), int(row), box),
+                   _lit_extent(lab[:, :, 0], window_mask > 0, face_side)):
+        if extent is not None and 0.55 * face_side < extent[2] < 1.0 * face_side:
+            cx, cy, cut = extent[0], extent[1], extent[2] * 0.92
+            break
     corners = np.array([[cx - cut / 2, cy - cut / 2], [cx + cut / 2, cy - cut / 2], [cx + cut / 2, cy + cut / 2]],
                        np.float32)
     target = np.array([[0, 0], [PATCH, 0], [PATCH, PATCH]], np.float32)
@@ -482,11 +509,13 @@ def _pip_candidates(gray: Floats, polarity: int) -> list[tuple[float, float, flo
     count, _labels, stats, centroids = cv2.connectedComponentsWithStats(marks, connectivity=4)
     found = []
     for label in range(1, count):
-        _, _, w, h, area = (int(v) for v in stats[label])
+        x, y, w, h, area = (int(v) for v in stats[label])
         cx, cy = (float(v) for v in centroids[label])
         if area < PATCH * PATCH * 0.006:
             continue
         if area > PATCH * PATCH * 0.12 or max(w, h) > 2.2 * min(w, h) or area < 0.45 * w * h:
+            if x == 0 or y == 0 or x + w == PATCH or y + h == PATCH:
+                continue  # the shade of the die's rounded rim at the patch's edge
             return []  # a mark that is no pip: this is not a pip face (or not one we can read)
         if min(cx, cy, PATCH - cx, PATCH - cy) < PATCH * 0.07:
             continue  # shading at the rounded rim
@@ -505,13 +534,19 @@ def read_pips(patch: Image) -> Pips | None:
         areas = [area for _, _, area in marks]
         if max(areas) > 2.3 * min(areas):
             continue
-        centre = PATCH / 2
-        coords = [((x - centre) / centre, (y - centre) / centre) for x, y, _ in marks]
+        half = PATCH / 2
         if len(marks) == 1:
-            distance = math.hypot(*coords[0])
-            fit = max(0.0, 1 - distance / 0.25)
+            distance = math.hypot(marks[0][0] - half, marks[0][1] - half) / half
+            fit = max(0.0, 1 - distance / 0.35)
             candidate = Pips(1, fit) if fit > 0 else None
         else:
+            # Every layout is symmetric about the face's middle, so the pips' own centre is the face's:
+            # a patch cut a little off the face still reads.
+            cx = sum(x for x, _, _ in marks) / len(marks)
+            cy = sum(y for _, y, _ in marks) / len(marks)
+            if math.hypot(cx - half, cy - half) > 0.35 * half:
+                continue
+            coords = [((x - cx) / half, (y - cy) / half) for x, y, _ in marks]
             spacing = float(np.median([max(abs(a), abs(b)) for a, b in coords if max(abs(a), abs(b)) > 0.25] or [0]))
             if not 0.3 < spacing < 0.85:
                 continue
@@ -559,9 +594,13 @@ def features(patch: Image, gain: Sequence[float]) -> Features:
     return Features(tuple(colour), tuple(float(v) for v in shape))
 
 
-def _turns(shape: Sequence[float]) -> list[Floats]:
+def _turns(shape: Sequence[float]) -> Floats:
+    """The shape under the four quarter turns and shifted by up to one cell each way (a face cut a little
+    off its middle), as rows of the inner (SHAPE-2)^2 cells."""
     grid = np.asarray(shape, np.float32).reshape(SHAPE, SHAPE)
-    return [np.rot90(grid, k).ravel() for k in range(4)]
+    inner = SHAPE - 2
+    return np.stack([np.rot90(grid, k)[dy:dy + inner, dx:dx + inner].ravel()
+                     for k in range(4) for dy in range(3) for dx in range(3)])
 
 
 def distance(a: Features, b: Features) -> float:
@@ -569,8 +608,8 @@ def distance(a: Features, b: Features) -> float:
     ca, cb = np.asarray(a.colour), np.asarray(b.colour)
     weights = np.array([1.0, 1.0, 0.35, 0.6, 0.6, 0.2])
     colour = float(np.sqrt(((ca - cb) ** 2 * weights).sum()))
-    sa = np.asarray(a.shape, np.float32)
-    shape = min(float(np.sqrt(np.mean((sa - turned) ** 2))) for turned in _turns(b.shape))
+    inner = np.asarray(a.shape, np.float32).reshape(SHAPE, SHAPE)[1:-1, 1:-1].ravel()
+    shape = float(np.sqrt(np.mean((_turns(b.shape) - inner) ** 2, axis=1)).min())
     return colour + 0.35 * shape
 
 
