@@ -12,7 +12,10 @@ returns, and the table carries on by touch meanwhile.
 
 Camera rolls carry no sequence number: nothing resends them, so there is nothing to acknowledge and no
 frame to recognise after a restart (`settle` is a no-op); the app journals a roll before it shows it.
-`reading_for(event)` gives the reading behind a roll event (the crops of its dice, for the dispute).
+`reading_for(event)` gives the reading behind a roll event (the crops of its dice, for the dispute);
+`latest_frame()` the newest picture (the Hardware screen's preview, calibration and teaching).  Without a
+profile (`use_profile(None)`: the game at the table has not been calibrated) the camera is watched for
+faults and previewed, but nothing is read.
 """
 
 from __future__ import annotations
@@ -47,24 +50,25 @@ def roll_values(reading: Any, dice: Sequence[Sequence[str]]) -> tuple[list[str],
 class CameraSource(Source):
     """Rolls from a camera (or a file source standing in for one), read with one profile."""
 
-    def __init__(self, url: str, profile: Any, *, name: str = "camera", stall: float = 3.0,
+    def __init__(self, url: str, profile: Any = None, *, name: str = "camera", stall: float = 3.0,
                  retry: tuple[float, float] = (0.5, 5.0), still: int = 3,
                  dice: Sequence[Sequence[str]] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
-        """`profile`: a `companion.camera.profile.Profile`.  A malformed `url` raises UserError here."""
-        from companion.camera.profile import game_dice
-        from companion.camera.reader import Reader
+        """`profile`: a `companion.camera.profile.Profile` (or None: nothing is read until `use_profile`).
+        A malformed `url` raises UserError here."""
         from companion.camera.sources import parse_address
 
         parse_address(url)
         self.name = name
         self.url = url
-        self.profile = profile
-        self.reader = Reader(profile)
+        self.profile: Any = None
+        self.reader: Any = None
+        self._profile_lock = threading.Lock()
+        self._dice: tuple[tuple[str, ...], ...] = ()
+        self.use_profile(profile, dice)
         self.stall = stall
         self.retry = retry
         self.still = still
         self._clock = clock
-        self._dice: tuple[tuple[str, ...], ...] = tuple(tuple(die) for die in (dice or game_dice(profile.game)))
         self._emit: Emit | None = None
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -87,7 +91,8 @@ class CameraSource(Source):
         return self._open and self._reported == "connected"
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "camera", "name": self.name, "url": self.url, "game": self.profile.game,
+        return {"kind": "camera", "name": self.name, "url": self.url,
+                "game": None if self.profile is None else self.profile.game,
                 "connected": self.connected, "frames": self.frames, "rolls": self.rolls,
                 "uncertain": self.uncertain_rolls, "faults": self.faults, "detail": self.detail}
 
@@ -111,6 +116,22 @@ class CameraSource(Source):
         self._emit = None
 
     # -- what the table tells the camera ------------------------------------------------------------------
+    def use_profile(self, profile: Any, dice: Sequence[Sequence[str]] | None = None) -> None:
+        """Read with this profile from now on (None: read nothing); `dice` as `set_dice`, by default the
+        profile's game's first roll."""
+        from companion.camera.profile import game_dice
+        from companion.camera.reader import Reader
+
+        reader = None if profile is None else Reader(profile)
+        with self._profile_lock:
+            self.profile, self.reader = profile, reader
+            self._dice = () if profile is None else tuple(tuple(die) for die in (dice or game_dice(profile.game)))
+
+    def latest_frame(self) -> Any:
+        """The newest picture (a BGR numpy array), or None before the first."""
+        with self._frame_lock:
+            return self._frame
+
     def set_dice(self, dice: Sequence[Sequence[str]]) -> None:
         """The dice the game's prompt asks for now (how many, and which faces each may show)."""
         self._dice = tuple(tuple(die) for die in dice)
@@ -167,7 +188,7 @@ class CameraSource(Source):
         from companion.camera.reader import RollWatcher
         from companion.camera.vision import VisionError
 
-        watcher = RollWatcher(self.reader, still=self.still)
+        watcher: RollWatcher | None = None
         seen = 0
         while not self._stop.is_set():
             with self._frame_lock:
@@ -184,7 +205,13 @@ class CameraSource(Source):
             if self._reported == "link_lost" and self._open:
                 self._status("connected", "pictures again")
             self.frames += 1
-            dice = self._dice
+            with self._profile_lock:
+                reader, dice = self.reader, self._dice
+            if reader is None:
+                watcher = None
+                continue
+            if watcher is None or watcher.reader is not reader:
+                watcher = RollWatcher(reader, still=self.still)
             try:
                 state, reading = watcher.feed(frame, dice)
             except VisionError as error:

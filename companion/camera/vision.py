@@ -28,6 +28,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from companion.engine.core import N_
+
 Image = npt.NDArray[np.uint8]
 Floats = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.bool_]
@@ -148,7 +150,7 @@ def calibrate(frame: Image) -> Calibration:
     height, width = small.shape[:2]
     gray = luma(work)
     if float(np.percentile(gray, 95)) < DARK_P95:
-        raise VisionError("the picture is too dark: switch on a light over the tray, or open the camera's aperture")
+        raise VisionError(N_("the picture is too dark: switch on a light over the tray, or open the camera's aperture"))
     log_image = np.log(small + _EPS)
     centre = log_image[height * 3 // 8:height * 5 // 8, width * 3 // 8:width * 5 // 8].reshape(-1, 3)
     reference = np.median(centre, axis=0)
@@ -164,16 +166,16 @@ def calibrate(frame: Image) -> Calibration:
     count, labels = cv2.connectedComponents(floor)
     label = labels[height // 2, width // 2]
     if label == 0 or count < 2:
-        raise VisionError("no empty tray floor in the middle of the picture: point the camera at the middle "
-                          "of the empty tray")
+        raise VisionError(N_("no empty tray floor in the middle of the picture: point the camera at the middle "
+                             "of the empty tray"))
     region = (labels == label).astype(np.uint8)
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull = cv2.convexHull(max(contours, key=cv2.contourArea))
     tray = np.zeros_like(region)
     cv2.fillConvexPoly(tray, hull, 1)
     if tray.sum() < 0.2 * tray.size:
-        raise VisionError("the tray's floor fills less than a fifth of the picture: bring the camera closer, "
-                          "or clear the tray")
+        raise VisionError(N_("the tray's floor fills less than a fifth of the picture: bring the camera closer, "
+                             "or clear the tray"))
     small_gray = cv2.resize(gray, (width, height), interpolation=cv2.INTER_AREA)
     floor_gray = small_gray[tray > 0]
     # The floor by the walls lies in their shade and is left out above; dice lie there too.
@@ -182,15 +184,15 @@ def calibrate(frame: Image) -> Calibration:
     sharp = cv2.resize(gray, (width, height), interpolation=cv2.INTER_AREA)
     noise = float(np.median(np.abs(sharp - cv2.GaussianBlur(sharp, (0, 0), 1.5))[tray > 0])) * 1.4826 * 2
     if noise > GRAINY:
-        raise VisionError("the picture is too grainy for the light there is: add light over the tray")
+        raise VisionError(N_("the picture is too grainy for the light there is: add light over the tray"))
     full_tray = cv2.resize(tray, (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST) > 0
     clipped = float(np.mean(work[full_tray].max(axis=1) >= 250))
     if clipped > GLARE:
-        raise VisionError("the light is too bright or reflects on the tray: dim it or move it to the side")
+        raise VisionError(N_("the light is too bright or reflects on the tray: dim it or move it to the side"))
     blur = measure_blur(gray)
     if blur is not None and blur > BLURRY:
-        raise VisionError("the picture is out of focus: turn the camera's focus ring (or move the camera "
-                          "to its focus distance) until the tray's edges are sharp")
+        raise VisionError(N_("the picture is out of focus: turn the camera's focus ring (or move the camera "
+                             "to its focus distance) until the tray's edges are sharp"))
     colour = np.median(small[tray > 0], axis=0)
     return Calibration(background=small.astype(np.float32), tray=tray > 0,
                        floor=(float(colour[0]), float(colour[1]), float(colour[2])),

@@ -1,0 +1,60 @@
+"""A roll the camera is unsure of, from a file source standing in for the camera, reaches the Table
+screen as the sensor's do: the dispute shows the camera's picture of the die with the same Confirm /
+Enter by touch choices, and the confirmed roll is journalled with source `camera`."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from kivy.factory import Factory
+
+from companion.app.launch import pump
+from companion.camera.profile import profile_path, save_profile
+from firmware_bridge.camera_source import CameraSource
+from tests.app.test_controller_inputs import open_game
+from tests.app.ui import tap, visible_widgets
+from tests.camera.helpers import SAMPLE, profile, rolls
+
+GOLDGRAEBER = SAMPLE / "goldgraeber-000"
+
+
+def wait_for(test: Any, seconds: float = 30.0) -> None:
+    end = time.monotonic() + seconds
+    while not test():
+        assert time.monotonic() < end, "the camera's roll did not reach the table"
+        pump(1)
+        time.sleep(0.02)
+
+
+def test_a_camera_roll_is_confirmed_on_the_table(table_app: Any, tmp_path: Path) -> None:
+    app = table_app
+    # A hand in the tray: the die is read as 4, but the reading is unsure, so the table is asked.
+    roll = next(roll for roll in rolls(GOLDGRAEBER) if roll.case == "hand")
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    shutil.copy(GOLDGRAEBER / "empty.jpg", frames / "0.jpg")
+    for copy in range(1, 40):  # the roll lies there for ten seconds: a folder that ends is a camera gone
+        shutil.copy(roll.image, frames / f"{copy:02d}.jpg")
+    save_profile(profile(GOLDGRAEBER), profile_path("goldgraeber"), replace=True)
+    session = open_game(app, "goldgraeber")
+    camera = CameraSource(f"{frames}?fps=30&hold=8", retry=(0.05, 0.5))
+    try:
+        app.hardware.add_source(camera)
+        app.controller.changed()  # the table tells the camera its game and the dice due
+        assert camera.profile is not None and camera.profile.game == "goldgraeber"
+        wait_for(lambda: "camera is unsure" in app.table.notice_text)
+        assert "(read as 4)" in app.table.notice_text
+        assert app.table.notice_choices == ["confirm", "touch"]
+        shown = [w for w in visible_widgets(app.root.current_screen) if isinstance(w, Factory.NoticeDie)]
+        assert len(shown) == 1 and shown[0].crop is not None and shown[0].uncertain, "the die is shown as seen"
+        assert not session.actions, "nothing is played before the table confirms"
+        tap(app, "Confirm reading", frames=2)
+        assert [action.source for action in session.actions] == ["camera"]
+        assert list(session.actions[0].action["values"]) == ["4"]
+        assert not app.table.notice_text
+    finally:
+        app.hardware.bridge.remove_source(camera.name)
+        profile_path("goldgraeber").unlink()
