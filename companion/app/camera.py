@@ -57,7 +57,10 @@ class CameraSetup(EventDispatcher):
         return load_profile(path, self.game) if path.exists() else None
 
     def refresh(self) -> None:
-        """Where setting up the camera stands for the chosen game."""
+        """Where setting up the camera stands for the chosen game: teaching goes on until every face has
+        been shown three times (the camera reads once each face has been shown once)."""
+        from companion.camera.profile import SHOWS_PER_FACE, game_faces
+
         self.game = self.chosen_game()
         if self.camera is None:
             self.step = "none"
@@ -67,13 +70,15 @@ class CameraSetup(EventDispatcher):
         except UserError as error:
             self.problem, self.step = str(error), "calibrate"
             return
-        missing = () if profile is None else profile.untaught()
         if profile is None:
             self.step = "calibrate"
-        elif missing:
-            self.face = missing[0] if not self.face or self.face not in missing else self.face
-            self.shown = sum(1 for taught in profile.taught if taught.face == self.face)
-            self.step = "teach"
+            return
+        shown = {face: sum(1 for taught in profile.taught if taught.face == face) for face in game_faces(self.game)}
+        wanted = [face for face, count in shown.items() if count < SHOWS_PER_FACE] if profile.untaught() or \
+            self.step == "teach" else []
+        if wanted:
+            self.face = self.face if self.face in wanted else wanted[0]
+            self.shown, self.step = shown[self.face], "teach"
         else:
             self.step, self.face, self.shown = "ready", "", 0
 
@@ -144,7 +149,7 @@ class CameraSetup(EventDispatcher):
 
     def take_picture(self) -> None:
         """Teach the face asked for from what the camera sees now (one die alone in the tray)."""
-        from companion.camera.profile import SHOWS_PER_FACE, save_profile
+        from companion.camera.profile import save_profile
         from companion.camera.reader import Reader, teach_side
         from companion.camera.vision import VisionError
 
@@ -170,8 +175,6 @@ class CameraSetup(EventDispatcher):
         except UserError as error:
             self.problem = str(error)
             return
-        if len(earlier) + 1 >= SHOWS_PER_FACE:
-            self.face = ""
         self.app.hardware.reload_camera_profile()
         self.refresh()
 

@@ -58,3 +58,38 @@ def test_a_camera_roll_is_confirmed_on_the_table(table_app: Any, tmp_path: Path)
     finally:
         app.hardware.bridge.remove_source(camera.name)
         profile_path("goldgraeber").unlink()
+
+
+def test_the_hardware_screen_calibrates_the_tray_and_teaches_face_by_face(table_app: Any, tmp_path: Path) -> None:
+    from companion.camera.profile import load_profile
+    from companion.camera.sources import read_image
+
+    app = table_app
+    open_game(app, "goldgraeber")
+    path = profile_path("goldgraeber")
+    path.unlink(missing_ok=True)
+    camera = CameraSource(str(GOLDGRAEBER / "empty.jpg"))
+    seen = {"picture": read_image(GOLDGRAEBER / "empty.jpg")}
+    camera.latest_frame = lambda: seen["picture"]  # type: ignore[method-assign]  # what the camera sees now
+    try:
+        app.hardware.add_source(camera)
+        app.go("hardware")
+        wait_for(lambda: app.camera_setup.preview is not None)
+        assert app.camera_setup.step == "calibrate"
+        tap(app, "Calibrate", frames=2)
+        assert path.exists() and app.camera_setup.step == "teach" and app.camera_setup.face == "L"
+        seen["picture"] = read_image(GOLDGRAEBER / "empty.jpg")
+        tap(app, "Take picture", frames=2)
+        assert "one die alone" in app.camera_setup.problem, "an empty tray teaches nothing"
+        for show in range(3):
+            seen["picture"] = read_image(GOLDGRAEBER / "teach" / f"L-{show}.jpg")
+            tap(app, "Take picture", frames=2)
+        assert not app.camera_setup.problem
+        assert [taught.face for taught in load_profile(path).taught] == ["L"] * 3
+        assert app.camera_setup.face == "2" and app.camera_setup.shown == 0
+        tap(app, "Calibrate", frames=2)
+        assert app.camera_setup.step == "recalibrate", "taught faces are not thrown away on one tap"
+        assert len(load_profile(path).taught) == 3
+    finally:
+        app.hardware.bridge.remove_source(camera.name)
+        path.unlink(missing_ok=True)
