@@ -262,7 +262,7 @@ def make_session(game: str, number: int, rng: random.Random) -> Session:
     cam_height = rng.uniform(30, 45)
     tilt = rng.uniform(0, 20)
     azimuth = rng.uniform(0, 2 * math.pi)
-    fov = 2 * math.degrees(math.atan((TRAY_HALF[0] + 1.2) / cam_height)) * rng.uniform(1.0, 1.12)
+    fov = 2 * math.degrees(math.atan((TRAY_HALF[0] + 1.2) / cam_height)) * rng.uniform(1.2, 1.35)  # all the floor
     camera = {"height": cam_height, "tilt": tilt, "azimuth": azimuth, "fov": fov, "yaw": rng.uniform(-8, 8),
               "target": (rng.uniform(-1, 1), rng.uniform(-1, 1))}
     light = {"kelvin": rng.uniform(2700, 6500), "hard": rng.random() < 0.5, "elevation": rng.uniform(40, 85),

@@ -251,7 +251,7 @@ def foreground(small: Floats, calibration: Calibration) -> tuple[Mask, Floats]:
     spread = float(np.percentile(chroma[calibration.tray], 75))
     mask = (chroma > max(0.2, 3 * spread)) | (bright > max(0.28, 3 * spread)) | (bright < -1.4)
     mask &= calibration.tray
-    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))  # thin lines: edges
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     return mask > 0, gain
 
@@ -308,13 +308,13 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
                                         np.ones((5, 5), np.uint8)))
     for area, region in blobs:
         dice = area / die_area
-        if dice < 0.45:
-            if dice > 0.25:
-                doubts.append(SPECK)
-            continue
-        at_edge = bool((region & tray_edge).any())
         hull = cv2.convexHull(cv2.findNonZero(region))
         solidity = area / max(float(cv2.contourArea(hull)), 1.0)
+        if dice < 0.45:
+            if dice > 0.25 and solidity > 0.8:
+                doubts.append(SPECK)  # as big as a die's corner: perhaps a die mostly hidden
+            continue
+        at_edge = bool((region & tray_edge).any())
         if dice > 6.5 or (at_edge and dice > 3.5) or (dice > 2.5 and solidity < 0.7):
             doubts.append("a hand or an object is in the tray")
             continue
