@@ -10,7 +10,6 @@ unsure.  `RollWatcher` turns a stream of frames into readings, one per roll, whe
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -131,7 +130,7 @@ class Reader:
         match = nearest(features(face.patch, gain), self.examples)
         if match is None:
             return DieReading("?", 0.0, face.box, face.patch, "no faces are taught")
-        margin = match.distance / match.runner_up if math.isfinite(match.runner_up) else 0.0
+        margin = match.margin
         confidence = max(0.0, min(1.0, (1 - margin) / (1 - MARGIN) * 0.5)) if margin < 1 else 0.0
         confidence = min(confidence, max(0.0, 1 - match.distance / (2 * FARTHEST)))
         if match.distance > FARTHEST:

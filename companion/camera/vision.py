@@ -20,6 +20,7 @@ happen, a question is cheap.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -282,6 +283,9 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
         if area < tiny:
             continue
         region = _fill((labels == label).astype(np.uint8))
+        (_, _), (w, h), _ = cv2.minAreaRect(cv2.findNonZero(region))
+        if max(w, h) > 4.5 * max(min(w, h), 1.0):
+            continue  # a line of light along a wall's edge (its shade changes with the light), not a die
         blobs.append((float(region.sum()), region))
     doubts: list[str] = []
     if half_side is None:
@@ -291,8 +295,9 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
             (_, _), (w, h), _ = cv2.minAreaRect(points)
             if min(w, h) > 0 and max(w, h) / min(w, h) < 1.3 and area / (w * h) > 0.72:
                 singles.append(area)
-        if not singles and expected == 1 and len(blobs) == 1:
-            singles = [blobs[0][0]]  # teaching: the one thing in the tray is the die, however it looks
+        if expected == 1 and blobs:
+            singles = [max(area for area, _ in blobs)]  # teaching: the largest thing in the tray is the die
+        singles = [area for area in singles if area >= 0.5 * max(singles, default=0.0)]  # specks are no dice
         die_area = float(np.median(singles)) if singles else 0.0
         if not singles and blobs:
             # Every die touches another: the roll's own count gives their size, if the groups agree with it.
@@ -500,14 +505,15 @@ class Pips:
     fit: float
 
 
-def _pip_candidates(gray: Floats, polarity: int) -> list[tuple[float, float, float]]:
-    """Round marks of one polarity (dark on light = -1) the size of pips: (x, y, area) in patch pixels."""
+def _pip_candidates(gray: Floats, polarity: int, level: float) -> list[tuple[float, float, float]]:
+    """Round marks of one polarity (dark on light = -1) the size of pips: (x, y, area) in patch pixels.
+    `level`: the share of the contrast a pixel must reach (higher levels part pips that blur together)."""
     body = float(np.median(gray))
     extreme = float(np.percentile(gray, 2 if polarity < 0 else 98))
     contrast = (extreme - body) * polarity
     if contrast < 14:
         return []
-    marks = ((gray - body) * polarity > contrast * 0.45).astype(np.uint8)
+    marks = ((gray - body) * polarity > contrast * level).astype(np.uint8)
     count, _labels, stats, centroids = cv2.connectedComponentsWithStats(marks, connectivity=4)
     found = []
     for label in range(1, count):
@@ -529,8 +535,8 @@ def read_pips(patch: Image) -> Pips | None:
     """The number of pips on a face when they lie as a die's pips do, else None (not readable as pips)."""
     gray = luma(patch)
     best: Pips | None = None
-    for polarity in (-1, 1):
-        marks = _pip_candidates(gray, polarity)
+    for polarity, level in itertools.product((-1, 1), (0.45, 0.6, 0.75)):
+        marks = _pip_candidates(gray, polarity, level)
         if not 1 <= len(marks) <= 6:
             continue
         areas = [area for _, _, area in marks]
@@ -605,34 +611,47 @@ def _turns(shape: Sequence[float]) -> Floats:
                      for k in range(4) for dy in range(3) for dx in range(3)])
 
 
-def distance(a: Features, b: Features) -> float:
-    """How unlike two faces are: colour (log chromaticity and brightness) plus shape under the best turn."""
+def distances(a: Features, b: Features) -> tuple[float, float]:
+    """How unlike two faces are in colour (log chromaticity and brightness, weighted) and in shape (under
+    the best quarter turn and shift)."""
     ca, cb = np.asarray(a.colour), np.asarray(b.colour)
     weights = np.array([1.0, 1.0, 0.35, 0.6, 0.6, 0.2])
     colour = float(np.sqrt(((ca - cb) ** 2 * weights).sum()))
     inner = np.asarray(a.shape, np.float32).reshape(SHAPE, SHAPE)[1:-1, 1:-1].ravel()
     shape = float(np.sqrt(np.mean((_turns(b.shape) - inner) ** 2, axis=1)).min())
-    return colour + 0.35 * shape
+    return colour, 0.35 * shape
 
 
 @dataclass(frozen=True)
 class Match:
-    """The nearest taught face, its distance, and the nearest other face's distance."""
+    """The nearest taught face, its distance, the nearest other face's distance, and the part of both that
+    every face shares (the colour distance of the face nearest in colour: where all faces have one colour,
+    as a game's digits or pips on one die, it is the light's and the camera's noise, not a difference)."""
 
     face: str
     distance: float
     runner_up: float
+    floor: float = 0.0
+
+    @property
+    def margin(self) -> float:
+        """Best over runner-up above the shared part: 0 is a clear decision, near 1 a toss-up."""
+        if not math.isfinite(self.runner_up):
+            return 0.0
+        return (self.distance - self.floor) / max(self.runner_up - self.floor, 1e-6)
 
 
 def nearest(face: Features, examples: Sequence[tuple[str, Features]]) -> Match | None:
     """The taught face nearest to `face` (by its nearest example) and the best other face's distance."""
     best: dict[str, float] = {}
+    colour_floor = math.inf
     for label, example in examples:
-        d = distance(face, example)
-        if d < best.get(label, math.inf):
-            best[label] = d
+        colour, shape = distances(face, example)
+        colour_floor = min(colour_floor, colour)
+        if colour + shape < best.get(label, math.inf):
+            best[label] = colour + shape
     if not best:
         return None
     ranked = sorted(best.items(), key=lambda item: item[1])
     runner_up = ranked[1][1] if len(ranked) > 1 else math.inf
-    return Match(ranked[0][0], ranked[0][1], runner_up)
+    return Match(ranked[0][0], ranked[0][1], runner_up, min(colour_floor, ranked[0][1]))
