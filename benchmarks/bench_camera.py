@@ -22,7 +22,6 @@ reader waits for 3 still frames: 0.3 s of it is that wait, by design).
 from __future__ import annotations
 
 import argparse
-import csv
 import shutil
 import statistics
 import tempfile
@@ -34,31 +33,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.camera import photoset
 from companion.camera.profile import Profile, game_dice
-from companion.camera.reader import Reader, assign, teach_side
-from companion.camera.sources import read_image
-from companion.camera.vision import VisionError, calibrate
+from companion.camera.reader import Reader, assign
+from companion.camera.vision import VisionError
 
 SAMPLE = Path(__file__).resolve().parents[1] / "tests" / "data" / "camera" / "sample"
 
 
-def session_profile(folder: Path, game: str) -> Profile:
-    made = Profile.from_calibration(game, calibrate(read_image(folder / "empty.jpg")))
-    labels = folder / "teach" / "labels.csv"
-    if not labels.exists():
-        return made
-    reader = Reader(made)
-    taught, sides = [], []
-    with labels.open(newline="") as rows:
-        for row in csv.DictReader(rows):
-            try:
-                item, side = reader.teach_picture(read_image(labels.parent / row["image"]), row["face"])
-            except VisionError as error:
-                print(f"  {folder.name}: teaching picture {row['image']} refused: {error}")
-                continue
-            taught.append(item)
-            sides.append(side)
-    return made.with_taught(taught, teach_side(sides))
+def session_profile(folder: Path) -> Profile:
+    return photoset.session_profile(folder, lambda image, error: print(f"  {folder.name}: teaching picture "
+                                                                       f"{image} refused: {error}"))
 
 
 def right(faces: tuple[str, ...], truth: tuple[str, ...], dice: tuple[tuple[str, ...], ...]) -> bool:
@@ -69,35 +54,33 @@ def read_sets(sets: list[Path]) -> tuple[dict[str, Counter[str]], list[float], l
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     cpu, decode, wrong = [], [], []
     for root in sets:
-        for folder in sorted(path for path in root.iterdir() if (path / "truth.csv").exists()):
-            game = folder.name.rsplit("-", 1)[0]
+        for folder in photoset.sessions(root):
+            game = photoset.game_of(folder)
             try:
-                reader = Reader(session_profile(folder, game))
+                reader = Reader(session_profile(folder))
             except VisionError as error:
                 print(f"  {folder.name}: calibration refused: {error}")
                 counts[game]["calibration refused"] += 1
                 continue
             dice = game_dice(game)
-            with (folder / "truth.csv").open(newline="") as rows:
-                for row in csv.DictReader(rows):
-                    data = (folder / row["image"]).read_bytes()
-                    start = time.process_time()
-                    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-                    decode.append(time.process_time() - start)
-                    start = time.process_time()
-                    reading = reader.read(image, dice)
-                    cpu.append(time.process_time() - start)
-                    truth = tuple(row["faces"].split())
-                    counts[game]["rolls"] += 1
-                    counts[game][f"case {row['case']}"] += 1
-                    if reading.uncertain:
-                        counts[game]["asked"] += 1
-                    elif right(reading.faces, truth, dice):
-                        counts[game]["right"] += 1
-                    else:
-                        counts[game]["wrong"] += 1
-                        wrong.append(f"{folder.name}/{row['image']} ({row['case']}): read {' '.join(reading.faces)}, "
-                                     f"truth {' '.join(truth)}")
+            for roll in photoset.rolls(folder):
+                data = roll.image.read_bytes()
+                start = time.process_time()
+                image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+                decode.append(time.process_time() - start)
+                start = time.process_time()
+                reading = reader.read(image, dice)
+                cpu.append(time.process_time() - start)
+                counts[game]["rolls"] += 1
+                counts[game][f"case {roll.case}"] += 1
+                if reading.uncertain:
+                    counts[game]["asked"] += 1
+                elif right(reading.faces, roll.faces, dice):
+                    counts[game]["right"] += 1
+                else:
+                    counts[game]["wrong"] += 1
+                    wrong.append(f"{folder.name}/{roll.image.name} ({roll.case}): read {' '.join(reading.faces)}, "
+                                 f"truth {' '.join(roll.faces)}")
     return counts, cpu, decode, wrong
 
 
@@ -109,9 +92,8 @@ def rest_to_event(samples: int) -> list[float]:
     from firmware_bridge.hub import Bridge
 
     session = SAMPLE / "digger-000"
-    profile = session_profile(session, "digger")
-    with (session / "truth.csv").open(newline="") as rows:
-        clean = [session / row["image"] for row in csv.DictReader(rows) if row["case"] == "clean"]
+    profile = session_profile(session)
+    clean = [roll.image for roll in photoset.rolls(session) if roll.case == "clean"]
     stamps: dict[str, float] = {}
 
     class Timed(sources.FileSource):
