@@ -16,7 +16,7 @@ from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import NumericProperty, ObjectProperty, OptionProperty, StringProperty
 
-from companion.app.i18n import tr
+from companion.app.i18n import _, tr
 from companion.engine.core import N_
 from companion.engine.errors import UserError
 
@@ -28,7 +28,7 @@ PREVIEW_WIDTH = 320
 class CameraSetup(EventDispatcher):
     """What the camera part shows (`step`, `face`, `shown`, `problem`, `preview`) and its two buttons."""
 
-    step = OptionProperty("none", options=["none", "calibrate", "recalibrate", "teach", "ready"])
+    step = OptionProperty("none", options=["none", "calibrate", "recalibrate", "reimport", "teach", "ready"])
     game = StringProperty("")
     face = StringProperty("")
     shown = NumericProperty(0)
@@ -178,6 +178,57 @@ class CameraSetup(EventDispatcher):
         self.app.hardware.reload_camera_profile()
         self.refresh()
 
+    # -- export and import (a profile made at one table, used at another with the same tray and camera) --
+    def export_profile(self) -> None:
+        """Copy the game's profile to the USB stick (else the exports folder), as History exports games."""
+        from companion.app.history import export_folder
+
+        self.game = self.chosen_game()
+        source = self._path()
+        if not source.exists():
+            self.problem = N_("Nothing to export yet: calibrate first.")
+            return
+        folder, _stick = export_folder()
+        target = folder / f"camera-{self.game}.json"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read_bytes())
+        except OSError as error:
+            self.problem = _("Could not save: {problem}").format(problem=error.strerror or str(error))
+            return
+        self.problem = _("Saved as {path}").format(path=str(target))
+
+    def import_profile(self) -> None:
+        """Use the profile `goldtable/camera-<game>.json` from a USB stick; one that would replace taught
+        faces needs a second tap."""
+        from companion.app.history import usb_folders
+        from companion.camera.profile import load_profile, save_profile
+
+        self.game = self.chosen_game()
+        found = [stick / "goldtable" / f"camera-{self.game}.json" for stick in usb_folders()]
+        found = [path for path in found if path.exists()]
+        if not found:
+            self.problem = _("No camera profile for this game on a USB stick (goldtable/camera-{game}.json).").format(
+                game=self.game)
+            return
+        try:
+            profile = load_profile(found[0], self.game)
+            current = self._profile()
+        except UserError as error:
+            self.problem = str(error)
+            return
+        if current is not None and current.taught and self.step != "reimport":
+            self.step = "reimport"
+            return
+        try:
+            save_profile(profile, self._path(), replace=True)
+        except UserError as error:
+            self.problem = str(error)
+            return
+        self.step, self.face, self.problem = "none", "", ""
+        self.app.hardware.reload_camera_profile()
+        self.refresh()
+
     def _path(self) -> Any:
         from companion.camera.profile import profile_path
 
@@ -195,6 +246,8 @@ def camera_guide(step: str, game: str, face: str, shown: int, problem: str, lang
                         "{game}.", language).format(game=title),
         "recalibrate": tr("Calibrating again means showing every face again. Tap Calibrate once more to do "
                           "it.", language),
+        "reimport": tr("The profile on the USB stick replaces the faces taught here. Tap Import once more to "
+                       "use it.", language),
         "teach": tr("Put one die alone in the tray showing {face} (picture {n} of 3), then tap Take picture.",
                     language).format(face=face, n=shown + 1),
         "ready": tr("The camera reads the rolls of {game}.", language).format(game=title),

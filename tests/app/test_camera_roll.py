@@ -93,3 +93,37 @@ def test_the_hardware_screen_calibrates_the_tray_and_teaches_face_by_face(table_
     finally:
         app.hardware.bridge.remove_source(camera.name)
         path.unlink(missing_ok=True)
+
+
+def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: Path,
+                                                      monkeypatch: Any) -> None:
+    from companion.camera.profile import load_profile
+
+    app = table_app
+    stick = tmp_path / "stick"
+    stick.mkdir()
+    monkeypatch.setenv("GOLDTABLE_USB", str(stick))
+    open_game(app, "goldgraeber")
+    path = profile_path("goldgraeber")
+    camera = CameraSource(str(GOLDGRAEBER / "empty.jpg"))
+    try:
+        app.hardware.add_source(camera)
+        app.go("hardware")
+        pump(2)
+        path.unlink(missing_ok=True)
+        tap(app, "Export", frames=2)
+        assert "calibrate first" in app.camera_setup.problem and not list(stick.iterdir())
+        taught = profile(GOLDGRAEBER)
+        save_profile(taught, path, replace=True)
+        tap(app, "Export", frames=2)
+        exported = stick / "goldtable" / "camera-goldgraeber.json"
+        assert exported.read_bytes() == path.read_bytes() and str(exported) in app.camera_setup.problem
+        save_profile(taught.model_copy(update={"taught": taught.taught[:3]}), path, replace=True)
+        tap(app, "Import", frames=2)
+        assert app.camera_setup.step == "reimport" and len(load_profile(path).taught) == 3, "asked first"
+        tap(app, "Import", frames=2)
+        assert load_profile(path) == taught and app.camera_setup.step == "ready"
+        assert camera.profile == taught, "the camera reads with the imported profile"
+    finally:
+        app.hardware.bridge.remove_source(camera.name)
+        path.unlink(missing_ok=True)
