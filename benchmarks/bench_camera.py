@@ -84,6 +84,23 @@ def read_sets(sets: list[Path]) -> tuple[dict[str, Counter[str]], list[float], l
     return counts, cpu, decode, wrong
 
 
+def watch_cost(frames: int = 200) -> list[float]:
+    """CPU seconds of `RollWatcher.feed` for frames in which dice move (no reading: most frames of a
+    camera's stream), alternating two pictures of a roll so every frame is motion."""
+    from companion.camera.reader import RollWatcher
+
+    session = SAMPLE / "digger-000"
+    watcher = RollWatcher(Reader(session_profile(session)))
+    pictures = [cv2.imread(str(roll.image)) for roll in photoset.rolls(session)[:2]]
+    dice = game_dice("digger")
+    costs = []
+    for index in range(frames):
+        start = time.process_time()
+        watcher.feed(pictures[index % 2], dice)
+        costs.append(time.process_time() - start)
+    return costs[1:]
+
+
 def rest_to_event(samples: int) -> list[float]:
     """Seconds from the first frame of a resting roll to its `roll` event, through the real bridge source."""
     from companion.camera import sources
@@ -161,6 +178,9 @@ def main() -> int:
     print(f"CPU per 640x480 frame read: median {statistics.median(ms):.1f} ms, p90 "
           f"{sorted(ms)[int(len(ms) * 0.9)]:.1f} ms, max {max(ms):.1f} ms "
           f"({statistics.median(ms) / base:.1f}x the JPEG decode of the same frame, {base:.1f} ms)")
+    watching = [value * 1000 for value in watch_cost()]
+    print(f"CPU per 640x480 frame while dice move (motion only, no reading): median "
+          f"{statistics.median(watching):.2f} ms, max {max(watching):.2f} ms")
     if args.latency:
         latency = rest_to_event(args.latency)
         if latency:

@@ -195,7 +195,9 @@ def tray_motion(previous: Image, current: Image) -> float:
 
 class RollWatcher:
     """Frames in, rolls out: a roll is read once the tray has been still for `still` frames after a change
-    (dice thrown, a die turned by hand), never twice for the same rest."""
+    (dice thrown, a die turned by hand), never twice for the same rest.  It is read twice, from two frames
+    in a row, and a reading that differs between them is unsure (a face that flickers with the sensor's
+    noise is no face to play without asking)."""
 
     def __init__(self, reader: Reader, still: int = 3, moving: float = 0.002) -> None:
         self.reader = reader
@@ -204,6 +206,7 @@ class RollWatcher:
         self._previous: Image | None = None
         self._quiet = 0
         self._rest_frame: Image | None = None
+        self._first: Reading | None = None
         self.in_motion = False
 
     def _small(self, frame: Image) -> Image:
@@ -220,7 +223,7 @@ class RollWatcher:
             self._rest_frame = small
             return "", None
         if tray_motion(previous, small) > self.moving:
-            self._quiet = 0
+            self._quiet, self._first = 0, None
             if not self.in_motion:
                 self.in_motion = True
                 return "moving", None
@@ -228,17 +231,25 @@ class RollWatcher:
         self._quiet += 1
         if self._quiet < self.still:
             return "", None
-        if self.in_motion or (self._rest_frame is not None and tray_motion(self._rest_frame, small) > self.moving):
-            self.in_motion = False
-            self._rest_frame = small
-            try:
-                reading = self.reader.read(frame, dice)
-            except VisionError:
-                return "", None
-            if not reading.dice:
-                return "", None  # the dice were taken out (or only a hand is there): no roll
-            return "rest", reading
-        return "", None
+        if self._first is None and not self.in_motion and \
+                (self._rest_frame is None or tray_motion(self._rest_frame, small) <= self.moving):
+            return "", None  # the rest already read
+        try:
+            reading = self.reader.read(frame, dice)
+        except VisionError:
+            return "", None
+        first, self._first = self._first, None
+        if first is None:
+            self._first = reading  # read again from the next frame before it counts
+            return "", None
+        self.in_motion = False
+        self._rest_frame = small
+        if not reading.dice:
+            return "", None  # the dice were taken out (or only a hand is there): no roll
+        if first.faces != reading.faces:
+            reading = Reading(reading.dice, (*reading.doubts, "the reading changed from one picture to the next"),
+                              reading.expected)
+        return "rest", reading
 
 
 __all__ = ["DieReading", "Reader", "Reading", "RollWatcher", "Spot", "assign", "teach_side"]

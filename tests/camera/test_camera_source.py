@@ -67,7 +67,7 @@ def test_rolls_at_rest_reach_the_bridge_from_source_camera(tmp_path: Path) -> No
     folder = frames_folder(tmp_path / "frames", [roll.image])
     bridge = Bridge()
     heard = Heard(bridge)
-    camera = CameraSource(f"{folder}?fps=40&hold=6", profile(DIGGER), retry=(0.05, 0.2))
+    camera = CameraSource(f"{folder}?fps=30&hold=15", profile(DIGGER), retry=(0.05, 0.2))
     bridge.add_source(camera)
     with bridge:
         event = heard.wait(is_roll)
@@ -84,7 +84,7 @@ def test_a_vanished_folder_is_said_once_and_picked_up_again_when_it_returns(tmp_
     folder = frames_folder(tmp_path / "frames", [chosen[0].image])
     bridge = Bridge()
     heard = Heard(bridge)
-    bridge.add_source(CameraSource(f"{folder}?fps=40&hold=6", profile(DIGGER), retry=(0.05, 0.2)))
+    bridge.add_source(CameraSource(f"{folder}?fps=30&hold=15", profile(DIGGER), retry=(0.05, 0.2)))
     with bridge:
         heard.wait(is_roll)
         shutil.rmtree(folder)

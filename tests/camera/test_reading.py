@@ -105,3 +105,28 @@ def test_calibration_says_when_the_light_or_the_focus_is_too_poor() -> None:
     with pytest.raises(VisionError, match="out of focus"):
         calibrate(cv2.GaussianBlur(empty, (0, 0), 5))
     assert math.isfinite(calibrate(empty).brightness)
+
+
+def test_a_roll_is_read_from_two_still_frames_and_is_unsure_when_they_differ() -> None:
+    from companion.camera.reader import DieReading, Reading, RollWatcher
+
+    empty = read_image(SESSIONS[0] / "empty.jpg")
+    roll = read_image(rolls(SESSIONS[0])[0].image)
+    patch = np.zeros((PATCH, PATCH, 3), np.uint8)
+
+    class Flicker:
+        """A reader whose second look at the same still tray sees another face."""
+
+        def __init__(self, faces: list[str]) -> None:
+            self.faces = faces
+
+        def read(self, frame: np.ndarray, dice: object) -> Reading:
+            face = self.faces.pop(0)
+            return Reading((DieReading(face, 0.9, (0, 0, 1, 1), patch),), (), 1)
+
+    for faces, unsure in ((["4", "4"], False), (["4", "5"], True)):
+        watcher = RollWatcher(Flicker(list(faces)), still=2)  # type: ignore[arg-type]
+        heard = [watcher.feed(frame, [("4", "5")]) for frame in [empty, empty, roll, roll, roll, roll, roll, roll]]
+        rests = [reading for state, reading in heard if state == "rest"]
+        assert [state for state, _ in heard].count("moving") == 1
+        assert len(rests) == 1 and rests[0] is not None and rests[0].uncertain == unsure
