@@ -97,7 +97,6 @@ class Profile(BaseModel):
     height: int = Field(gt=0, le=8192)
     background: str
     tray: str
-    floor: tuple[float, float, float]
     brightness: float
     noise: float
     blur: float | None
@@ -112,7 +111,7 @@ class Profile(BaseModel):
         background = np.clip(calibration.background * 65535, 0, 65535).astype(np.uint16)
         width, height = calibration.size
         return cls(game=game, width=width, height=height, background=_png(background),
-                   tray=_png(calibration.tray.astype(np.uint8) * 255), floor=calibration.floor,
+                   tray=_png(calibration.tray.astype(np.uint8) * 255),
                    brightness=calibration.brightness, noise=calibration.noise, blur=calibration.blur, source=source)
 
     def calibration(self) -> Calibration:
@@ -122,7 +121,7 @@ class Profile(BaseModel):
         shape = (self.height // 2, self.width // 2)
         if background.shape != (*shape, 3) or background.dtype != np.uint16 or tray.shape != shape:
             raise ValueError("its tray pictures do not have the profile's size")
-        return Calibration(background=(background / 65535).astype(np.float32), tray=tray > 0, floor=self.floor,
+        return Calibration(background=(background / 65535).astype(np.float32), tray=tray > 0,
                            brightness=self.brightness, noise=self.noise, blur=self.blur)
 
     def examples(self) -> list[tuple[str, Features]]:

@@ -22,7 +22,6 @@ from companion.camera.vision import (
     Face,
     Image,
     Scene,
-    Spot,
     VisionError,
     features,
     find_dice,
@@ -44,11 +43,10 @@ SURE = 0.5
 
 @dataclass(frozen=True)
 class DieReading:
-    """One die or tile: the face read (`?` when none could be), how sure, where, and why not sure."""
+    """One die or tile: the face read (`?` when none could be), how sure, its picture, and why not sure."""
 
     face: str
     confidence: float
-    box: tuple[int, int, int, int]
     patch: Image
     doubt: str | None = None
 
@@ -125,27 +123,27 @@ class Reader:
         doubt = face.doubts[0] if face.doubts else None
         if self.pips_only:
             if pips is None or pips.fit < PIP_FIT:
-                return DieReading("?", 0.0, face.box, face.patch, "the pips of a die cannot be counted")
-            return DieReading(str(pips.count), pips.fit, face.box, face.patch, doubt)
+                return DieReading("?", 0.0, face.patch, "the pips of a die cannot be counted")
+            return DieReading(str(pips.count), pips.fit, face.patch, doubt)
         match = nearest(features(face.patch, gain), self.examples)
         if match is None:
-            return DieReading("?", 0.0, face.box, face.patch, "no faces are taught")
+            return DieReading("?", 0.0, face.patch, "no faces are taught")
         margin = match.margin
         confidence = max(0.0, min(1.0, (1 - margin) / (1 - MARGIN) * 0.5)) if margin < 1 else 0.0
         confidence = min(confidence, max(0.0, 1 - match.distance / (2 * FARTHEST)))
         if match.distance > FARTHEST:
-            return DieReading("?", confidence, face.box, face.patch, "a face unlike any taught one")
+            return DieReading("?", confidence, face.patch, "a face unlike any taught one")
         counted = pips is not None and pips.fit >= PIP_FIT
         if counted and pips is not None and str(pips.count) == match.face and match.face in allowed:
             # Two readings that agree: the taught look and the counted pips in a die's layout.
-            return DieReading(match.face, max(confidence, pips.fit), face.box, face.patch, doubt)
+            return DieReading(match.face, max(confidence, pips.fit), face.patch, doubt)
         if margin > MARGIN:
-            return DieReading(match.face, confidence, face.box, face.patch, "a face between two taught ones")
+            return DieReading(match.face, confidence, face.patch, "a face between two taught ones")
         if counted and match.face in PIP_FACES:
-            return DieReading(match.face, 0.0, face.box, face.patch, "its pips say otherwise")
+            return DieReading(match.face, 0.0, face.patch, "its pips say otherwise")
         if match.face not in allowed:
-            return DieReading(match.face, confidence, face.box, face.patch, "a face the rules do not allow")
-        return DieReading(match.face, confidence, face.box, face.patch, doubt if doubt else
+            return DieReading(match.face, confidence, face.patch, "a face the rules do not allow")
+        return DieReading(match.face, confidence, face.patch, doubt if doubt else
                           (None if confidence >= SURE else "not sure of this face"))
 
     def read(self, frame: Image, dice: Sequence[Sequence[str]]) -> Reading:
@@ -252,4 +250,4 @@ class RollWatcher:
         return "rest", reading
 
 
-__all__ = ["DieReading", "Reader", "Reading", "RollWatcher", "Spot", "assign", "teach_side"]
+__all__ = ["DieReading", "Reader", "Reading", "RollWatcher", "assign", "teach_side"]

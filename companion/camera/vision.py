@@ -99,8 +99,7 @@ class Calibration:
 
     background: Floats
     tray: Mask
-    #: Median floor colour (linear BGR) and brightness (0-255 luma) when calibrated.
-    floor: tuple[float, float, float]
+    #: The floor's median brightness (0-255 luma) and its noise when calibrated.
     brightness: float
     noise: float
     #: Estimated blur of the sharpest edges in pixels at the working size (None: no edges to judge by).
@@ -194,9 +193,7 @@ def calibrate(frame: Image) -> Calibration:
     if blur is not None and blur > BLURRY:
         raise VisionError(N_("the picture is out of focus: turn the camera's focus ring (or move the camera "
                              "to its focus distance) until the tray's edges are sharp"))
-    colour = np.median(small[tray > 0], axis=0)
     return Calibration(background=small.astype(np.float32), tray=tray > 0,
-                       floor=(float(colour[0]), float(colour[1]), float(colour[2])),
                        brightness=float(np.median(floor_gray)), noise=noise, blur=blur)
 
 
@@ -204,15 +201,12 @@ def calibrate(frame: Image) -> Calibration:
 
 @dataclass(frozen=True)
 class Spot:
-    """One die (or tile) found: centre and side at the working size, the angle of its edges, how it lay."""
+    """One die (or tile) found: centre and side at the working size, and the angle of its edges."""
 
     x: float
     y: float
     side: float
     angle: float
-    #: Its outline's area in dice (1.0 for a die alone; a die of a touching group gets its share).
-    area: float
-    touching: bool
     #: Its own pixels at half the working size (x, y), so its face is never looked for on a neighbour.
     pixels: Floats = field(compare=False, repr=False, default_factory=lambda: np.zeros((0, 2), np.float32))
 
@@ -359,10 +353,9 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
                          mask.shape[0] - 1 - group[:, 1].max())
             if border < 1:
                 doubts.append("a die lies at the edge of the picture")
-            spots.append(Spot(x=cx * 2 + 1, y=cy * 2 + 1, side=0.0, angle=angle % 90, area=share,
-                              touching=number > 1, pixels=_floats(group)))
+            spots.append(Spot(x=cx * 2 + 1, y=cy * 2 + 1, side=0.0, angle=angle % 90, pixels=_floats(group)))
     die_side = (side if side is not None else 2 * math.sqrt(die_area / 1.1))
-    spots = [Spot(s.x, s.y, die_side, s.angle, s.area, s.touching, s.pixels) for s in spots]
+    spots = [Spot(s.x, s.y, die_side, s.angle, s.pixels) for s in spots]
     spots.sort(key=lambda s: (s.x, s.y))
     return Scene(tuple(spots), gain_tuple, tuple(dict.fromkeys(doubts)), mask, die_side)
 
@@ -374,9 +367,6 @@ class Face:
     """A die's top face cut out square to its edges (PATCH x PATCH, BGR), and how well it could be cut."""
 
     patch: Image
-    #: Share of the face inside the die's outline (1.0 = wholly), and its brightness against the die's sides.
-    inside: float
-    box: tuple[int, int, int, int]
     doubts: tuple[str, ...] = field(default=())
 
 
@@ -495,9 +485,7 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
                                   flags=cv2.INTER_AREA if cut > PATCH else cv2.INTER_LINEAR,
                                   borderMode=cv2.BORDER_REPLICATE))
     doubts = () if best > 0.85 else ("a die is partly hidden",)
-    half = int(side * 0.85)
-    frame_box = (int(spot.x) - half, int(spot.y) - half, 2 * half, 2 * half)
-    return Face(patch=patch, inside=best, box=frame_box, doubts=doubts)
+    return Face(patch=patch, doubts=doubts)
 
 
 # --- pips ------------------------------------------------------------------------------------------------

@@ -122,7 +122,7 @@ def test_a_roll_is_read_from_two_still_frames_and_is_unsure_when_they_differ() -
 
         def read(self, frame: np.ndarray, dice: object) -> Reading:
             face = self.faces.pop(0)
-            return Reading((DieReading(face, 0.9, (0, 0, 1, 1), patch),), (), 1)
+            return Reading((DieReading(face, 0.9, patch),), (), 1)
 
     for faces, unsure in ((["4", "4"], False), (["4", "5"], True)):
         watcher = RollWatcher(Flicker(list(faces)), still=2)  # type: ignore[arg-type]
