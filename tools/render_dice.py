@@ -11,8 +11,9 @@ under a light that drifts from the base one, with the truth in `truth.csv` (`ima
 - `case` says what a reader must notice: `clean`, `touching`, `cocked`, `hand` (a hand enters the tray),
   `missing` (a die fell out of the tray: one face fewer than the game needs).
 
-Usage (the committed sample is `--sessions 1 --rolls 6`; the full set is `--sessions 25 --rolls 20`, 2,000
-rolls, about 5 hours of one core here):
+Usage (the committed sample is `--sessions 1 --rolls 6`, Gold Connection `--sessions 2`; the full set is
+`--sessions 25 --rolls 20`: 2,000 rolls in about 3,200 pictures with the empty trays and teaching, some 6-8
+hours of one core at 640x480 and 24 samples per pixel, so it is made on demand, never in the tests):
 
     python tools/render_dice.py --out OUT --seed 1 [--sessions N] [--rolls N] [--games digger,...]
         [--width 640 --height 480 --spp 24 --threads 1]
