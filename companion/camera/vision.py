@@ -240,11 +240,13 @@ def foreground(small: Floats, calibration: Calibration) -> tuple[Mask, Floats]:
     """Pixels that are not the tray's floor under some light: a colour the floor does not have, or much
     brighter; a shadow (darker, same colour) is floor.  Returns the mask and the light's gain."""
     residual, gain = light_gain(small, calibration)
+    residual = _floats(cv2.GaussianBlur(residual, (0, 0), 1.0))  # a die is many pixels, the sensor's noise one
     bright = residual.mean(axis=2)
     chroma = np.linalg.norm(residual - bright[..., None], axis=2)
-    # How far the floor's colour wanders in this frame decides the thresholds (noise, texture such as wood).
-    spread = float(np.percentile(chroma[calibration.tray], 75))
-    mask = (chroma > max(0.2, 3 * spread)) | (bright > max(0.28, 3 * spread)) | (bright < -1.4)
+    # How far the floor wanders in this frame decides the thresholds (noise in dim light, texture such as wood).
+    tone = float(np.percentile(chroma[calibration.tray], 75))
+    level = float(np.percentile(np.abs(bright[calibration.tray]), 75))
+    mask = (chroma > max(0.2, 3 * tone)) | (bright > max(0.28, 3 * level)) | (bright < -1.4)
     mask &= calibration.tray
     mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))  # thin lines: edges
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
