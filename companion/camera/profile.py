@@ -66,6 +66,8 @@ class TaughtFace(BaseModel):
     face: str = Field(min_length=1, max_length=1)
     colour: tuple[float, ...] = Field(min_length=6, max_length=6)
     shape: tuple[float, ...] = Field(min_length=1, max_length=400)
+    #: The pips this picture showed in a die's layout (None: none, or not in a layout).
+    pips: int | None = Field(default=None, ge=1, le=6)
     image: str = Field(default="", max_length=300)
 
     @property

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.camera.profile import PIP_FACES, Profile, TaughtFace, needs_teaching
+from companion.camera.profile import Profile, TaughtFace, needs_teaching
 from companion.camera.vision import (
     SPECK,
     Face,
@@ -111,6 +111,10 @@ class Reader:
         self.calibration = profile.calibration()
         self.examples = profile.examples()
         self.pips_only = not needs_teaching(profile.game)
+        #: Taught faces whose pictures showed that many pips in a die's layout: only there must pips agree
+        #: (a tile's numeral 2 is no pair of pips).
+        self.pip_faces = {taught.face for taught in profile.taught if taught.pips is not None
+                          and str(taught.pips) == taught.face}
 
     def scene(self, frame: Image, expected: int) -> tuple[Image, Scene]:
         work = to_work(frame)
@@ -120,6 +124,8 @@ class Reader:
         """One die's face: counted pips for pip dice, the nearest taught face otherwise (pips, where the
         face has them, must agree)."""
         pips = read_pips(face.patch)
+        if (pips is None or pips.fit < PIP_FIT) and face.wide is not None:
+            pips = read_pips(face.wide)  # the patch may have been cut a little off the face
         doubt = face.doubts[0] if face.doubts else None
         if self.pips_only:
             if pips is None or pips.fit < PIP_FIT:
@@ -133,13 +139,13 @@ class Reader:
         confidence = min(confidence, max(0.0, 1 - match.distance / (2 * FARTHEST)))
         if match.distance > FARTHEST:
             return DieReading("?", confidence, face.patch, "a face unlike any taught one")
-        counted = pips is not None and pips.fit >= PIP_FIT
+        counted = pips is not None and pips.fit >= PIP_FIT and match.face in self.pip_faces
         if counted and pips is not None and str(pips.count) == match.face and match.face in allowed:
             # Two readings that agree: the taught look and the counted pips in a die's layout.
             return DieReading(match.face, max(confidence, pips.fit), face.patch, doubt)
         if margin > MARGIN:
             return DieReading(match.face, confidence, face.patch, "a face between two taught ones")
-        if counted and match.face in PIP_FACES:
+        if counted:
             return DieReading(match.face, 0.0, face.patch, "its pips say otherwise")
         if match.face not in allowed:
             return DieReading(match.face, confidence, face.patch, "a face the rules do not allow")
@@ -178,7 +184,9 @@ class Reader:
         spot = scene.spots[0]
         face_patch = top_face(work, scene.foreground, spot)
         taught = features(face_patch.patch, scene.gain)
-        return TaughtFace(face=face, colour=taught.colour, shape=taught.shape), spot.side
+        pips = read_pips(face_patch.patch)
+        return TaughtFace(face=face, colour=taught.colour, shape=taught.shape,
+                          pips=None if pips is None or pips.fit < PIP_FIT else pips.count), spot.side
 
 
 def teach_side(sides: Sequence[float]) -> float | None:

@@ -370,6 +370,8 @@ class Face:
 
     patch: Image
     doubts: tuple[str, ...] = field(default=())
+    #: The same place a third larger: pips a patch cut off the face's middle has lost are found there.
+    wide: Image | None = None
 
 
 def _edge_angle(gray: Floats) -> float | None:
@@ -480,14 +482,16 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
         if extent is not None and 0.55 * face_side < extent[2] < 1.0 * face_side:
             cx, cy, cut = extent[0], extent[1], extent[2] * 0.92
             break
-    corners = np.array([[cx - cut / 2, cy - cut / 2], [cx + cut / 2, cy - cut / 2], [cx + cut / 2, cy + cut / 2]],
-                       np.float32)
-    target = np.array([[0, 0], [PATCH, 0], [PATCH, PATCH]], np.float32)
-    patch = _bytes(cv2.warpAffine(window_image, cv2.getAffineTransform(corners, target), (PATCH, PATCH),
-                                  flags=cv2.INTER_AREA if cut > PATCH else cv2.INTER_LINEAR,
-                                  borderMode=cv2.BORDER_REPLICATE))
+    def cut_out(side: float) -> Image:
+        corners = np.array([[cx - side / 2, cy - side / 2], [cx + side / 2, cy - side / 2],
+                            [cx + side / 2, cy + side / 2]], np.float32)
+        target = np.array([[0, 0], [PATCH, 0], [PATCH, PATCH]], np.float32)
+        return _bytes(cv2.warpAffine(window_image, cv2.getAffineTransform(corners, target), (PATCH, PATCH),
+                                     flags=cv2.INTER_AREA if side > PATCH else cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_REPLICATE))
+
     doubts = () if best > 0.85 else ("a die is partly hidden",)
-    return Face(patch=patch, doubts=doubts)
+    return Face(patch=cut_out(cut), doubts=doubts, wide=cut_out(cut * 1.35))
 
 
 # --- pips ------------------------------------------------------------------------------------------------
