@@ -44,6 +44,8 @@ SHAPE = 12
 _EPS = 0.004
 #: The doubt of a blob too small for a die (a crumb, a chip of paint); teaching does not mind it.
 SPECK = "something small lies in the tray"
+#: A face cut out with less of it inside the die's outline was not found whole.
+COVERED = 0.92
 
 # sRGB byte -> linear light, one table lookup per pixel.
 _LINEAR: Floats = np.array([(v / 255 / 12.92) if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4
@@ -372,6 +374,8 @@ class Face:
     doubts: tuple[str, ...] = field(default=())
     #: The same place a third larger: pips a patch cut off the face's middle has lost are found there.
     wide: Image | None = None
+    #: The share of the cut-out square inside the die's own outline.
+    covered: float = 1.0
 
 
 def _edge_angle(gray: Floats) -> float | None:
@@ -490,8 +494,11 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
                                      flags=cv2.INTER_AREA if side > PATCH else cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_REPLICATE))
 
-    doubts = () if best > 0.85 else ("a die is partly hidden",)
-    return Face(patch=cut_out(cut), doubts=doubts, wide=cut_out(cut * 1.35))
+    left, top = round(cx - cut / 2), round(cy - cut / 2)
+    inside_cut = window_mask[max(0, top):top + round(cut), max(0, left):left + round(cut)]
+    covered = float(inside_cut.sum()) / max(cut * cut, 1.0)
+    doubts = () if best > 0.85 and covered > COVERED else ("a die is partly hidden",)
+    return Face(patch=cut_out(cut), doubts=doubts, wide=cut_out(cut * 1.35), covered=covered)
 
 
 # --- pips ------------------------------------------------------------------------------------------------
