@@ -2,26 +2,40 @@
 .venv/bin/python benchmarks/bench_app.py [--runs N]).  Needs only the README's test install.
 
 Every figure is compared with a baseline on the same machine, driver and Python, measured in this run,
-because absolute times on a software renderer mean little (the goals are from issue 11):
+because absolute times on a software renderer mean little (goals from issues 11 and 27).  Every row is
+measured for each of the four games:
 
-1. start: start of the process to the app's first frame; to the first touch answered (a finger put on
-   Home's "New game" as soon as the first frame is drawn, until the pressed button is drawn); to that
-   tap's result (released at once, until the Players screen is drawn), vs a bare hello-world's first
-   frame                                                                                 goal <= 1.25x
-2. taps: touch to drawn frame over a whole four-player Digger game played by touch, p50 and p99, vs a
-   bare Kivy app whose tap changes as many labels as the app's median tap              goal p99 <= 2x
-3. boards: Chinagold on the table vs Digger (one frame drawn each): a frame with nothing changed, the
-   table refreshed with nothing changed, the board's pieces rebuilt                      goal <= 2x
-4. Home visited with a 1,000-game journal vs an empty journal                           goal <= 2x
-5. resident memory after the full Digger game vs the hello-world's at its first frame   goal <= 1.25x
-   (for scale, no goal: a bare Kivy app holding as many widgets as the app, each drawn; pydantic alone)
-6. the longest frame (input to drawn frame, and every frame while the Chinagold Pi thinks) in a full
-   game of each game                                                                     goal <= 100 ms
+1. start, with the game chosen on Home: start of the process to the app's first frame; to the first
+   touch answered (a finger put on Home's "New game" as soon as the first frame is drawn, until the
+   pressed button is drawn); to that tap's result (released at once, until the Players screen is
+   drawn), vs a bare hello-world's first frame                                            goal <= 1.25x
+2. taps: touch to drawn frame over a whole game played by touch in a fresh app (every move by the
+   button that carries it or on the board, through the loupe where a touch opens it), p50 and p99, vs
+   a bare Kivy app whose tap changes as many labels as the game's median tap            goal p99 <= 2x
+   (and the process's CPU time per touch, the renderer's threads too, against the bare app's: on a
+   shared machine the wall clock counts the waits for a core, CPU time far less)
+3. boards: each board game on the table vs Digger (one frame drawn each): a frame with nothing
+   changed, the table refreshed with nothing changed, every layer of pieces repainted   goal <= 2x
+4. Home visited with a 1,000-game journal (all four games) vs an empty journal          goal <= 2x
+5. resident memory after the full game vs the hello-world's at its first frame          goal <= 1.25x
+   (for scale, no goal: a bare Kivy app holding as many widgets as the app, each drawn; pydantic alone);
+   each board game against Digger's                                                     goal <= 1.10x
+6. the longest frame of each game by touch (input to drawn frame: rolls, moves, the loupe opening,
+   the End screen); entered through the table, and every frame while the Chinagold Pi thinks
+                                                                                         goal <= 100 ms
+7. an evening: ten games in a row (all four kinds) by touch in one app process, resident memory after
+   each; after the tenth vs after the first                                              goal <= 1.05x
+
+`--play GAME` and `--evening` are the child processes of rows 2, 5, 6 and 7 (one JSON line each).
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
+import importlib
+import json
+import math
 import os
 import platform
 import shutil
@@ -34,11 +48,18 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
+from random import Random
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The app's frame interval (Kivy's default of at most 60 frames a second).
 FRAME_SECONDS = 1 / 60
+
+GAMES = ("digger", "gold_connection", "goldgraeber", "chinagold")
+#: The players of each game's benchmark game (Chinagold between two people: the Pi's game is row 6's).
+GAME_PLAYERS = {"digger": ["Anna", "Ben", "Chloé", "David"], "gold_connection": ["Anna", "Ben", "Chloé"],
+                "goldgraeber": ["Anna", "Ben", "Chloé", "David"], "chinagold": ["Anna", "Ben"]}
+ROLL_BUTTONS = {"gold_connection": "Roll for me", "goldgraeber": "Roll for me", "chinagold": "Throw for me"}
 
 #: The resident size of the child process, for the scripts below.
 RSS_KB = """
@@ -118,9 +139,13 @@ class Timed(GoldtableApp):
 Timed(use_system_hardware=False).run()
 """
 
-#: A bare Kivy app: a button whose tap changes LABELS labels; tap to drawn frame, like the app's taps.
+#: A bare Kivy app: a button whose tap changes LABELS labels; tap to drawn frame, like the app's taps.  Its
+#: frames are not paced (no limit of 60 a second), as the headless app's are not: paced, each tap also
+#: waited out the rest of a 60th of a second (the baseline's 12.3 ms median until the ninth session).
 BARE_TAPS = PRELUDE + """
 import json
+from kivy.config import Config
+Config.set("graphics", "maxfps", "0")
 from kivy.base import EventLoop
 from kivy.core.window import Window
 from kivy.graphics.opengl import glFinish
@@ -146,15 +171,16 @@ EventLoop.ensure_window()
 for _ in range(5):
     EventLoop.idle()
 glFinish()  # each tap, the first too, starts with the frames before it drawn
-times = []
+times, cpu = [], []
 for _ in range(taps):
     x, y = button.to_window(*button.center)
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     Finger(x, y).tap()
     EventLoop.idle()
     glFinish()
     times.append(time.perf_counter() - start)
-print(json.dumps(times))
+    cpu.append(time.process_time() - start_cpu)
+print(json.dumps({"times": times, "cpu": cpu}))
 """
 
 
@@ -204,12 +230,16 @@ print(rss_kb() - before)
 """
 
 
-def child(script: str, *args: str) -> str:
-    """Run a script as a fresh process (Kivy's App wants a real source file); its last output line."""
+def child(script: str, *args: str, game: str | None = None) -> str:
+    """Run a script as a fresh process (Kivy's App wants a real source file); its last output line.
+    `game`: the game chosen on Home (the app's settings say it was the last one played)."""
     folder = Path(tempfile.mkdtemp(prefix="goldtable-bench-"))
     try:
         path = folder / "child.py"
         path.write_text(script, encoding="utf-8")
+        if game is not None:
+            (folder / "data").mkdir()
+            (folder / "data" / "app-settings.json").write_text(json.dumps({"last_game": game}), encoding="utf-8")
         paths = os.pathsep.join((str(ROOT), str(ROOT / "benchmarks")))  # the app, and finger.py
         env = {**os.environ, "PYTHONPATH": paths, "GOLDTABLE_DATA": str(folder / "data"),
                "KIVY_HOME": str(folder / "kivy")}
@@ -237,7 +267,10 @@ def ratio_line(what: str, value: float, base: float, goal: float, unit: str = "m
 def headless_app(data: Path) -> Iterator[Any]:
     sys.path.insert(0, str(ROOT))
     os.environ["GOLDTABLE_DATA"] = str(data)
-    os.environ.setdefault("KIVY_HOME", str(data / "kivy"))
+    if "KIVY_HOME" not in os.environ:  # Kivy writes there until the process exits: removed after it has
+        kivy_home = tempfile.mkdtemp(prefix="goldtable-bench-kivy-")
+        os.environ["KIVY_HOME"] = kivy_home
+        atexit.register(shutil.rmtree, kivy_home, ignore_errors=True)  # before Kivy's own: runs after them
     from companion.app.launch import start_headless
 
     app = start_headless((800, 480), journal_path=data / "journal.sqlite3", settings_file=data / "s.json",
@@ -276,7 +309,7 @@ def widgets_alive() -> int:
     gc.unfreeze()  # frozen objects are not listed; freeze_heap puts them back
     try:
         return sum(1 for item in gc.get_objects()
-                   if isinstance(item, Widget) and type(item) not in (WeakProxy, weakref.ProxyType))
+                   if type(item) not in (WeakProxy, weakref.ProxyType) and isinstance(item, Widget))
     finally:
         freeze_heap()
 
@@ -287,52 +320,7 @@ def label_texts(root: Any) -> dict[int, str]:
     return {id(w): w.text for w in root.walk() if isinstance(w, Label)}
 
 
-def digger_taps(app: Any) -> tuple[list[float], list[int], int]:
-    """A four-player Digger game played by touch: tap-to-frame times, labels changed per tap, RSS after.
-    (Set up through the app's own steps; nothing here imports pytest, whose 13 MB would count as the
-    app's.)"""
-    from random import Random
-
-    from finger import Finger
-    from kivy.graphics.opengl import glFinish
-
-    from companion.app.demo import next_move
-    from companion.app.launch import pump
-    from companion.app.tables.digger import action_label
-    from tests.app.ui import find_button
-
-    open_game(app, "digger", ["Anna", "Ben", "Chloé", "David"])
-    glFinish()  # as in the bare app: each tap, the first too, starts with the frames before it drawn
-    session = app.table.session
-    dice = Random(4)
-    times: list[float] = []
-    changed: list[int] = []
-
-    def tap(text: str) -> None:
-        button = find_button(app, text)
-        finger = Finger(*button.to_window(*button.center))
-        before = label_texts(app.root)
-        times.append(frame_time(finger.tap))
-        after = label_texts(app.root)
-        changed.append(sum(1 for key, text in after.items() if before.get(key) != text))
-
-    while not session.is_over():
-        move = next_move(session)
-        assert move is not None
-        if move["type"] == "roll":
-            for face in (dice.choice("BYRGWK") for _ in range(5)):
-                tap(face)
-        elif move["type"] == "stop":
-            tap("Stop!")
-        else:
-            tap(action_label(app.table, session.game.parse_action(move)))
-    pump(3)
-    rss = next(int(line.split()[1]) for line in Path("/proc/self/status").read_text().splitlines()
-               if line.startswith("VmRSS:"))
-    return times, changed, rss
-
-
-def open_game(app: Any, game: str, players: list[str]) -> Any:
+def open_game(app: Any, game: str, players: list[str], seed: int = 5) -> Any:
     """A new game on the Table screen through the app's own steps; its panel."""
     from companion.app.launch import pump
 
@@ -346,16 +334,16 @@ def open_game(app: Any, game: str, players: list[str]) -> Any:
     model.seats = [{**seat, "name": name} for seat, name in zip(model.seats, players)]
     app.players_done()
     app.options_done()
-    app.start_game(seed=5)
+    app.start_game(seed=seed)
     pump(3)
     return app.root.get_screen("table").ids.panel.children[0]
 
 
 def redraws(app: Any, repeats: int) -> dict[str, float]:
-    """Median times, each until a whole frame is drawn, with Chinagold and then Digger on the table: a
-    frame with nothing changed (what the board costs every frame), the table refreshed with nothing
-    changed; and for Chinagold its pieces and marks rebuilt (what any state change costs the board)
-    and the whole board rebuilt (what a size change costs)."""
+    """Median times, each until a whole frame is drawn, with each game on the table: a frame with nothing
+    changed (what the board costs every frame), the table refreshed with nothing changed; and for the
+    board games every layer of pieces repainted (the most a state change can cost the board) and the
+    whole board rebuilt (what a size change costs)."""
     from kivy.core.window import Window
 
     def redrawn(action: Callable[[], Any]) -> Callable[[], None]:
@@ -367,15 +355,20 @@ def redraws(app: Any, repeats: int) -> dict[str, float]:
     def median(action: Callable[[], Any]) -> float:
         return statistics.median(frame_time(redrawn(action)) for _ in range(repeats))
 
+    def repainted(board: Any) -> Callable[[], None]:
+        def run() -> None:
+            board._pieces.forget()
+            board.draw_pieces()
+        return run
+
     times = {}
-    board = open_game(app, "chinagold", ["Anna", "Ben"]).board
-    times["chinagold frame"] = median(lambda: None)
-    times["chinagold refresh"] = median(app.table.refresh)
-    times["chinagold pieces"] = median(board.draw_pieces)
-    times["chinagold whole"] = median(board.redraw)
-    open_game(app, "digger", ["Anna", "Ben", "Chloé", "David"])
-    times["digger frame"] = median(lambda: None)
-    times["digger refresh"] = median(app.table.refresh)
+    for game in GAMES:
+        board = getattr(open_game(app, game, GAME_PLAYERS[game]), "board", None)
+        times[f"{game} frame"] = median(lambda: None)
+        times[f"{game} refresh"] = median(app.table.refresh)
+        if board is not None:
+            times[f"{game} pieces"] = median(repainted(board))
+            times[f"{game} whole"] = median(board.redraw)
     return times
 
 
@@ -411,7 +404,8 @@ def options_taps(app: Any, repeats: int) -> dict[str, float]:
 
 
 def fill_journal(path: Path, games: int) -> None:
-    """`games` short Digger games in a journal (ten demo moves each), as a long-used Goldtable has."""
+    """`games` short games in a journal, the four kinds in turn (ten demo moves each), as a long-used
+    Goldtable has."""
     from companion.app.demo import demo_setup, play_move
     from companion.engine.journal import Journal
     from companion.engine.session import Session
@@ -419,7 +413,7 @@ def fill_journal(path: Path, games: int) -> None:
     journal = Journal(path)
     try:
         for seed in range(games):
-            session = Session.new(demo_setup("digger", seed=seed), journal)
+            session = Session.new(demo_setup(GAMES[seed % len(GAMES)], seed=seed), journal)
             for _ in range(10):
                 play_move(session)
     finally:
@@ -449,9 +443,8 @@ def longest_frames(app: Any) -> dict[str, tuple[float, str]]:
     from companion.app.launch import pump
 
     worst: dict[str, tuple[float, str]] = {}
-    for game, players in (("digger", ["Anna", "Ben", "Chloé", "David"]), ("gold_connection", ["Anna", "Ben", "Chloé"]),
-                          ("goldgraeber", ["Anna", "Ben", "Chloé", "David"]), ("chinagold", ["Anna", "Pi"])):
-        open_game(app, game, players)
+    for game in GAMES:
+        open_game(app, game, ["Anna", "Pi"] if game == "chinagold" else GAME_PLAYERS[game])
         table, controller = app.table, app.controller
         longest, what = 0.0, ""
 
@@ -481,69 +474,316 @@ def longest_frames(app: Any) -> dict[str, tuple[float, str]]:
     return worst
 
 
+# -- a full game of each kind, played by touch ------------------------------------------------------
+def cell_point(board: Any, cell: Any) -> tuple[float, float]:
+    """Where a finger touches a cell: its centre, or the point nearest it that is the cell's own and
+    nothing else's (a Gold Connection safe's bars are their own targets)."""
+    x, y = board.centre_of(cell)
+    reach = board.cell_spacing / 2
+    points = sorted(((x + dx * reach / 4, y + dy * reach / 4) for dx in range(-3, 4) for dy in range(-3, 4)),
+                    key=lambda point: math.dist(point, (x, y)))
+    return next(point for point in points if board.cell_at(*point) == cell and board.own_event(*point) is None)
+
+
+def bench_move(session: Any, rng: Random) -> dict[str, Any] | None:
+    """The next move of a benchmark game, as people who play sensibly would choose it (so the game
+    runs its whole course to its end): Digger by the demo policy, the others by their seeded bots
+    (Chinagold's greedy baseline); a roll or throw when dice are due.  None when the game is over."""
+    from companion.app.demo import next_move
+
+    state, game = session.state, session.game
+    if session.is_over():
+        return None
+    if session.setup.game == "digger":
+        return next_move(session)
+    prompt = session.prompt()
+    if prompt.dice and prompt.roll_action in prompt.expects:
+        return {"type": "roll"}
+    if session.setup.game == "chinagold":
+        from companion.games.chinagold.bot import greedy_move, position_of
+
+        action = greedy_move(position_of(state), rng).action()
+    else:
+        bot = importlib.import_module(f"companion.games.{session.setup.game}.bot")
+        action = bot.choose_action(game, state, rng)
+    return dict(action.model_dump(mode="json"))
+
+
+class TouchGame:
+    """A full game of one kind played by touch through the window, as a person plays it: every move of
+    the demo policy entered by the button that carries it or on the board (through the loupe where a
+    touch opens it), each touch timed to its drawn frame.  `times` and `what` per touch, `changed` the
+    labels each touch changed; `direct` counts moves no touch could enter (submitted, not timed)."""
+
+    def __init__(self, app: Any, game: str, seed: int = 5, profile: Any = None) -> None:
+        self.app, self.game, self.profile = app, game, profile
+        self.times: list[float] = []
+        self.cpu: list[float] = []  # the process's CPU time per touch, the renderer's threads too
+        self.what: list[str] = []
+        self.changed: list[int] = []
+        self.direct = 0
+        self.panel = open_game(app, game, GAME_PLAYERS[game], seed)
+        self.dice = Random(4)  # Digger's dice faces
+        self.rng = Random(seed)  # the bots' choices
+
+    def touch(self, point: tuple[float, float], what: str) -> None:
+        from finger import Finger
+        from kivy.graphics.opengl import glFinish
+
+        glFinish()  # as in the bare app: each touch starts with the frames before it drawn
+        before = label_texts(self.app.root)
+        if self.profile is not None:
+            self.profile.enable()
+        start_cpu = time.process_time()
+        self.times.append(frame_time(Finger(*point).tap))
+        self.cpu.append(time.process_time() - start_cpu)
+        if self.profile is not None:
+            self.profile.disable()
+        self.what.append(what)
+        after = label_texts(self.app.root)
+        self.changed.append(sum(1 for key, text in after.items() if before.get(key) != text))
+
+    def button(self, text: str | None = None, action: Any = None, kind: str | None = None) -> bool:
+        """Touch the button with this text, or the one that plays `action`, or the first that plays an
+        action of this kind; False if none is shown."""
+        from kivy.uix.behaviors import ButtonBehavior
+
+        from tests.app.ui import on_screen, visible_widgets
+
+        def wanted(widget: Any) -> bool:
+            played = getattr(widget, "action", None)
+            if text is not None:
+                return bool(widget.text == text)
+            return played == action if kind is None else getattr(played, "type", None) == kind
+
+        for widget in visible_widgets(self.app.root.current_screen):
+            if isinstance(widget, ButtonBehavior) and not widget.disabled and on_screen(widget) and wanted(widget):
+                self.touch(widget.to_window(*widget.center), f"button {widget.text!r}")
+                return True
+        return False
+
+    def cell(self, cell: Any) -> None:
+        """A finger on a board cell; when that opens the loupe, on the cell in the loupe."""
+        board = self.panel.board
+        loupe = board.loupe
+        if loupe.magnified is not None and not loupe.magnified.shows(cell):
+            close = loupe.magnified.close_button
+            self.touch(close.to_window(*close.center), "the loupe closed")
+        if loupe.magnified is None:
+            self.touch(board.to_window(*cell_point(board, cell)), f"{self.game} board cell")
+            if loupe.magnified is not None:
+                self.what[-1] = f"{self.game} board, the loupe opened"
+        if loupe.magnified is not None:
+            magnified = loupe.magnified.board
+            self.touch(magnified.to_window(*cell_point(magnified, cell)), f"{self.game} cell in the loupe")
+
+    def play(self) -> None:
+        from companion.app.launch import pump
+
+        session = self.app.table.session
+        while True:
+            move = bench_move(session, self.rng)
+            if move is None:
+                break
+            played = len(session.actions)
+            self.enter(move)
+            if len(session.actions) == played and not session.is_over():  # no touch could enter it
+                if move == {"type": "roll"}:
+                    self.app.controller.virtual_roll("virtual")
+                else:
+                    self.app.controller.submit(move)
+                self.direct += 1
+        pump(3)
+
+    def enter(self, move: dict[str, Any]) -> None:
+        kind, game = move["type"], self.game
+        action = self.app.table.session.game.parse_action(move) if kind != "roll" else None
+        if game == "digger":
+            from companion.app.tables.digger import action_label
+
+            if kind == "roll":
+                for face in (self.dice.choice("BYRGWK") for _ in range(5)):
+                    self.button(face)
+            else:
+                assert action is not None
+                self.button("Stop!" if kind == "stop" else action_label(self.app.table, action))
+        elif kind == "roll":
+            self.button(ROLL_BUTTONS[game])
+        elif kind in ("move", "raft") and game == "goldgraeber":
+            self.cell(move["to"])
+        elif kind == "turn":
+            self.cell(move["start"])
+            self.cell(move["end"])
+        elif kind == "bury":
+            self.button("Bury")
+            self.cell(move["site"])
+        elif kind in ("choose_start", "place_arrow"):
+            self.cell(move.get("safe") or move.get("heading"))
+        elif kind == "move":
+            self.cell(move["path"][-1])
+            if self.app.controller.pending_move is not None:  # an unnumbered safe: where the arrow points
+                self.button(action=action) or self.button(kind="move")
+        elif kind == "loot" and game == "gold_connection":
+            self.loot(move["bars"])
+        else:
+            self.button(action=action)
+
+    def loot(self, bars: list[str]) -> None:
+        """Bars touched in the safe under the arrow, then Loot (a first loot before moving is one touch)."""
+        board, state = self.panel.board, self.app.table.session.state
+        arrow = state.robbers[state.current].arrow
+        for bar in bars if state.moved else bars[:1]:
+            box = next(box for box in board._bar_boxes if box[0] == arrow and box[1] == bar)
+            self.touch(board.to_window(box[2] + box[4] / 2, box[3] + box[4] / 2), "a bar on the board")
+        if state.moved:
+            from companion.games.gold_connection.rules import bar_sort_key
+
+            self.button("Loot " + " ".join(sorted(bars, key=bar_sort_key)))  # plays the bars picked
+
+
+def rss_kb() -> int:
+    return next(int(line.split()[1]) for line in Path("/proc/self/status").read_text().splitlines()
+                if line.startswith("VmRSS:"))
+
+
+def play(game: str) -> None:
+    """Child process of rows 2, 5 and 6: one game by touch in a fresh app; one JSON line."""
+    data = Path(tempfile.mkdtemp(prefix="goldtable-bench-"))
+    try:
+        with headless_app(data) as app:
+            played = TouchGame(app, game)
+            played.play()
+            print(json.dumps({"times": played.times, "cpu": played.cpu, "what": played.what, "changed": played.changed,
+                              "direct": played.direct, "over": app.table.session.is_over(), "rss_kb": rss_kb(),
+                              "widgets": widgets_alive()}))
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+#: Row 7's evening: the four kinds in turn, ten games.
+EVENING = tuple(GAMES[index % len(GAMES)] for index in range(10))
+
+
+def evening() -> None:
+    """Child process of row 7: ten games by touch in one app; resident memory after each, one JSON line."""
+    data = Path(tempfile.mkdtemp(prefix="goldtable-bench-"))
+    try:
+        with headless_app(data) as app:
+            after = []
+            for number, game in enumerate(EVENING):
+                TouchGame(app, game, seed=5 + number).play()
+                after.append(rss_kb())
+            print(json.dumps(after))
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def in_child(*args: str) -> Any:
+    """This script run with `args` as a fresh process; its JSON answer."""
+    out = subprocess.run([sys.executable, __file__, *args], cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="fresh processes per start-up measurement")
+    parser.add_argument("--play", choices=GAMES, help=argparse.SUPPRESS)
+    parser.add_argument("--evening", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ["KIVY_NO_ARGS"] = "1"  # Kivy must not read this script's options
+    if args.play:
+        play(args.play)
+        return
+    if args.evening:
+        evening()
+        return
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}")
 
     hello: list[tuple[float, int]] = []
-    starts: list[tuple[float, float, float]] = []
-    for _ in range(args.runs):  # interleaved, so load from other processes hits both alike
+    starts: dict[str, list[tuple[float, float, float]]] = {game: [] for game in GAMES}
+    for _ in range(args.runs):  # interleaved, so load from other processes hits all alike
         hello_frame, hello_rss_kb = child(HELLO).split()
         hello.append((float(hello_frame), int(hello_rss_kb)))
-        first_frame, pressed, players = child(FIRST_TAP).split()
-        starts.append((float(first_frame), float(pressed), float(players)))
+        for game in GAMES:
+            first_frame, pressed, players = child(FIRST_TAP, game=game).split()
+            starts[game].append((float(first_frame), float(pressed), float(players)))
     hello_first = statistics.median(t for t, _ in hello)
     hello_rss = statistics.median(r for _, r in hello)
-    for index, what in enumerate(("the app's first frame", "the first touch answered (New game drawn pressed)",
-                                  "the first tap's result drawn (Players)")):
-        print(ratio_line(f"1. start to {what}, median of {args.runs}", statistics.median(s[index] for s in starts),
-                         hello_first, 1.25))
+    for game in GAMES:
+        for index, what in enumerate(("the app's first frame", "the first touch answered (New game drawn pressed)",
+                                      "the first tap's result drawn (Players)")):
+            print(ratio_line(f"1. {game} on Home: start to {what}, median of {args.runs}",
+                             statistics.median(s[index] for s in starts[game]), hello_first, 1.25))
+
+    played = {game: in_child("--play", game) for game in GAMES}
+    for game in GAMES:
+        times, changed, what = played[game]["times"], played[game]["changed"], played[game]["what"]
+        labels = round(statistics.median(changed))
+        bare_run = json.loads(child(BARE_TAPS, str(labels), str(len(times))))
+        bare, bare_cpu, cpu = bare_run["times"], bare_run["cpu"], played[game]["cpu"]
+        entered = "" if not played[game]["direct"] else f", {played[game]['direct']} moves entered without a touch"
+        ended = "" if played[game]["over"] else " (NOT to its end)"
+        print(f"2. {game}: tap to drawn frame, {len(times)} touches of a whole game{ended}{entered}, {labels} labels "
+              f"changed per touch (median):")
+        print("   " + ratio_line("p50", statistics.median(times), statistics.median(bare), 2.0))
+        print("   " + ratio_line("p99", percentile(times, 0.99), percentile(bare, 0.99), 2.0))
+        print("   " + ratio_line("CPU time per touch (all threads: a loaded machine's waits left out), p50",
+                                 statistics.median(cpu), statistics.median(bare_cpu), 2.0))
+        print("   " + ratio_line("CPU time per touch, p99", percentile(cpu, 0.99), percentile(bare_cpu, 0.99), 2.0))
+        worst = sorted(zip(times, what), reverse=True)[:3]
+        longest = worst[0][0]
+        print(f"6. {game}: longest touch to drawn frame {longest * 1000:.0f} ms (goal <= 100 ms: "
+              f"{'met' if longest <= 0.1 else 'NOT met'}); the three longest: "
+              + "; ".join(f"{seconds * 1000:.0f} ms {kind}" for seconds, kind in worst))
+    digger_rss = played["digger"]["rss_kb"]
+    for game in GAMES:
+        rss = played[game]["rss_kb"]
+        print(ratio_line(f"5. {game}: resident memory after the full game vs hello-world", rss, hello_rss, 1.25, "MB"))
+        if game != "digger":
+            print("   " + ratio_line(f"{game} vs Digger's", rss, digger_rss, 1.10, "MB"))
+    built, bare_rss = (int(value) for value in child(BARE_WIDGETS, str(played["digger"]["widgets"])).split())
+    pydantic_kb = int(child(PYDANTIC))
+    print(f"   for scale: a bare Kivy app holding as many widgets as after the Digger game ({built}, each drawn) "
+          f"{bare_rss / 1024:.1f} MB = {bare_rss / hello_rss:.2f}x; pydantic and one model in a bare "
+          f"interpreter +{pydantic_kb / 1024:.1f} MB = {pydantic_kb / hello_rss:.2f}x")
 
     data = Path(tempfile.mkdtemp(prefix="goldtable-bench-"))
     try:
         with headless_app(data) as app:
-            times, changed, rss = digger_taps(app)
-            labels = round(statistics.median(changed))
-            bare = [float(t) for t in child(BARE_TAPS, str(labels), str(len(times))).strip("[]").split(",")]
-            print(f"2. tap to drawn frame, {len(times)} taps of a Digger game, {labels} labels changed per tap "
-                  f"(median):")
-            print("   " + ratio_line("p50", statistics.median(times), statistics.median(bare), 2.0))
-            print("   " + ratio_line("p99", percentile(times, 0.99), percentile(bare, 0.99), 2.0))
-            print(ratio_line("5. resident memory after the full game vs hello-world", rss, hello_rss, 1.25, "MB"))
-            built, bare_rss = (int(value) for value in child(BARE_WIDGETS, str(widgets_alive())).split())
-            pydantic_kb = int(child(PYDANTIC))
-            print(f"   for scale: a bare Kivy app holding as many widgets ({built}, each drawn) "
-                  f"{bare_rss / 1024:.1f} MB = {bare_rss / hello_rss:.2f}x; pydantic and one model in a bare "
-                  f"interpreter +{pydantic_kb / 1024:.1f} MB = {pydantic_kb / hello_rss:.2f}x")
-
             board_times = redraws(app, 30)
-            print("3. boards, one frame drawn each:")
-            print("   " + ratio_line("a frame with nothing changed, Chinagold vs Digger",
-                                     board_times["chinagold frame"], board_times["digger frame"], 2.0))
-            print("   " + ratio_line("table refreshed, nothing changed, Chinagold vs Digger",
-                                     board_times["chinagold refresh"], board_times["digger refresh"], 2.0))
-            print("   " + ratio_line("Chinagold pieces and marks rebuilt vs Digger table refreshed",
-                                     board_times["chinagold pieces"], board_times["digger refresh"], 2.0))
-            whole = board_times["chinagold whole"] * 1000
-            print(f"   (Chinagold board rebuilt whole, as after a size change: {whole:.1f} ms)")
+            print("3. boards, one frame drawn each, vs Digger:")
+            for game in GAMES[1:]:
+                print("   " + ratio_line(f"{game}: a frame with nothing changed", board_times[f"{game} frame"],
+                                         board_times["digger frame"], 2.0))
+                print("   " + ratio_line(f"{game}: table refreshed, nothing changed", board_times[f"{game} refresh"],
+                                         board_times["digger refresh"], 2.0))
+                print("   " + ratio_line(f"{game}: every layer of pieces repainted vs Digger's table refreshed",
+                                         board_times[f"{game} pieces"], board_times["digger refresh"], 2.0))
+                print(f"   ({game} board rebuilt whole, as after a size change: "
+                      f"{board_times[f'{game} whole'] * 1000:.1f} ms)")
             empty, full = data / "empty.sqlite3", data / "full.sqlite3"
             fill_journal(full, 1000)
             visits = {path: home_visits(app, path, 15) for path in (empty, full)}
-            print(ratio_line("4. Home visit, 1,000-game journal vs empty", visits[full], visits[empty], 2.0))
+            print(ratio_line("4. Home visit, 1,000-game journal (all four games) vs empty", visits[full], visits[empty],
+                             2.0))
             options = options_taps(app, 15)
             print(f"(no goal) Players -> Options, Digger with 4 players: {options['visit'] * 1000:.1f} ms; one option "
                   f"tap: {options['tap'] * 1000:.1f} ms (median of 15)")
-
             for game, (longest, what) in longest_frames(app).items():
                 verdict = "met" if longest <= 0.1 else "NOT met"
-                print(f"6. longest frame in a full {game} game: {longest * 1000:.0f} ms, {what} "
-                      f"(goal <= 100 ms: {verdict})")
+                print(f"6. longest frame in a full {game} game entered through the table: {longest * 1000:.0f} ms, "
+                      f"{what} (goal <= 100 ms: {verdict})")
     finally:
         shutil.rmtree(data, ignore_errors=True)
+
+    after = in_child("--evening")
+    print(f"7. an evening, ten games by touch in one app ({', '.join(EVENING)}): resident memory after each "
+          + " ".join(f"{kb / 1024:.0f}" for kb in after) + " MB")
+    print("   " + ratio_line("after the tenth vs after the first", after[-1], after[0], 1.05, "MB"))
+    print("   " + ratio_line("after the eighth vs after the fourth (each kind played once before)", after[7], after[3],
+                             1.05, "MB"))
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -3,8 +3,11 @@
 Debounce is our own (gpiozero's mock pins ignore `bounce_time`, and we want the same behaviour on the
 bench and at the table): the *leading* edge of a change is accepted at once, so a press reaches the
 app within a millisecond, and every edge in the following `debounce_ms` is contact bounce.  If the
-bounce settles in the other state (a tap shorter than the debounce time) the periodic `tick()` catches
-up; `tick()` also reports `held`.  Time comes from an injected clock so tests can step it.
+bounce settles in the other state (a tap shorter than the debounce time) `tick()` catches up; `tick()`
+also reports `held`.  The ticker thread runs `tick()` every few milliseconds only while an input is
+settling or a button is down; otherwise it sleeps until the next edge (on the simulated Pi a 5 ms poll
+of every input cost a third of a CPU core and took the interpreter from the UI thread 200 times a
+second).  Time comes from an injected clock so tests can step it.
 
 The pin backend is chosen by `open_pin_factory`, not by gpiozero's own search: that search warns four
 times and ends in advice meant for a PC.  Ours tries the backends that work on Raspberry Pi OS quietly
@@ -45,6 +48,8 @@ InputRole = Literal["button", "tilt", "flat"]
 #: Pi OS Bookworm's python3-lgpio; the only one for a Pi 5), RPi.GPIO (or the rpi-lgpio shim that
 #: provides it), pigpio.  gpiozero's experimental `native` fallback is not among them.
 PI_FACTORIES: tuple[str, ...] = ("lgpio", "rpigpio", "pigpio")
+#: With every input at rest the ticker looks at the pins this often, in case an edge's callback was lost.
+IDLE_LOOK_SECONDS = 0.5
 
 
 class GpioUnavailable(UserError):
@@ -130,6 +135,7 @@ class GpioSource(Source):
         self._emit: Emit | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._edge = threading.Event()  # wakes the ticker: an input changed
         self._ticker: threading.Thread | None = None
         self.edges = 0
         self.bounces = 0
@@ -170,8 +176,7 @@ class GpioSource(Source):
                 claimed.append(device)
                 state = bool(device.is_active)
                 channel = _Input(input_name, role, device, stable=state, raw=state)
-                device.when_activated = self._edge_handler(channel, True)
-                device.when_deactivated = self._edge_handler(channel, False)
+                device.when_activated = device.when_deactivated = self._edge_handler(channel)
                 self._inputs.append(channel)
             for led_name, pin in self.pin_map.leds.items():
                 self._leds[led_name] = LED(pin, **options)
@@ -197,6 +202,7 @@ class GpioSource(Source):
 
     def stop(self) -> None:
         self._stop.set()
+        self._edge.set()
         if self._ticker is not None:
             self._ticker.join()
             self._ticker = None
@@ -239,16 +245,24 @@ class GpioSource(Source):
                     channel.held_sent = True
                     self._deliver(ButtonEvent(source=self.name, name=channel.name, action="held"))
 
-    def _edge_handler(self, channel: _Input, active: bool) -> Callable[[], None]:
+    def _edge_handler(self, channel: _Input) -> Callable[[], None]:
+        """The callback for one input's edges.  The edge says only that the pin changed: what it changed
+        to is read from the pin now.  Edges can arrive long after they happened (the pin library's
+        callback thread waits for the interpreter while the UI thread draws a frame), and a switch's
+        bounce replayed edge by edge, each more than the debounce time after the last, would read as
+        several presses."""
+
         def on_edge() -> None:
             with self._lock:
                 now = self._clock()
                 self.edges += 1
-                channel.raw = active
-                if active != channel.stable and now - channel.changed_at >= self._debounce:
-                    self._accept(channel, active, now)
+                level = bool(channel.device.is_active)
+                channel.raw = level
+                if level != channel.stable and now - channel.changed_at >= self._debounce:
+                    self._accept(channel, level, now)
                 else:
                     self.bounces += 1
+            self._edge.set()
 
         return on_edge
 
@@ -270,9 +284,23 @@ class GpioSource(Source):
             self.events += 1
             emit(event)
 
+    def _settling(self) -> bool:
+        """Whether `tick()` has work soon: an input whose bounce may still settle, or a button down that
+        has not yet been held long enough."""
+        with self._lock:
+            return any(channel.raw != channel.stable or (channel.role == "button" and channel.stable
+                                                        and not channel.held_sent) for channel in self._inputs)
+
     def _tick_loop(self) -> None:
         interval = self._tick_interval or 0.005
-        while not self._stop.wait(interval):
+        while not self._stop.is_set():
+            if self._settling():
+                self._stop.wait(interval)
+            else:  # all quiet: sleep until an edge (and look now and then in case a pin's event was lost)
+                self._edge.wait(IDLE_LOOK_SECONDS)
+            self._edge.clear()
+            if self._stop.is_set():
+                return
             try:
                 self.tick()
             except Exception:  # a pin read failing must not end debounce for every other input

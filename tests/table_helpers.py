@@ -71,3 +71,14 @@ def tap_cell(board: Any, cell: Any) -> None:
     magnified = loupe.magnified if loupe is not None else None
     if magnified is not None:
         touch_at(*magnified.board.to_window(*magnified.board.centre_of(cell)))
+
+
+def played(session: Any, call: Any, *args: Any, **kwargs: Any) -> bool:
+    """Make an input (`call(*args, **kwargs)`: a controller's or a panel's) and let the app answer it (the
+    journal commits on its writer thread): whether it changed the game, an action played or taken back."""
+    from companion.app.launch import pump
+
+    before = len(session.actions)
+    call(*args, **kwargs)
+    pump(1)
+    return len(session.actions) != before

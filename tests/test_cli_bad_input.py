@@ -236,6 +236,26 @@ def test_the_app_starts_offscreen_without_a_word_on_stderr(sandbox: Path) -> Non
     assert list((sandbox / "tmp").iterdir()) == []
 
 
+def test_the_app_writes_its_frame_log_and_refuses_one_it_cannot_write(sandbox: Path) -> None:
+    log = sandbox / "frames.log"
+    process = subprocess.Popen([sys.executable, "-m", "companion.cli", "app", "--offscreen", "--no-gpio"],
+                               cwd=sandbox, env=environment(sandbox, GOLDTABLE_FRAME_LOG=str(log)),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(log.read_text().splitlines() if log.exists() else []) < 20 and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=30)
+    assert (process.returncode, err) == (0, "")
+    rows = [line.split() for line in log.read_text().splitlines()[1:]]
+    assert len(rows) >= 20 and all(len(row) == 5 for row in rows)
+    assert all(float(row[4]) <= float(row[1]) for row in rows)  # blocked is part of the gap
+    assert_refused(goldtable(sandbox, "app", "--offscreen", env={"GOLDTABLE_FRAME_LOG": str(sandbox / "no" / "f")}),
+                   "GOLDTABLE_FRAME_LOG", str(sandbox / "no" / "f"))
+
+
 def test_timer_beeps_are_written_to_a_private_folder_that_is_removed(sandbox: Path) -> None:
     code = ("from companion.headless import prepare_kivy; prepare_kivy((800, 480));"
             "from companion.app.timer import Sounds; import tempfile, pathlib;"

@@ -190,10 +190,19 @@ def test_kiosk_install_command(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     unit = tmp_path / ".config" / "systemd" / "user" / "goldtable.service"
     assert "KCFG_GRAPHICS_ROTATION=90" in unit.read_text()
-    again = _goldtable(["kiosk", "install", "--mode", "console"], tmp_path)
+    autostart = tmp_path / ".config" / "autostart" / "goldtable.desktop"
+    assert autostart.exists()
+    # switching mode or rotation replaces what kiosk install wrote itself, without --force or a question
+    console = _goldtable(["kiosk", "install", "--mode", "console"], tmp_path)
+    assert console.returncode == 0, console.stderr
+    assert "SDL_VIDEODRIVER=kmsdrm" in unit.read_text() and "KCFG_GRAPHICS_ROTATION" not in unit.read_text()
+    assert not autostart.exists() and f"removed    {autostart}" in console.stdout  # no desktop to start it
+    # a unit the user has edited is theirs: kept, and the command says so in one line
+    unit.write_text(unit.read_text() + "Environment=MY_SETTING=1\n")
+    again = _goldtable(["kiosk", "install"], tmp_path)
     assert again.returncode == 2 and again.stderr.count("\n") == 1
     assert again.stderr.startswith(f"goldtable: {unit}: exists with other content")
-    assert "KCFG_GRAPHICS_ROTATION=90" in unit.read_text()
+    assert "MY_SETTING" in unit.read_text()
 
 
 # -- power -----------------------------------------------------------------------------------------------

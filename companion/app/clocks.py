@@ -7,7 +7,8 @@ Its settings live in their own small file beside the journal (`clocks.json`), of
 
 Each game's clock is kept in the journal (`Journal.save_clock`) at every turn change and pause and every
 `SAVE_SECONDS` while it runs, so Resume after a crash or a power cut goes on with the banks as they were
-and a finished game keeps its time per player for History.  The time the app was not running (at most
+and a finished game keeps its time per player for History.  The save is committed on the journal's
+writer thread (the session's), and no input waits for it.  The time the app was not running (at most
 `SAVE_SECONDS` before it stopped, and the whole break after) is charged to no one: a table would not
 bill a player for the referee's crash.  A journal that cannot be written just keeps no clock.
 """
@@ -17,7 +18,9 @@ from __future__ import annotations
 import json
 import logging
 import time
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +38,7 @@ from companion.app.settings import data_dir
 from companion.app.speech import Speaker
 from companion.engine.timebank import Alert, BankState, TimeBank, clock_text
 from companion.engine.timebank import Clock as MonotonicClock
+from companion.engine.writer import InlineWriter, Writer
 
 log = logging.getLogger(__name__)
 
@@ -110,13 +114,14 @@ class ClockModel(EventDispatcher):
         self._bank: TimeBank | None = None
         self.names: tuple[str, ...] = ()  # of the game being timed
         self._tick: Any = None
-        self._journal: Any = None  # where the running game's clock is kept, and its id there
+        self._journal: Any = None  # where the running game's clock is kept, its id there, and who writes it
         self._game: int | None = None
+        self._writer: Writer = InlineWriter()
         self._saved_at = 0.0
 
     # -- a game starts or ends -----------------------------------------------------------------------
     def start(self, game_id: str, names: tuple[str, ...], settings: ClockSettings, journal: Any = None,
-              journal_game: int | None = None) -> None:
+              journal_game: int | None = None, writer: Writer | None = None) -> None:
         """A new or resumed game: the clock the journal kept for it (with the limits it was started
         with), else a fresh one, when this game uses the chess clock."""
         self.stop()
@@ -124,7 +129,7 @@ class ClockModel(EventDispatcher):
         self.names = names
         self.seat = -1
         self.totals = []
-        self._journal, self._game = journal, journal_game
+        self._journal, self._game, self._writer = journal, journal_game, writer or InlineWriter()
         if game_id in OWN_TIMER or not settings.clock:
             self.active = False
             return
@@ -152,18 +157,14 @@ class ClockModel(EventDispatcher):
         self.active = False
 
     def save(self, wait_for_disk: bool = True) -> None:
-        """Keep the running game's clock in the journal; a journal that cannot be written keeps none (it
-        says why on Home already) and the game goes on."""
-        from companion.engine.journal import JournalError
-
+        """Keep the running game's clock in the journal, as it reads now; a journal that cannot be written
+        keeps none (it says why on Home already) and the game goes on."""
         self._saved_at = self._clock()
         journal = self._journal
         if self._bank is None or journal is None or self._game is None or journal.read_only:
             return
-        try:
-            journal.save_clock(self._game, self._bank.snapshot().to_json(), wait_for_disk=wait_for_disk)
-        except JournalError as error:
-            log.warning("chess clock not saved: %s", error)
+        self._writer.write(partial(journal.save_clock, self._game, self._bank.snapshot().to_json(),
+                                   wait_for_disk=wait_for_disk), _unsaved, holds_input=False)
 
     def follow(self, table: Any, sand_timer: Any = None) -> ClockModel:
         """Keep in step with the Table view-model: a new session starts the clock, the player the engine
@@ -190,7 +191,7 @@ class ClockModel(EventDispatcher):
             self.stop()
             return
         self.start(session.setup.game, tuple(p.name for p in session.setup.players), ClockSettings.load(),
-                   session.journal, session.game_id)
+                   session.journal, session.game_id, session.writer)
         seat = session.prompt().player  # the table's own `player` may still be the last game's
         self.player(-1 if seat is None else seat)
 
@@ -267,6 +268,16 @@ class ClockModel(EventDispatcher):
     def summary(self) -> str:
         """Time per player, one line, for the End screen ("" when no clock ran)."""
         return "  ".join(_("{name}: {time}").format(name=entry["name"], time=entry["used"]) for entry in self.totals)
+
+
+def _unsaved(result: Future[None]) -> None:
+    """A clock save that failed is only logged: the game plays on without its clock kept."""
+    from companion.engine.journal import JournalError
+
+    try:
+        result.result()
+    except JournalError as error:
+        log.warning("chess clock not saved: %s", error)
 
 
 def kept_state(journal: Any, game: int | None, players: int) -> BankState | None:

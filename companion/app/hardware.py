@@ -7,9 +7,9 @@ listed in `problems` and the others run on; touch always works.  On a PC without
 stands in for the buttons.
 
 A GTP/1 sensor is answered only when the app settles the event: `$ACK` after the session journalled
-it (ACK means "recorded"), `$NAK` when it was refused.  An event the app's `on_event` handler does not
-settle while it runs is ACKed as soon as the handler has returned: whatever the handler did with
-it (a journalled move included) is done by then, and the device must never be left waiting.
+it (ACK means "recorded"), `$NAK` when it was refused.  That is later than `on_event` returning: the
+journal commits on its writer thread, and the table controller settles the frame once the row is on
+disk; the device resends until then.
 """
 
 from __future__ import annotations
@@ -99,7 +99,9 @@ class HardwareLink(EventDispatcher):
         self.problems = list(problems or [])
         self.bridge = Bridge()
         self._to_start = list(sources or [])  # started one by one on the worker: one failing keeps none back
+        #: What the table last said the camera is to read: its game and the dice due (`expect_dice`).
         self._camera_game: str | None = None
+        self._camera_dice: list[tuple[str, ...]] = []
         self.simulated = not any(source.name.startswith("gpio") for source in self._to_start)
         self._unsubscribe: Callable[[], None] | None = None
         self._work: queue.Queue[Callable[[], object] | None] = queue.Queue()
@@ -143,26 +145,28 @@ class HardwareLink(EventDispatcher):
         self._work.put(None)
 
     def add_source(self, source: Source) -> None:
-        """Attach a source at run time (tests: mock pins)."""
+        """Attach a source at run time (tests: mock pins, a file source standing in for the camera)."""
         self.bridge.add_source(source)
         self.simulated = not any(known.name.startswith("gpio") for known in self.bridge.sources)
-        self.refresh_status()
+        self._attached(source)
 
-    def replace_source(self, source: Source, then: Callable[[], None] | None = None) -> None:
-        """Attach `source` in place of the one with its name (Settings: the sensor at another address), on
-        the worker thread: stopping a serial source waits for its reader thread.  `then` runs on the UI
-        thread once it is attached."""
+    def replace_source(self, source: Source) -> None:
+        """Attach `source` in place of the one with its name (Settings: the sensor or the camera at another
+        address), on the worker thread: stopping a serial source waits for its reader thread."""
         def replace() -> None:
-            self.bridge.remove_source(source.name)
+            while self.bridge.remove_source(source.name) is not None:
+                pass  # every reader of that name: two on one port would split its frames
             self.bridge.add_source(source)
-            Clock.schedule_once(lambda _dt: self._replaced(then))
+            Clock.schedule_once(lambda _dt: self._attached(source))
 
         self._work.put(replace)
 
-    def _replaced(self, then: Callable[[], None] | None) -> None:
+    def _attached(self, source: Source) -> None:
+        """UI thread, a source attached at run time: the status shows it, and a camera reads what the table
+        last said is due, with its game's profile."""
         self.refresh_status()
-        if then is not None:
-            then()
+        if source is self.camera:
+            self.reload_camera_profile()
 
     # -- threads -------------------------------------------------------------------------------------
     def _run_worker(self) -> None:
@@ -228,14 +232,16 @@ class HardwareLink(EventDispatcher):
 
     def expect_dice(self, game: str | None, dice: list[tuple[str, ...]]) -> None:
         """The table's game and the dice due now (none: nothing to read); the camera reads with that game's
-        profile from the data folder, once it has one."""
+        profile from the data folder, once it has one.  Kept for a camera attached later."""
+        new_game = game != self._camera_game
+        self._camera_game, self._camera_dice = game, dice
         camera = self.camera
         if camera is None:
             return
-        if game != self._camera_game:
-            self._camera_game = game
+        if new_game:
             self.reload_camera_profile()
-        camera.set_dice(dice)
+        else:
+            camera.set_dice(dice)
 
     def reload_camera_profile(self) -> None:
         """Read the table's game's profile again (after calibrating or teaching on the Hardware screen); a
@@ -255,13 +261,13 @@ class HardwareLink(EventDispatcher):
             except UserError as error:
                 self.problems = [*self.problems, str(error)]
         camera.use_profile(profile)
+        camera.set_dice(self._camera_dice)  # a profile taught between rolls reads nothing until the next
         self.refresh_status()
 
     def remove_camera(self) -> None:
         """Stop and drop the camera (Settings: another address, or none)."""
         camera = self.camera
         if camera is not None:
-            self._camera_game = None
             self._work.put(lambda: self.bridge.remove_source(camera.name))
 
     def crops(self, event: Any) -> list[Any] | None:

@@ -14,7 +14,7 @@ import getpass
 import io
 import os
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,8 +30,11 @@ from companion.app.clocks import kept_totals
 from companion.app.i18n import _, n_
 from companion.app.settings import SEAT_COLOURS, data_dir
 from companion.app.widgets import resize
+from companion.engine.writer import InlineWriter, Writer
 
 if TYPE_CHECKING:  # the engine is imported on first use, so Home's first frame does not wait for it
+    from concurrent.futures import Future
+
     from companion.engine.core import Setup
     from companion.engine.journal import GameSummary, Journal
 
@@ -175,12 +178,15 @@ class HistoryModel(EventDispatcher):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.journal: Journal | None = None
+        self.writer: Writer = InlineWriter()
         self.results: list[GameResult] = []
         self._cache: dict[int, tuple[tuple[int, bool], GameResult]] = {}
 
-    def load(self, journal: Journal) -> None:
-        """Read every game (replaying only games that changed since the last look)."""
+    def load(self, journal: Journal, writer: Writer | None = None) -> None:
+        """Read every game (replaying only games that changed since the last look); `writer` commits an
+        abandon (the app's writer thread)."""
         self.journal = journal
+        self.writer = writer or InlineWriter()
         results = []
         for summary in journal.games():
             key = (summary.actions, summary.finished)
@@ -247,14 +253,17 @@ class HistoryModel(EventDispatcher):
         result = self.result()
         if self.journal is None or result is None or result.status != "open":
             return
+        self.writer.write(partial(self.journal.abandon, result.summary.id), partial(self._abandoned, self.journal))
+
+    def _abandoned(self, journal: Journal, done: Future[None]) -> None:
         from companion.engine.journal import JournalError
 
         try:
-            self.journal.abandon(result.summary.id)
+            done.result()
         except JournalError as error:
             self.message = _("Could not save: {problem}").format(problem=str(error))
             return
-        self.load(self.journal)
+        self.load(journal, self.writer)
         self.message = _("The game was abandoned; it stays in the history.")
 
     def export_record(self) -> Path | None:
@@ -296,7 +305,8 @@ class HistoryScreen(Screen):
     model = ObjectProperty(None)
 
     def on_pre_enter(self, *_args: Any) -> None:
-        self.model.load(App.get_running_app().journal)
+        app = App.get_running_app()
+        self.model.load(app.journal, app.writer)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(model=shared_model(), **kwargs)
@@ -344,7 +354,8 @@ class StatsScreen(Screen):
         self.model.bind(stats=self._rebuild)
 
     def on_pre_enter(self, *_args: Any) -> None:
-        self.model.load(App.get_running_app().journal)
+        app = App.get_running_app()
+        self.model.load(app.journal, app.writer)
         self._rebuild()
 
     def _rebuild(self, *_args: Any) -> None:

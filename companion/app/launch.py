@@ -45,6 +45,7 @@ def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | No
     Without a display it ends with a UserError before any window opens (`find_display`), instead of
     SDL quietly drawing offscreen; `offscreen=True` is that on purpose (tests, a screen-less check)."""
     drivers = "offscreen" if offscreen else find_display()
+    frames = _frame_log(os.environ.get("GOLDTABLE_FRAME_LOG", ""))
     os.environ["SDL_VIDEODRIVER"] = drivers  # never SDL's silent fallback to offscreen
     os.environ.setdefault("KIVY_WINDOW", "sdl2")  # Kivy's x11 fallback exits the process without a word
     prepare_kivy(size or (800, 480), offscreen=offscreen, verbose=verbose)  # before anything imports Kivy
@@ -69,7 +70,26 @@ def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | No
     app = GoldtableApp(journal_path=journal, serial_url=serial_url, gpio=gpio)
     # systemd stops the kiosk with SIGTERM: close the app as Quit does, so exit handlers still run
     signal.signal(signal.SIGTERM, lambda *_: Clock.schedule_once(lambda _dt: app.stop()))
-    app.run()
+    if frames is not None:
+        Clock.schedule_interval(frames.tick, 0)
+    try:
+        app.run()
+    finally:
+        if frames is not None:
+            frames.close()
+
+
+def _frame_log(path: str) -> Any:
+    """The frame log GOLDTABLE_FRAME_LOG asks for (companion/app/frames.py), or None; a file that cannot be
+    written is one line, before the window opens."""
+    if not path:
+        return None
+    from companion.app.frames import FrameLog
+
+    try:
+        return FrameLog(Path(path))
+    except OSError as error:
+        raise UserError(f"GOLDTABLE_FRAME_LOG: cannot write {path}: {error.strerror or error}") from None
 
 
 def start_headless(size: tuple[int, int], **app_kwargs: Any) -> Any:
@@ -90,12 +110,23 @@ def start_headless(size: tuple[int, int], **app_kwargs: Any) -> Any:
     return app
 
 
-def pump(frames: int = 3) -> None:
-    """Let Kivy run `frames` frames (layout, clock callbacks, drawing)."""
+def pump(frames: int = 3, writes_land: bool = True) -> None:
+    """Let Kivy run `frames` frames (layout, clock callbacks, drawing).
+
+    A headless driver steps the app like a finger that waits for the table: before each frame the
+    journal writes in flight are finished, so that frame hands their answers over, and frames go on
+    until no input waits for a write any more (an input that waited may have asked for the next one).
+    `writes_land=False` runs the frames as the app's own loop does, with the writes still on their way."""
+    from kivy.app import App
     from kivy.base import EventLoop
 
-    for _ in range(frames):
+    writer = getattr(App.get_running_app(), "writer", None) if writes_land else None
+    done = 0
+    while done < frames or (writer is not None and writer.busy):
+        if writer is not None:
+            writer.flush()
         EventLoop.idle()
+        done += 1
 
 
 def stop_headless(app: Any) -> None:
@@ -134,7 +165,10 @@ def show_screen(app: Any, screen: str) -> None:
     elif screen in ("table", "timer", "refusal", "notice", "rules", "undo", "loupe", "line"):
         app.resume()
         for _step in range(6 if screen == "undo" else 0):  # back to a move that moved something
-            if not app.controller.undo() or "•" in app.table.notice_text:
+            undone: list[bool] = []
+            app.controller.undo(then=undone.append)
+            pump(1)
+            if not undone[0] or "•" in app.table.notice_text:
                 break
         if screen == "timer":
             app.timer.start(30)

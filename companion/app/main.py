@@ -1,8 +1,10 @@
 """The Goldtable Kivy app: screens, navigation, and the wiring of session, hardware, timer and language.
 
-The App object only wires parts together: the journal, the settings, the hardware link, the view-models
-and the game's table controller (companion/app/controllers/), which receives every input whatever
-screen is showing.  Hardware events arrive through `HardwareLink.on_event`, already on the UI thread.
+The App object only wires parts together: the journal and its writer thread, the settings, the hardware
+link, the view-models and the game's table controller (companion/app/controllers/), which receives every
+input whatever screen is showing.  Hardware events arrive through `HardwareLink.on_event`, already on the
+UI thread; they, keys and a table opening wait their turn behind the journal write in flight
+(`in_turn`), so an input after "Start" goes to the new table.
 """
 
 from __future__ import annotations
@@ -28,11 +30,14 @@ from companion.app.keyboard import onscreen_keyboard_wanted, use_onscreen_keyboa
 from companion.app.settings import AppSettings, load_settings, save_settings, settings_path
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from companion.app.controllers import TableController
     from companion.app.table import TableModel
     from companion.engine.core import Setup
     from companion.engine.record import Source
     from companion.engine.session import Session
+    from companion.engine.writer import JournalWriter
 
 log = logging.getLogger(__name__)
 
@@ -87,13 +92,19 @@ def freeze_heap() -> None:
 
 
 def release_free_heap() -> None:
-    """Hand the C heap's free pages back to the system (glibc only; elsewhere nothing happens).
+    """Collect the game's garbage, then hand the C heap's free pages back to the system (glibc only;
+    elsewhere only the collection happens).
 
     The screens, widgets and label textures built and dropped during a game are freed, but glibc keeps
-    the freed pages mapped; after a game that is about 20 MB of resident memory nobody uses.
+    the freed pages mapped; after a game that is about 20 MB of resident memory nobody uses.  The boards
+    repaint so little now that a game's taps seldom set off a full collection, so the cycles its dropped
+    loupe copies and instructions left (12 MB after a Chinagold game) wait for this one, made where no
+    tap pays for it.
     """
     import ctypes
     import ctypes.util
+
+    gc.collect()
 
     name = ctypes.util.find_library("c")
     try:
@@ -153,6 +164,8 @@ class GoldtableApp(App):
         self._hardware_request = (list(sources or []), use_system_hardware, gpio)
         self.hardware: Any = None  # started after the first frame (see _after_first_frame)
         self.journal: Any = None
+        self.writer: JournalWriter | None = None  # the journal's writer thread (see `open_journal`)
+        self._starting = False  # a new game is being journalled (see `start_game`)
         self.game_id = self.settings.last_game
         self._history: list[str] = []
         self._options: dict[str, Any] = {}
@@ -273,7 +286,7 @@ class GoldtableApp(App):
             sources = [*sources, *found]
         self.hardware = HardwareLink(sources, problems)
         self.simulated = self.hardware.simulated
-        self.hardware.bind(on_event=lambda _link, event: self.controller.on_bridge_event(event),
+        self.hardware.bind(on_event=lambda _link, event: self.in_turn(lambda: self.controller.on_bridge_event(event)),
                            simulated=self.setter("simulated"))
         self.controller.hardware = self.hardware
         self.hardware.start()
@@ -295,11 +308,18 @@ class GoldtableApp(App):
         return self.root.get_screen(name)
 
     def open_journal(self, journal: Any) -> None:
-        """Use this journal (start-up; tests point the app at another one).  What it has to say (moved
-        aside, read-only and why, damaged games) is shown on Home (Journal.notices)."""
-        if self.journal is not None and self.journal is not journal:
-            self.journal.close()
+        """Use this journal (start-up; tests point the app at another one), written by a writer thread of
+        its own.  What it has to say (moved aside, read-only and why, damaged games) is shown on Home
+        (Journal.notices)."""
+        from companion.app.controllers.base import kivy_call_soon
+        from companion.engine.writer import JournalWriter
+
+        if journal is self.journal:
+            return
+        if self.journal is not None:
+            self._close_journal()
         self.journal = journal
+        self.writer = JournalWriter(kivy_call_soon)
         self.journal_notice = journal_notices(journal)
         self.salvage_offered = journal.needs_salvage is not None
 
@@ -345,6 +365,23 @@ class GoldtableApp(App):
         self.journal_notice = journal_notices(self.journal) + "\n" + _("Salvage failed: {problem}").format(
             problem=problem)
 
+    def _close_journal(self) -> None:
+        """Finish the writes asked for and hand their answers over (the last ACKs), then close.  A card
+        that has not finished in time keeps the journal open under its writer: closing it then could
+        lose the write; the process ending lets the lock go."""
+        assert self.writer is not None
+        if self.writer.close():
+            self.journal.close()
+        else:
+            log.error("the journal %s did not finish writing in time; left open", self.journal.path)
+
+    def in_turn(self, callback: Callable[[], None]) -> None:
+        """Run `callback` now, or once the journal write in flight has been answered, behind the input that
+        came before it.  Input from outside the table's panel (hardware, keys) comes through here and
+        names `self.controller` only when it runs: input after Start goes to the new table."""
+        assert self.writer is not None
+        self.writer.in_turn(callback)
+
     @property
     def ready(self) -> bool:
         """True once everything started after the first frame is there (tests and benchmarks wait for it)."""
@@ -357,9 +394,11 @@ class GoldtableApp(App):
         if self.journal is None:
             return
         self.timer.reset()
+        assert self.writer is not None
+        self.writer.close()  # before the hardware stops: the answers to the last writes go out
         if self.hardware is not None:
             self.hardware.stop()
-        self.journal.close()
+        self._close_journal()
 
     # -- navigation ----------------------------------------------------------------------------------
     def go(self, name: str, remember: bool = True) -> None:
@@ -372,7 +411,7 @@ class GoldtableApp(App):
             self._history.append(manager.current)
         if name == "home":
             self._history.clear()
-            self.refresh_resume()
+            self.in_turn(self.refresh_resume)  # with the move being saved
             self.root.get_screen("home").build_games()
         self.screen(name)
         if name == "rules":
@@ -441,11 +480,8 @@ class GoldtableApp(App):
         self.hardware.remove_camera()
         if not url:
             return _("No camera: rolls are entered by touch, buttons or the sensor board.")
-        self.hardware.replace_source(source, then=self._controller_changed)  # the camera learns the dice due
+        self.hardware.replace_source(source)  # once attached, it reads what the table last said is due
         return _("Camera {url} added; calibrate it on the Hardware screen.").format(url=url)
-
-    def _controller_changed(self) -> None:
-        self.controller.changed()
 
     def system_action(self, action: str) -> None:
         """Settings, after its confirmation step: "quit", "restart" (the app) or "shutdown" (the Pi).
@@ -504,16 +540,28 @@ class GoldtableApp(App):
                      first_player=self.players_model.first_player)
 
     def start_game(self, seed: int | None = None) -> None:
-        """Setup guide -> Table: a new journalled session."""
+        """Setup guide -> Table: a new journalled session, its first row written on the writer thread at its
+        turn (input from before the tap still goes to the old table); a second tap meanwhile starts nothing."""
         import secrets
+        from functools import partial
 
-        from companion.engine.errors import UserError
-        from companion.engine.journal import JournalError
         from companion.engine.session import Session
 
+        if self._starting:
+            return
+        assert self.writer is not None
+        self._starting = True
         setup = self.setup_for_guide().evolve(seed=secrets.randbelow(2**31) if seed is None else seed)
+        writer = self.writer
+        self.in_turn(lambda: writer.write(partial(Session.new, setup, self.journal), self._game_started))
+
+    def _game_started(self, result: Future[Session]) -> None:
+        from companion.engine.errors import UserError
+        from companion.engine.journal import JournalError
+
+        self._starting = False
         try:
-            session = Session.new(setup, self.journal)
+            session = result.result()
         except (JournalError, UserError, ValueError) as error:
             self.screen("setup").problem = str(error)
             return
@@ -533,7 +581,11 @@ class GoldtableApp(App):
             game=title, players=", ".join(summary.players), moves=summary.actions)
 
     def resume(self, game_id: int | None = None) -> None:
-        """Home (or History) -> Table with the latest (or the given) unfinished game, exactly as journalled."""
+        """Home (or History) -> Table with the latest (or the given) unfinished game, exactly as journalled
+        (once the write in flight, perhaps this game's last move, is on disk)."""
+        self.in_turn(lambda: self._resume(game_id))
+
+    def _resume(self, game_id: int | None) -> None:
         from companion.engine.errors import UserError
         from companion.engine.session import Session
 
@@ -576,6 +628,8 @@ class GoldtableApp(App):
     def _open_table(self, session: Session) -> None:
         from companion.app.tables import table_for
 
+        assert self.writer is not None
+        session.writer = self.writer  # the table's moves are committed on the journal's writer thread
         self.controller.close()
         self.timer.reset()
         self.controller = self._new_controller(session.setup.game)
@@ -623,7 +677,7 @@ class GoldtableApp(App):
     # -- buttons and keyboard ------------------------------------------------------------------------
     def press_button(self, name: str, source: Source = "touch") -> None:
         """An on-screen stand-in for a hardware button (the Timer screen's Stop and Turn)."""
-        self.controller.press(name, source)
+        self.in_turn(lambda: self.controller.press(name, source))
 
     def _on_key_down(self, _window: Any, key: int, _scancode: int, codepoint: str | None,
                      modifiers: list[str]) -> bool:
@@ -633,7 +687,10 @@ class GoldtableApp(App):
             if self.root.current not in ("home", "table"):
                 self.back()
             return True
+        from companion.app.controllers.base import table_key
+
         focused = any(getattr(widget, "focus", False) for widget in self.root.walk(restrict=True))
-        if focused or self.controller is None:
+        if focused or self.controller is None or not table_key(key, codepoint, modifiers):
             return False
-        return self.controller.on_key(key, codepoint, modifiers)
+        self.in_turn(lambda: self.controller.on_key(key, codepoint, modifiers))
+        return True

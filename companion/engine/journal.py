@@ -20,6 +20,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -471,9 +472,15 @@ class Journal:
     `mode=ro` and copied into memory with SQLite's backup API, a consistent snapshot.  A writer that
     finds the disk full or read-only falls back to the same, with `read_only_reason` saying why.
     `exclusive=True` (the app) takes the `JournalLock` for as long as the journal is open.
+
+    A writable journal has two connections: `_write` commits (one thread at a time, `_writing`), `_conn`
+    reads and cannot write.  In WAL mode a reader sees the last commit and never waits for one under way,
+    so the app's UI thread reads (Home, History, frames already journalled) while its writer thread
+    (`companion.engine.writer`) waits for the disk.
     """
 
     _lock: JournalLock | None
+    _write: sqlite3.Connection
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False, exclusive: bool = False,
                  busy_timeout: float = BUSY_TIMEOUT, checkpoint_every: int = CHECKPOINT_EVERY) -> None:
@@ -481,7 +488,9 @@ class Journal:
         if exclusive and not read_only:
             self._lock = JournalLock(self.path).acquire()
         try:
-            self._conn = self._open_reader() if read_only else self._open_writer()
+            self._conn = self._write = self._open_reader() if read_only else self._open_writer()
+            if not read_only and self.read_only_reason is None:
+                self._conn = self._open_for_reading()
         except BaseException:
             if self._lock is not None:
                 self._lock.release()
@@ -496,7 +505,7 @@ class Journal:
         journal.read_only_reason = reason
         journal._reason = Notice("reason.other", "{reason}", {"reason": reason})
         journal._stand_in = True
-        journal._conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        journal._conn = journal._write = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         journal._conn.executescript(_SCHEMA)
         return journal
 
@@ -515,6 +524,7 @@ class Journal:
         self._reader = reader
         self._stand_in = False
         self._lock = None
+        self._writing = threading.RLock()  # one transaction at a time, whichever thread asks
 
     @property
     def read_only(self) -> bool:
@@ -689,6 +699,16 @@ class Journal:
             raise
         return conn
 
+    def _open_for_reading(self) -> sqlite3.Connection:
+        """The second connection of a writable journal: reads only (`query_only`), never behind a commit."""
+        try:
+            conn = self._connect(str(self.path))
+            conn.execute("PRAGMA query_only=1")
+        except BaseException:
+            self._write.close()
+            raise
+        return conn
+
     def _read_only_instead(self, error: sqlite3.Error | OSError, create: bool) -> sqlite3.Connection:
         """Full or read-only storage: keep the games readable and say why nothing can be saved."""
         self._reason = why_not_writable(self.path, error)
@@ -715,6 +735,7 @@ class Journal:
         if not self.read_only and not self._reader:
             self.checkpoint()
         self._conn.close()
+        self._write.close()
         if self._lock is not None:
             self._lock.release()
             self._lock = None
@@ -724,7 +745,8 @@ class Journal:
 
         Not needed for durability (the WAL is durable too); False when readers kept part of it."""
         try:
-            busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            with self._writing:
+                busy = self._write.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
         except sqlite3.Error:
             return False
         return not busy
@@ -751,18 +773,19 @@ class Journal:
             raise JournalError(f"cannot save to the game journal {self.path}: {self.read_only_reason}")
         if self._reader:
             raise JournalError(f"the game journal {self.path} was opened for reading only")
-        conn = self._conn
+        conn = self._write
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                rowid = 0
-                for sql, args in statements:
-                    rowid = int(conn.execute(sql, args).lastrowid or rowid)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+            with self._writing:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    rowid = 0
+                    for sql, args in statements:
+                        rowid = int(conn.execute(sql, args).lastrowid or rowid)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
         except sqlite3.Error as error:
             reason = why_not_writable(self.path, error) if _primary(error) in _CANNOT_WRITE else str(error)
             raise JournalError(f"could not save to the game journal {self.path}: {reason}") from error
@@ -803,15 +826,16 @@ class Journal:
         (`synchronous=NORMAL` for this transaction): it survives a killed app at once and a power cut as
         soon as the next action or clock save that waits for the disk is committed."""
         quick = not wait_for_disk and self.read_only_reason is None and not self._reader
-        if quick:
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-        try:
-            self._transaction([("INSERT INTO clocks (game_id, state, saved) VALUES (?, ?, ?) ON CONFLICT (game_id) "
-                                "DO UPDATE SET state = excluded.state, saved = excluded.saved",
-                                (game_id, state, now_utc().isoformat()))])
-        finally:
+        with self._writing:  # no other thread's transaction may run without the fsync meanwhile
             if quick:
-                self._conn.execute("PRAGMA synchronous=FULL")
+                self._write.execute("PRAGMA synchronous=NORMAL")
+            try:
+                self._transaction([("INSERT INTO clocks (game_id, state, saved) VALUES (?, ?, ?) ON CONFLICT "
+                                    "(game_id) DO UPDATE SET state = excluded.state, saved = excluded.saved",
+                                    (game_id, state, now_utc().isoformat()))])
+            finally:
+                if quick:
+                    self._write.execute("PRAGMA synchronous=FULL")
 
     def clock(self, game_id: int) -> str | None:
         """The chess clock last kept for a game (JSON, see `save_clock`), None if it never had one or the

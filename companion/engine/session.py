@@ -1,13 +1,18 @@
 """A game in progress: the rules, the states so far, and (optionally) the journal that keeps them.
 
 The app, the CLI and the tests all play through a Session, so "validate, journal, then acknowledge"
-happens in exactly one place.
+happens in exactly one place.  `submit` and `undo` commit on the calling thread (the CLI, replays);
+`submit_soon` and `undo_soon` commit on the session's writer thread (`companion.engine.writer`) and
+answer on the app's UI thread once the row is on disk.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from random import Random
 from typing import Any
 
@@ -16,18 +21,31 @@ from pydantic import ValidationError
 from companion.engine.boards import check_boards, current_boards
 from companion.engine.core import N_, ActionModel, Event, Game, IllegalAction, Prompt, Refusal, Setup, Value
 from companion.engine.errors import UserError, describe_validation_error
-from companion.engine.journal import Journal
+from companion.engine.journal import Journal, JournalError
 from companion.engine.record import GameRecord, RecordedAction, ReplayError, Source, now_utc, parse_recorded
 from companion.engine.registry import get_game
+from companion.engine.writer import InlineWriter, Writer
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """The answer to one submitted action: accepted with events, or refused with the reason."""
+    """The answer to one submitted action: accepted with events, or refused with the reason, or (from
+    `submit_soon`/`undo_soon`) not saved: `unsaved` is the JournalError's sentence, and nothing changed."""
 
     accepted: bool
     events: tuple[Event, ...] = ()
     refusal: Refusal | None = None
+    unsaved: str | None = None
+
+
+@dataclass(frozen=True)
+class _Accepted:
+    """An action the rules accepted, not yet journalled: what it becomes once it is."""
+
+    entry: RecordedAction
+    state: Value
+    events: tuple[Event, ...]
+    ends_game: bool
 
 
 NOTHING_TO_UNDO = Refusal(code="undo.nothing", message=N_("There is nothing to undo."), rule="TABLE-1")
@@ -44,6 +62,8 @@ class Session:
     actions: list[RecordedAction] = field(default_factory=list)
     states: list[Value] = field(default_factory=list)
     events: list[tuple[Event, ...]] = field(default_factory=list)
+    #: Where `submit_soon` and `undo_soon` commit (the app's writer thread); inline by default.
+    writer: Writer = field(default_factory=InlineWriter, repr=False, compare=False)
 
     # -- creation ----------------------------------------------------------------------------------
     @classmethod
@@ -140,17 +160,58 @@ class Session:
         JournalError when it cannot be committed: then nothing is on disk and the state is unchanged, so
         a retry cannot journal the action twice.
         """
+        accepted = self._accept(action, source, at, ref)
+        if isinstance(accepted, Outcome):
+            return accepted
+        self._journal_action(accepted)
+        return self._keep(accepted)
+
+    def submit_soon(self, action: ActionModel | dict[str, Any], source: Source, then: Callable[[Outcome], None],
+                    ref: str | None = None) -> None:
+        """`submit` for the app's UI thread.  At its turn (every write in flight answered first) the action
+        is validated: a refusal is answered at once; an accepted action is committed on the writer thread
+        and `then(outcome)` follows on the UI thread once it is on disk, or with `unsaved` set if the
+        commit failed (then nothing changed, as `submit` raising JournalError)."""
+        def at_its_turn() -> None:
+            accepted = self._accept(action, source, None, ref)
+            if isinstance(accepted, Outcome):
+                then(accepted)
+            else:
+                self._commit(partial(self._journal_action, accepted), partial(self._keep, accepted), then)
+
+        self.writer.in_turn(at_its_turn)
+
+    def _accept(self, action: ActionModel | dict[str, Any], source: Source, at: datetime | None,
+                ref: str | None) -> Outcome | _Accepted:
+        """The refusal, or the accepted action with the state it leads to (nothing changed yet)."""
         parsed, refusal = self.check(action)
         if refusal is not None or parsed is None:
             return Outcome(accepted=False, refusal=refusal)
         state, events = self.game.apply(self.state, parsed)
         entry = RecordedAction(at=at or now_utc(), source=source, action=parsed.model_dump(mode="json"), ref=ref)
+        return _Accepted(entry, state, tuple(events), bool(self.game.is_over(state)))
+
+    def _journal_action(self, accepted: _Accepted) -> None:
         if self.journal is not None and self.game_id is not None:
-            self.journal.append(self.game_id, "action", entry, finished=True if self.game.is_over(state) else None)
-        self.actions.append(entry)
-        self.states.append(state)
-        self.events.append(tuple(events))
-        return Outcome(accepted=True, events=tuple(events))
+            self.journal.append(self.game_id, "action", accepted.entry, finished=True if accepted.ends_game else None)
+
+    def _keep(self, accepted: _Accepted) -> Outcome:
+        self.actions.append(accepted.entry)
+        self.states.append(accepted.state)
+        self.events.append(accepted.events)
+        return Outcome(accepted=True, events=accepted.events)
+
+    def _commit(self, write: Callable[[], None], keep: Callable[[], Outcome], then: Callable[[Outcome], None]) -> None:
+        """`write` on the writer thread; once it is on disk the session `keep`s the change and `then` hears."""
+        def landed(result: Future[None]) -> None:
+            try:
+                result.result()
+            except JournalError as error:
+                then(Outcome(accepted=False, unsaved=str(error)))
+            else:
+                then(keep())
+
+        self.writer.write(write, landed)
 
     def is_recorded(self, ref: str) -> bool:
         """Whether the frame `ref` (`<source>:<seq>`) is already the latest action from its source.
@@ -174,8 +235,24 @@ class Session:
         the history kept.  JournalError as for `submit`."""
         if not self.actions:
             return Outcome(accepted=False, refusal=NOTHING_TO_UNDO)
+        self._journal_undo(self.is_over())
+        return self._take_back()
+
+    def undo_soon(self, then: Callable[[Outcome], None]) -> None:
+        """`undo` for the app's UI thread, at its turn and answered as `submit_soon` is."""
+        def at_its_turn() -> None:
+            if not self.actions:
+                then(Outcome(accepted=False, refusal=NOTHING_TO_UNDO))
+            else:
+                self._commit(partial(self._journal_undo, self.is_over()), self._take_back, then)
+
+        self.writer.in_turn(at_its_turn)
+
+    def _journal_undo(self, reopens: bool) -> None:
         if self.journal is not None and self.game_id is not None:
-            self.journal.append(self.game_id, "undo", None, finished=False if self.game.is_over(self.state) else None)
+            self.journal.append(self.game_id, "undo", None, finished=False if reopens else None)
+
+    def _take_back(self) -> Outcome:
         self.actions.pop()
         self.states.pop()
         self.events.pop()

@@ -19,11 +19,14 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_kiosk_install(args: argparse.Namespace) -> int:
-    from companion.system.kiosk import ask_on_terminal, kiosk_files, next_steps, write_files
+    from companion.system.kiosk import ask_on_terminal, kiosk_files, next_steps, ours, retire_desktop_entry, write_files
 
-    files = kiosk_files(args.mode, args.rotate, Path.home())
+    home = Path.home()
+    files = kiosk_files(args.mode, args.rotate, home)
     ask = ask_on_terminal if sys.stdin.isatty() else None
-    write_files(files, force=args.force, dry_run=args.dry_run, ask=ask)
+    write_files(files, force=args.force, dry_run=args.dry_run, ask=ask, unedited=lambda path: ours(path, home))
+    if args.mode == "console" and not args.dry_run:
+        retire_desktop_entry(home)
     if not args.dry_run:
         print("Then run:")
     else:

@@ -102,12 +102,23 @@ def next_steps(mode: Mode, files: list[KioskFile]) -> list[str]:
 Ask = Callable[[str], bool]
 
 
+def ours(path: Path, home: Path, env: Mapping[str, str] | None = None, python: str | None = None,
+         user: str | None = None) -> set[str]:
+    """Every text `kiosk install` writes at `path` in any mode and rotation: a file that holds one of them is
+    our own, unedited, and switching mode or rotation may replace it without asking."""
+    return {file.text for mode in ("desktop", "console") for rotate in ROTATIONS
+            for file in kiosk_files(mode, rotate, home, env, python, user) if file.path == path}
+
+
 def write_files(files: list[KioskFile], *, force: bool, dry_run: bool, ask: Ask | None,
-                out: Callable[[str], None] = print) -> None:
+                out: Callable[[str], None] = print, unedited: Callable[[Path], set[str]] | None = None) -> None:
     """Write each file; one that exists with other content is replaced only with --force or a yes to `ask`
-    (None: no terminal to ask on, so refuse).  `dry_run` shows everything and writes nothing."""
+    (None: no terminal to ask on, so refuse), unless it is one `kiosk install` wrote itself and nobody edited
+    (`unedited(path)`: what this command writes there in any mode and rotation).  `dry_run` shows
+    everything and writes nothing."""
     for file in files:
         old = file.path.read_text(encoding="utf-8") if file.path.exists() else None
+        own = old is not None and unedited is not None and old in unedited(file.path)
         if dry_run:
             state = "new" if old is None else "unchanged" if old == file.text else "would replace"
             out(f"--- {file.path} ({state}): {file.purpose}")
@@ -116,7 +127,7 @@ def write_files(files: list[KioskFile], *, force: bool, dry_run: bool, ask: Ask 
         if old == file.text:
             out(f"unchanged  {file.path}")
             continue
-        if old is not None and not force:
+        if old is not None and not force and not own:
             if ask is None:
                 raise UserError(f"{file.path}: exists with other content; compare with --dry-run, then use --force "
                                 f"to replace it")
@@ -129,6 +140,16 @@ def write_files(files: list[KioskFile], *, force: bool, dry_run: bool, ask: Ask 
         except OSError as error:
             raise UserError(f"{file.path}: cannot write: {error.strerror or error}") from None
         out(f"{'replaced' if old is not None else 'written':10s} {file.path}")
+
+
+def retire_desktop_entry(home: Path, env: Mapping[str, str] | None = None, out: Callable[[str], None] = print) -> None:
+    """Console mode: the desktop's autostart entry `kiosk install` wrote would start the console unit in a
+    desktop session, should the Pi boot to the desktop again; removed if nobody edited it."""
+    env = os.environ if env is None else env
+    entry = config_home(env, home) / "autostart" / "goldtable.desktop"
+    if entry.exists() and entry.read_text(encoding="utf-8") in ours(entry, home, env):
+        entry.unlink()
+        out(f"removed    {entry}")
 
 
 def ask_on_terminal(question: str) -> bool:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from companion.app.launch import pump, start_headless
 from tests.app.ui import find_button, tap
+from tests.table_helpers import played
 
 
 def wait(condition, seconds: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
@@ -39,9 +40,9 @@ def main(data: Path) -> None:
                                  "game": session.game_id, "moves": len(session.actions)}), flush=True)
     legal = session.game.legal_actions(session.state) or []
     move = next((action for action in legal if action.type != "roll"), None)
-    played = app.controller.submit(move.model_dump(mode="json")) if move is not None \
-        else app.controller.submit_roll(["Y", "R", "B", "K", "G"], "touch")
-    print("PLAYED", json.dumps({"accepted": played, "moves": len(session.actions)}), flush=True)
+    accepted = (played(session, app.controller.submit, move.model_dump(mode="json")) if move is not None
+                else played(session, app.controller.submit_roll, ["Y", "R", "B", "K", "G"], "touch"))
+    print("PLAYED", json.dumps({"accepted": accepted, "moves": len(session.actions)}), flush=True)
     app.stop()
 
 

@@ -4,7 +4,9 @@ Every roll the sensor saw ACKed must be in the journal exactly once.
 
 Starting the app costs a few seconds, so the default run kills it GOLDTABLE_APP_KILLS=8 times; the
 protocol-and-session path alone is killed 110 times in tests/bridge/test_kill_durability.py, and
-`GOLDTABLE_APP_KILLS=100` runs this one at full length (docs/performance.md has the result).
+`GOLDTABLE_APP_KILLS=100` runs this one at full length (docs/performance.md has the result).  It runs
+twice: on this machine's disk, and with every fsync of the app slowed to 100 ms (an SD card's), so that
+most kills land while a commit waits on the writer thread.
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from companion.engine.journal import Journal
 from firmware_bridge.protocol import Frame, FrameParser
 from firmware_bridge.simulator import Simulator
 from tests.app.sensor_app import SOURCE
+from tests.slow_disk import slow_fsync_env, slow_fsync_library
 
 ROOT = Path(__file__).resolve().parents[2]
 COLOURS = "BYRGWK"
@@ -33,8 +38,8 @@ def seq_of(line: bytes) -> int:
     return frame.seq
 
 
-def start_app(data: Path, url: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "KIVY_NO_ARGS": "1"}
+def start_app(data: Path, url: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    env = {**env, "PYTHONPATH": str(ROOT), "KIVY_NO_ARGS": "1"}
     child = subprocess.Popen([sys.executable, "-m", "tests.app.sensor_app", str(data), url], cwd=ROOT, env=env,
                              stdout=subprocess.PIPE, stderr=(data / "app.err").open("a"), text=True)
     assert child.stdout is not None
@@ -43,8 +48,15 @@ def start_app(data: Path, url: str) -> subprocess.Popen[str]:
     return child
 
 
-def test_no_roll_acked_by_the_app_is_lost_over_repeated_kills(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fsync_ms", [0, 100])
+def test_no_roll_acked_by_the_app_is_lost_over_repeated_kills(tmp_path: Path, fsync_ms: int) -> None:
     kills = int(os.environ.get("GOLDTABLE_APP_KILLS", "8"))
+    env = dict(os.environ)
+    if fsync_ms:
+        library = slow_fsync_library(tmp_path)
+        if library is None:
+            pytest.skip("no C compiler to build the slow-fsync shim")
+        env = slow_fsync_env(library, fsync_ms)
     rng = random.Random(7)
     simulator = Simulator(resend_ms=20, heartbeat_ms=500, seed=7).start()
     sent = 0
@@ -58,14 +70,14 @@ def test_no_roll_acked_by_the_app_is_lost_over_repeated_kills(tmp_path: Path) ->
     try:
         for _ in range(kills):
             keep_rolling()
-            child = start_app(tmp_path, simulator.url)
+            child = start_app(tmp_path, simulator.url, env)
             deadline = time.monotonic() + rng.uniform(0.05, 0.6)
             while time.monotonic() < deadline:
                 keep_rolling()
                 time.sleep(0.005)
             child.send_signal(signal.SIGKILL)
             child.wait(timeout=10)
-        child = start_app(tmp_path, simulator.url)  # a last app answers what is still waiting
+        child = start_app(tmp_path, simulator.url, env)  # a last app answers what is still waiting
         drained = time.monotonic() + 60
         while (len(simulator.answers) < sent or simulator.device.outstanding) and time.monotonic() < drained:
             time.sleep(0.02)
@@ -86,5 +98,5 @@ def test_no_roll_acked_by_the_app_is_lost_over_repeated_kills(tmp_path: Path) ->
     lost = sorted(acked - set(refs))
     assert acked and not lost, f"ACKed but not in the journal: {lost}"
     assert set(refs) <= acked  # nothing recorded that the sensor was not told about
-    print(f"{kills} kills of the app, {len(acked)} rolls ACKed, "
+    print(f"{kills} kills of the app (fsync +{fsync_ms} ms), {len(acked)} rolls ACKed, "
           f"{sum(kind == 'NAK' for kind, _line, _reason in simulator.answers)} refused")

@@ -14,7 +14,7 @@ from companion.app.boards.loupe import direct_choice
 from companion.app.launch import pump
 from companion.app.widgets import MIN_TAP_PX
 from tests.app.test_tap_every_button import open_table
-from tests.table_helpers import touch_at
+from tests.table_helpers import played, touch_at
 
 pytestmark = pytest.mark.ui
 
@@ -36,7 +36,7 @@ def crowded(board: Any, cells: set[Any]) -> Any:
 def goldgraeber_moving(app: Any) -> Any:
     """Goldgräber at the table with the first player's move due (several fields highlighted)."""
     panel = open_table(app, "goldgraeber", 4)
-    assert app.controller.virtual_roll("virtual")
+    assert played(app.table.session, app.controller.virtual_roll, "virtual")
     pump(1)
     assert app.table.session.state.phase == "move" and len(panel._choosable()) > 1
     return panel
@@ -125,7 +125,7 @@ def test_gold_connection_clear_touch_chooses_at_once(table_app: Any) -> None:
     app = table_app
     panel = open_table(app, "gold_connection", 4)
     board = panel.board
-    assert app.controller.virtual_roll("virtual")
+    assert played(app.table.session, app.controller.virtual_roll, "virtual")
     pump(1)
     allowed = set(board.highlighted)
     alone = [cell for cell in sorted(allowed) if all(
@@ -145,17 +145,17 @@ def test_loupe_closes_when_the_state_changes(table_app: Any) -> None:
     board = panel.board
     target = crowded(board, panel._choosable())
     open_loupe_on(board, target)
-    assert app.controller.undo()                                   # the roll taken back
+    assert played(app.table.session, app.controller.undo)  # the roll taken back
     pump(1)
     assert board.loupe.magnified is None
-    assert app.controller.virtual_roll("virtual")
+    assert played(app.table.session, app.controller.virtual_roll, "virtual")
     pump(1)
     target = crowded(board, panel._choosable())
     open_loupe_on(board, target)
-    assert app.controller.submit({"type": "move", "to": target}, "touch")  # a move made another way
+    assert played(app.table.session, app.controller.submit, {"type": "move", "to": target})  # a move made another way
     pump(1)
     assert board.loupe.magnified is None
-    assert app.controller.virtual_roll("virtual")                 # the next player's roll
+    assert played(app.table.session, app.controller.virtual_roll, "virtual")  # the next player's roll
     pump(1)
     magnified = open_loupe_on(board, crowded(board, panel._choosable()))
     open_table(app, "chinagold", 2)                                # a new game: the old panel goes
@@ -179,7 +179,7 @@ def test_a_notice_closes_the_loupe(table_app: Any) -> None:
 def chinagold_line_start(app: Any, panel: Any) -> Any:
     """Tiles thrown for a line of three; the hidden site nearest the board's middle from which a line of
     three hidden markers leads away, chosen in the loupe as the line's start."""
-    assert app.controller.submit({"type": "throw", "values": [0, 2, 1]})
+    assert played(app.table.session, app.controller.submit, {"type": "throw", "values": [0, 2, 1]})
     pump(1)
     board = panel.board
     sites = app.table.session.state.sites

@@ -42,8 +42,7 @@ def test_a_camera_roll_is_confirmed_on_the_table(table_app: Any, tmp_path: Path)
     session = open_game(app, "goldgraeber")
     camera = CameraSource(f"{frames}?fps=30&hold=8", retry=(0.05, 0.5))
     try:
-        app.hardware.add_source(camera)
-        app.controller.changed()  # the table tells the camera its game and the dice due
+        app.hardware.add_source(camera)  # it reads what the table said is due: the game's first roll
         assert camera.profile is not None and camera.profile.game == "goldgraeber"
         wait_for(lambda: "camera is unsure" in app.table.notice_text)
         assert "(read as 4)" in app.table.notice_text

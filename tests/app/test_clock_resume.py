@@ -97,7 +97,7 @@ def test_turn_changes_pauses_and_the_running_clock_are_kept_and_restored(journal
 def test_a_journal_fault_keeps_no_clock_and_the_game_goes_on(journal: Journal) -> None:
     game, clock, model = running_clock(journal)
     before = journal.clock(game)
-    journal._conn.execute("PRAGMA query_only=1")  # every write now fails as on a card gone read-only
+    journal._write.execute("PRAGMA query_only=1")  # every write now fails as on a card gone read-only
     clock.now = 20
     model.player(1)
     model.hourglass(flat=True)
@@ -105,7 +105,7 @@ def test_a_journal_fault_keeps_no_clock_and_the_game_goes_on(journal: Journal) -
     clock.now = 40
     model.update()
     assert model.seat == 1 and model.turn_text == "0:20" and journal.clock(game) == before
-    journal._conn.execute("PRAGMA query_only=0")
+    journal._write.execute("PRAGMA query_only=0")
 
 
 def test_a_clock_that_does_not_fit_the_game_starts_afresh(journal: Journal) -> None:

@@ -20,7 +20,7 @@ from companion.engine.record import load_record, replay
 from companion.engine.session import Session
 from tests.app.test_play_touch import set_up_four_players
 from tests.app.ui import tap
-from tests.table_helpers import make_controller
+from tests.table_helpers import make_controller, played
 
 
 @pytest.fixture
@@ -122,13 +122,14 @@ def test_undo_on_the_table_says_what_to_put_back(fresh_app: Any) -> None:
     app = fresh_app
     set_up_four_players(app)
     session = app.table.session
-    assert app.controller.submit({"type": "roll", "values": ["Y", "R", "R", "B", "B"]})
-    assert app.controller.submit({"type": "take", "colour": "Y"})
+    assert played(app.table.session, app.controller.submit, {"type": "roll", "values": ["Y", "R", "R", "B", "B"]})
+    assert played(app.table.session, app.controller.submit, {"type": "take", "colour": "Y"})
     digger = session.setup.players[session.state.digger].name
-    assert app.controller.undo()  # the Undo button and the hardware undo button both end here
+    assert played(app.table.session, app.controller.undo)  # the Undo button and the hardware undo button both end here
     assert f"Put the yellow stone from {digger}'s hand back into the middle." in app.table.notice_text
     app.controller.answer_notice("dismiss")
-    assert not app.controller.submit({"type": "take", "colour": "R"})  # red shows twice: refused
+    # red shows twice: refused
+    assert not played(app.table.session, app.controller.submit, {"type": "take", "colour": "R"})
     assert f"Put the red stone from {digger}'s hand back into the middle." in app.table.refusal_text
 
 
@@ -137,12 +138,12 @@ def test_undo_names_the_board_places_to_highlight() -> None:
     controller = make_controller(session)
     table = controller.table
     while session.state.phase != "move":  # type: ignore[attr-defined]
-        assert controller.submit({"type": "roll", "values": ["4"]})
+        assert played(session, controller.submit, {"type": "roll", "values": ["4"]})
     seat = session.state.actor  # type: ignore[attr-defined]
     start = session.state.figures[seat]  # type: ignore[attr-defined]
     target = sorted(session.game.destinations(session.state))[0]  # type: ignore[attr-defined]
-    assert controller.submit({"type": "move", "to": target})
-    assert controller.undo()
+    assert played(session, controller.submit, {"type": "move", "to": target})
+    assert played(session, controller.undo)
     assert table.put_back_places == [target, start]
     assert "figure back from" in table.notice_text
     controller.answer_notice("dismiss")

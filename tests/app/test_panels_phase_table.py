@@ -25,6 +25,7 @@ from companion.engine.session import Session
 from companion.games.gold_connection import bot as gc_bot
 from companion.games.goldgraeber import bot as gg_bot
 from tests.app.ui import visible_widgets
+from tests.table_helpers import played
 
 GAMES = ("digger", "gold_connection", "goldgraeber", "chinagold")
 STEPS = 45
@@ -151,7 +152,8 @@ def test_panels_offer_only_what_the_phase_table_offers_and_the_rules_accept(tabl
         if session.is_over():
             break
         action = next_action(session, rng)
-        assert app.controller.virtual_roll("virtual") if action is None else app.controller.submit(action)
+        assert played(app.table.session, app.controller.virtual_roll, "virtual") if action is None else \
+            played(app.table.session, app.controller.submit, action)
     assert len(kinds) >= 3, kinds  # the playout went through several kinds of choice
 
 

@@ -14,7 +14,7 @@ from companion.app.rules_doc import RULES_DIR, RuleBook, find_rule, rule_book, t
 from companion.app.viewmodels import RulesModel
 from companion.engine.core import Player, Setup
 from companion.engine.session import Session
-from tests.table_helpers import make_controller
+from tests.table_helpers import make_controller, played
 
 GAMES = ("digger", "gold_connection", "goldgraeber", "chinagold")
 STEMS = (*GAMES, "README")
@@ -123,7 +123,7 @@ def test_refusal_box_cites_the_translated_rule(lang: str) -> None:
     controller = make_controller(Session.new(Setup(game="digger", players=(Player(name="Anna"), Player(name="Ben")))))
     table = controller.table
     i18n.set_language(lang)
-    assert not controller.submit({"type": "take", "colour": "Y"})
+    assert not played(controller.session, controller.submit, {"type": "take", "colour": "Y"})
     rule_id = table.refusal_rule.split()[0]
     translated, english = find_rule("digger", rule_id, lang), find_rule("digger", rule_id, "en")
     assert translated is not None and english is not None

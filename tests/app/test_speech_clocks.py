@@ -155,11 +155,13 @@ def test_timer_screen_saves_and_the_hourglass_and_next_button_drive_the_clock(fr
         app.clocks.update()
         assert not app.clocks.paused and app.clocks.turn_text in ("0:25", "0:24")
         app.controller.submit({"type": "roll", "values": ["L"]})  # the train moves: the next player's clock runs
+        pump(1)
         assert app.clocks.seat == app.table.player == 1
         assert bar.line_text.startswith(app.table.player_name(1))
         app.clocks.active = False  # a game without the chess clock: the hidden line is not rendered anew
         shown = bar.line_text
         app.controller.submit({"type": "roll", "values": ["L"]})
+        pump(1)
         assert app.table.player == 2 and bar.line_text == shown and bar.height == 0
     finally:
         ClockSettings().save()

@@ -179,16 +179,20 @@ def test_a_new_sensor_address_replaces_the_sensor(fresh_app: Any) -> None:
     from firmware_bridge.serial_source import SerialSource
 
     hardware = fresh_app.hardware
-    hardware.add_source(SerialSource(None))  # as a Pi starts: looking for a Pico
+
+    def sensors() -> list[str | None]:
+        return [source.url for source in hardware.bridge.sources if isinstance(source, SerialSource)]
+
+    hardware.add_source(SerialSource(None))  # as a Pi starts: looking for a Pico (maybe a second one)
     try:
         message = fresh_app.apply_serial("socket://127.0.0.1:9")
         assert "socket://127.0.0.1:9" in message
         deadline = time.monotonic() + 5
-        while [getattr(s, "url", "") for s in hardware.bridge.sources] != ["socket://127.0.0.1:9"]:
+        while sensors() != ["socket://127.0.0.1:9"]:
             assert time.monotonic() < deadline, hardware.bridge.sources
             pump(1)
         assert "Raspberry Pi Pico" in fresh_app.apply_serial("")
-        while [getattr(s, "url", "") for s in hardware.bridge.sources] != [None]:
+        while sensors() != [None]:
             assert time.monotonic() < deadline, hardware.bridge.sources
             pump(1)
     finally:

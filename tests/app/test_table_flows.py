@@ -16,6 +16,7 @@ from firmware_bridge.hub import Source
 from tests.app.conftest import ManualClock
 from tests.app.test_play_touch import set_up_four_players
 from tests.app.ui import find_button, label_texts, tap
+from tests.table_helpers import played
 
 
 class RecordingOutputs(Source):
@@ -92,7 +93,7 @@ def test_refusal_shows_rule_and_way_on(fresh_app: Any) -> None:
     set_up_four_players(app)
     for face in "yykgg":
         tap(app, face.upper())
-    assert not app.controller.submit({"type": "take", "colour": "Y"})
+    assert not played(app.table.session, app.controller.submit, {"type": "take", "colour": "Y"})
     pump(2)
     shown = label_texts(app)
     assert any("Yellow shows on 2 dice" in text for text in shown)

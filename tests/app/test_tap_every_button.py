@@ -17,7 +17,7 @@ from companion.app.demo import next_move
 from companion.app.launch import pump
 from companion.app.tables.common import DiceKeypad
 from tests.app.ui import on_screen, visible_widgets
-from tests.table_helpers import touch_at
+from tests.table_helpers import played, touch_at
 
 #: game -> players; every game is walked for this many moves, its buttons tapped in each new situation
 #: (each different set of dice, each phase with a different number of choices).
@@ -45,17 +45,17 @@ def open_table(app: Any, game: str, players: int) -> Any:
 def submissions(session: Any) -> Iterator[list[Any]]:
     """Every action the session is asked to play while the block runs (whatever it answers)."""
     seen: list[Any] = []
-    original = session.submit
+    original = session.submit_soon
 
-    def spy(action: Any, source: Any = "touch", at: Any = None, ref: str | None = None) -> Any:
+    def spy(action: Any, source: Any, then: Any, ref: str | None = None) -> None:
         seen.append(action.model_dump(mode="json") if hasattr(action, "model_dump") else dict(action))
-        return original(action, source, at, ref)
+        original(action, source, then, ref)
 
-    session.submit = spy
+    session.submit_soon = spy
     try:
         yield seen
     finally:
-        del session.submit
+        del session.submit_soon
 
 
 def containers(panel: Widget, names: tuple[str, ...]) -> list[Widget]:
@@ -101,7 +101,7 @@ def tap_reaches(button: Widget, panel: Widget) -> None:
 def restore(app: Any, actions_before: int) -> None:
     """Back to the situation before the tap: undo what was played, drop messages and half-made choices."""
     while len(app.table.session.actions) > actions_before:
-        assert app.controller.undo()
+        assert played(app.table.session, app.controller.undo)
     app.controller.clear_entry()
     app.table.clear_messages()
     app.table.refresh()
@@ -152,9 +152,10 @@ def advance(app: Any) -> bool:
     if move is None:
         return False
     if move == {"type": "roll"}:
-        assert app.controller.virtual_roll("virtual")
+        assert played(app.table.session, app.controller.virtual_roll, "virtual")
     else:
-        assert app.controller.submit(move, "touch"), f"{move} refused: {app.table.refusal_text}"
+        assert played(app.table.session, app.controller.submit, move, "touch"), \
+            f"{move} refused: {app.table.refusal_text}"
     pump(1)
     return True
 

@@ -11,7 +11,7 @@ from companion.app.launch import pump
 from companion.app.screens import NoticeDice
 from tests.app.test_play_touch import set_up_four_players
 from tests.app.ui import tap, visible_widgets
-from tests.table_helpers import touch_at
+from tests.table_helpers import played, touch_at
 
 
 def take_buttons(app: Any) -> list[Button]:
@@ -22,7 +22,7 @@ def take_buttons(app: Any) -> list[Button]:
 def rolled_by_touch(app: Any) -> Any:
     """A four-player Digger game whose first roll (B Y R G W) was entered by touch; its session."""
     set_up_four_players(app)
-    assert app.controller.submit({"type": "roll", "values": list("BYRGW")}, "touch")
+    assert played(app.table.session, app.controller.submit, {"type": "roll", "values": list("BYRGW")}, "touch")
     pump(2)
     return app.table.session
 

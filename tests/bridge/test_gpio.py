@@ -188,3 +188,69 @@ def _eventually(condition, timeout: float = 2.0) -> bool:  # type: ignore[no-unt
             return True
         time.sleep(0.002)
     return False
+
+
+def test_the_ticker_sleeps_while_every_input_is_at_rest(factory: MockFactory) -> None:
+    """At rest the ticker looks at the pins only now and then; an edge wakes it, and while the button is
+    down it ticks often enough to settle the bounce and report `held`, then it sleeps again."""
+    import time
+
+    ticks: list[float] = []
+
+    class Counting(GpioSource):
+        def tick(self) -> None:
+            ticks.append(time.monotonic())
+            super().tick()
+
+    source = Counting(load_pin_map(), factory, tick_interval=0.005)
+    events: list[BridgeEvent] = []
+    source.start(events.append)
+    try:
+        time.sleep(0.3)
+        assert len(ticks) <= 1  # at rest: not every 5 ms (that would be about 60)
+        pin = source.pin_map.buttons["confirm"]
+        factory.pin(pin).drive_low()  # pressed
+        deadline = time.monotonic() + 3
+        while ("confirm", "held") not in buttons(events) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert buttons(events) == [("confirm", "down"), ("confirm", "held")]
+        busy = len(ticks)
+        assert busy > 20  # ticking while the button was down
+        factory.pin(pin).drive_high()  # released
+        time.sleep(0.1)
+        assert buttons(events)[-1] == ("confirm", "up")
+        settled = len(ticks)
+        time.sleep(0.3)
+        assert len(ticks) - settled <= 1  # asleep again
+    finally:
+        source.stop()
+
+
+def test_edges_delivered_late_are_read_against_the_pin_not_replayed(rig, factory, clock) -> None:
+    """A switch's bounce edges can reach us long after they happened (the pin library's callback thread
+    waited for the interpreter while a frame was drawn): found on the simulated Pi, where one press of
+    a colour button entered up to four dice. Each late edge is checked against the pin as it is now, so
+    the bounce of one press and release stays one down and one up however late its edges come."""
+    source, events = rig
+    channel = next(c for c in source._inputs if c.name == "colour_B")
+    pin = factory.pin(source.pin_map.buttons["colour_B"])
+    late = []
+    channel.device.when_activated = channel.device.when_deactivated = lambda: None  # callbacks held back
+    for active in (True, False, True, False, True):  # the press bounces
+        (pin.drive_low if active else pin.drive_high)()
+        late.append(source._edge_handler(channel))
+        clock.advance(0.8)
+    for deliver in late:  # now they arrive, 30 ms apart (more than the debounce time)
+        deliver()
+        clock.advance(30)
+    source.tick()
+    assert buttons(events) == [("colour_B", "down")]
+    for active in (False, True, False, True, False):  # the release bounces, delivered late as well
+        (pin.drive_low if active else pin.drive_high)()
+        late.append(source._edge_handler(channel))
+        clock.advance(0.8)
+    for deliver in late[5:]:
+        deliver()
+        clock.advance(30)
+    source.tick()
+    assert buttons(events) == [("colour_B", "down"), ("colour_B", "up")]

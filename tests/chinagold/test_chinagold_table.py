@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.table_helpers import kivy_ready_fixture, make_controller, show_panel, tap_cell  # noqa: F401 - a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, played, show_panel, tap_cell  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
@@ -197,7 +197,8 @@ def test_a_stale_answer_is_dropped_and_a_fresh_one_marked(kivy_ready: Any) -> No
     controller.on_bridge_event(ButtonEvent(source="gpio", name="hint", action="down"))  # Chinagold's hint button
     assert controller.thinking
     controller.tap_site(0)
-    assert controller.tap_site(0)  # a move by touch while the bot thinks about the old position
+    # a move by touch while the bot thinks about the old position
+    assert played(controller.session, controller.tap_site, 0)
     moves = len(controller.session.actions)
     release.set()
     workers[0].join(10)
@@ -252,7 +253,7 @@ def test_a_full_board_costs_the_same_draw_calls_as_an_empty_one(kivy_ready: Any)
     counts = []
     for sites in ("h" * 91, ("MRgh" * 23)[:91]):
         board.view = BoardView(sites=sites, selected=40, highlights={3, 4, 5}, line_length=1)
-        counts.append(len(board._pieces.children))
+        counts.append(len(list(board._pieces.instructions())))
     assert counts[0] == counts[1]
     kivy_ready.remove_widget(panel)
 
@@ -275,7 +276,7 @@ def test_a_taken_site_is_a_filled_dot_in_its_sides_colour_on_a_light_rim(kivy_re
 
     colour: tuple[float, ...] = ()
     discs: dict[tuple[float, ...], list[list[tuple[float, float]]]] = {}
-    for instruction in board._pieces.children:
+    for instruction in board._pieces.instructions():
         if isinstance(instruction, Color):
             colour = key(instruction.rgb)
         elif isinstance(instruction, Mesh):

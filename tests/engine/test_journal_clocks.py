@@ -25,7 +25,7 @@ def test_a_clock_is_kept_per_game_replaced_by_each_save_and_never_enters_the_rec
     assert journal.clock(first) is None
     journal.save_clock(first, BankState(used=(1.0, 0.0)).to_json())
     journal.save_clock(first, KEPT, wait_for_disk=False)
-    assert journal._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again for the next action
+    assert journal._write.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again for the next action
     assert journal.clock(first) == KEPT and journal.clock(second) is None
     assert [g.actions for g in journal.games()] == [3, 3]
     assert "12.5" not in journal.record(first).to_json()

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _fail_on(journal: Journal, table: str, event: str) -> None:
     """Make the next write of that kind fail inside the transaction (a temporary trigger on this connection)."""
-    journal._conn.execute(f"CREATE TEMP TRIGGER fail_{table}_{event} BEFORE {event} ON main.{table} "
+    journal._write.execute(f"CREATE TEMP TRIGGER fail_{table}_{event} BEFORE {event} ON main.{table} "
                           f"BEGIN SELECT RAISE(ABORT, 'injected fault'); END")
 
 
@@ -38,7 +38,7 @@ def test_an_ending_action_and_its_end_mark_are_one_transaction(journal: Journal)
     assert session.state == before and len(session.actions) == 1 and not session.is_over()
     assert _rows(journal.path, session.game_id) == [("action", {"type": "roll", "values": ["4"]})]  # type: ignore[arg-type]
     assert journal.latest_unfinished() == session.game_id
-    journal._conn.execute("DROP TRIGGER fail_games_UPDATE")
+    journal._write.execute("DROP TRIGGER fail_games_UPDATE")
     assert session.submit({"type": "roll", "values": ["6"]}, "touch").accepted  # the retry: once only
     assert len(_rows(journal.path, session.game_id)) == 2  # type: ignore[arg-type]
     assert journal.latest_unfinished() is None and journal.games()[0].finished
@@ -61,7 +61,7 @@ def test_a_failed_commit_changes_nothing_and_a_retry_journals_once(journal: Jour
     with pytest.raises(JournalError):
         session.submit({"type": "roll", "values": ["2"]}, "serial", ref="serial:7")
     assert session.actions == [] and not session.is_recorded("serial:7")
-    journal._conn.execute("DROP TRIGGER fail_entries_INSERT")
+    journal._write.execute("DROP TRIGGER fail_entries_INSERT")
     assert session.submit({"type": "roll", "values": ["2"]}, "serial", ref="serial:7").accepted
     assert session.is_recorded("serial:7")
     assert [a.ref for a in Journal(journal.path, read_only=True).actions(session.game_id)] == ["serial:7"]  # type: ignore[arg-type]
@@ -105,12 +105,14 @@ KILL_POINTS = [
 ]
 
 
+@pytest.mark.parametrize("writer", ["inline", "thread"])
 @pytest.mark.parametrize(("statement", "occurrence", "unannounced", "game"), KILL_POINTS)
 def test_a_kill_at_every_commit_point_loses_nothing_acknowledged(tmp_path: Path, statement: str, occurrence: int,
-                                                                 unannounced: int, game: str) -> None:
+                                                                 unannounced: int, game: str, writer: str) -> None:
+    """Committed on the calling thread (the CLI) and on the journal's writer thread (the app) alike."""
     path = tmp_path / "journal.sqlite3"
     child = subprocess.run([sys.executable, "-m", "tests.engine.journal_writer", str(path), "5", statement,
-                            str(occurrence), game], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            str(occurrence), game, writer], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                            capture_output=True, text=True, timeout=120)
     assert child.returncode == -signal.SIGKILL, child.stderr
     lines = child.stdout.splitlines()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from companion.engine.core import Player, Setup
 from companion.engine.journal import Journal
 from companion.engine.record import replay
@@ -161,3 +163,20 @@ def test_seats_that_do_not_fit_the_game_are_refused_at_start() -> None:
         Session.new(_setup().evolve(first_player=2))
     with pytest.raises(UserError, match=r"^players: player names must be different$"):
         Session.new(Setup(game=GAME_ID, players=(Player(name="A"), Player(name="A"))))
+
+
+def test_reads_never_wait_for_a_commit_under_way_and_cannot_write(journal: Journal) -> None:
+    """The UI thread reads while the writer thread is inside a transaction: it sees the last commit at
+    once (WAL), not the rows still being written, and its connection refuses to write."""
+    session = Session.new(_setup(), journal)
+    assert session.submit({"type": "roll", "values": ["4"]}, "serial", ref="tray:1").accepted
+    writing = journal._write
+    writing.execute("BEGIN IMMEDIATE")  # a transaction under way, its lock held (as during the fsync)
+    writing.execute("INSERT INTO entries (game_id, n, kind, at, source, action, ref) VALUES "
+                    "(?, 1, 'action', '2026-01-01T00:00:00+00:00', 'serial', '{\"type\": \"pass\"}', 'tray:2')",
+                    (session.game_id,))
+    assert journal.is_recorded("tray:1") and not journal.is_recorded("tray:2")
+    assert [summary.actions for summary in journal.games()] == [1]
+    writing.execute("ROLLBACK")
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        journal._conn.execute("DELETE FROM entries")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.table_helpers import kivy_ready_fixture, make_controller, show_panel, touch_at  # noqa: F401 - a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, played, show_panel, touch_at  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
@@ -174,8 +174,9 @@ def test_short_roll_offers_chips_and_failure_sends_the_arrow_home(table_and_pane
     assert state.current == 1 and state.robbers[0].chips == 2 and state.robbers[0].arrow == "S12"
     tap_safe(panel, "S4")
     press(panel, "Stop here (roll 3+)")
-    assert not panel.controller.submit_roll(["1", "7"], "serial") and table.session.state.phase == "roll"
-    assert panel.controller.submit_roll(["1", "1"], "serial")
+    assert not played(table.session, panel.controller.submit_roll, ["1", "7"], "serial")
+    assert table.session.state.phase == "roll"
+    assert played(table.session, panel.controller.submit_roll, ["1", "1"], "serial")
     assert table.session.actions[-1].source == "serial"
     state = table.session.state
     assert state.current == 0 and state.robbers[1].chips == 2
@@ -270,7 +271,7 @@ def test_bars_and_rows_are_written_with_the_languages_colour_letters(kivy_ready:
             overflowing |= {button.text for button in buttons if any(  # a word broken inside
                 CoreLabel(font_size=button.font_size, font_name=button.font_name).get_extents(word)[0]
                 > button.text_size[0] for word in button.text.split())}
-            assert controller.submit(dict(recorded.action), recorded.source)
+            assert played(controller.session, controller.submit, dict(recorded.action), recorded.source)
     finally:
         set_language("en")
         panel.detach()

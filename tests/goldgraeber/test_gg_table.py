@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from companion.engine.record import load_record
-from tests.table_helpers import kivy_ready_fixture, make_controller, show_panel, tap_cell  # noqa: F401 - a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, played, show_panel, tap_cell  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
@@ -57,8 +57,8 @@ def test_roll_highlight_tap_and_refusal(kivy_ready: Any, tmp_path: Path) -> None
         state = table.session.state
         assert panel.rolling and panel.board.view.locomotive == "R1" and len(panel.board.view.face_down) == 64
         assert "rail field 1 of 12" in panel.train_text and "25%" in panel.odds_text
-        assert not panel.enter_face("1") and table.refusal_rule.startswith("GG-2")
-        assert panel.enter_face("3")
+        assert not played(table.session, panel.enter_face, "1") and table.refusal_rule.startswith("GG-2")
+        assert played(table.session, panel.enter_face, "3")
         state = table.session.state
         destinations = panel.game.destinations(state)
         assert panel.board.view.highlights == destinations
@@ -80,7 +80,7 @@ def test_roll_highlight_tap_and_refusal(kivy_ready: Any, tmp_path: Path) -> None
 def test_train_progress_follows_the_locomotive(kivy_ready: Any) -> None:
     table, panel = make_table(kivy_ready)
     try:
-        assert panel.enter_face("L")
+        assert played(table.session, panel.enter_face, "L")
         assert table.session.state.locomotive == 1 and panel.board.view.locomotive == "R2"
         assert "rail field 2 of 12" in panel.train_text and panel.train_progress == pytest.approx(1 / 11)
         assert table.log[-1].endswith("rail field 2.")  # the log and the train line count alike
@@ -96,7 +96,7 @@ def test_chip_buttons_follow_the_pool(kivy_ready: Any) -> None:
         robber_one = next(b for b in panel.ids.chips.children if b.text.startswith("Robber 1"))
         assert not robber_one.disabled
         before = table.session.state
-        assert panel.enter_chip("gold", 5)
+        assert played(table.session, panel.enter_chip, "gold", 5)
         assert table.session.state.unseen[4] == before.unseen[4] - 1 and not panel.revealing
     finally:
         panel.detach()
@@ -109,11 +109,11 @@ def test_brawl_is_shown_step_by_step(kivy_ready: Any) -> None:
         state = table.session.state
         attacker, defender = table.player_name(state.current), table.player_name(state.defender)
         assert panel.rolling and f"{attacker} rolls" in panel.step_text
-        assert panel.enter_face("4")
+        assert played(table.session, panel.enter_face, "4")
         assert f"{attacker} rolled 4" in panel.step_text and f"{defender} rolls" in panel.step_text
-        assert panel.enter_face("4")  # a tie: the attacker rolls again
+        assert played(table.session, panel.enter_face, "4")  # a tie: the attacker rolls again
         assert f"{attacker} rolls" in panel.step_text
-        assert panel.enter_face("6") and panel.enter_face("L")
+        assert played(table.session, panel.enter_face, "6") and played(table.session, panel.enter_face, "L")
         assert "won the brawl" in panel.step_text and table.session.state.actor == state.current
     finally:
         panel.detach()
@@ -137,7 +137,7 @@ def test_undo_marks_the_fields_to_put_back_on_the_board(kivy_ready: Any) -> None
     table, panel = make_table(kivy_ready, first_index("move") + 1)
     try:
         controller = panel.controller
-        assert controller.undo()
+        assert played(table.session, controller.undo)
         places = set(table.put_back_places)
         assert len(places) == 2 and panel.board.view.highlights == places
         controller.answer_notice("dismiss")
@@ -157,7 +157,7 @@ def test_highlighting_every_field_adds_no_draw_calls(kivy_ready: Any) -> None:
         sizes = {}
         for name, highlights in (("one", set(board.board.ids[:1])), ("all", set(board.board.ids))):
             board.view = BoardView(highlights=highlights, selected=board.board.ids[1])
-            sizes[name] = len(board._pieces.children)
+            sizes[name] = len(list(board._pieces.instructions()))
         assert sizes["one"] == sizes["all"]
     finally:
         kivy_ready.remove_widget(panel)
@@ -201,7 +201,7 @@ def test_die_face_buttons_are_built_once_for_the_whole_game(kivy_ready: Any) -> 
                 buttons = list(reversed(panel.ids.faces.children))
                 assert [button.text for button in buttons] == list(DIE_FACES)
                 seen |= set(map(id, buttons))
-            assert panel.controller.submit(dict(recorded.action))
+            assert played(panel.controller.session, panel.controller.submit, dict(recorded.action))
         assert len(seen) == len(DIE_FACES)
     finally:
         kivy_ready.remove_widget(panel)

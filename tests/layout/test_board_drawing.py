@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from companion.app.boards.drawing import SQRT3, axial_at, hex_centre, hex_corners
+from companion.app.boards.drawing import SQRT3, axial_at, hex_centre, outline
 
 
 def test_every_point_well_inside_a_hex_hits_that_hex() -> None:
@@ -18,12 +18,15 @@ def test_every_point_well_inside_a_hex_hits_that_hex() -> None:
                 assert axial_at(origin, radius, cx + reach * math.cos(angle), cy + reach * math.sin(angle)) == (q, r)
 
 
+def hex_corners(cx: float, cy: float, radius: float) -> list[tuple[float, float]]:
+    """The corners of the hex drawn at (cx, cy): `drawing.hexes` draws each with this outline."""
+    return [(cx + dx, cy + dy) for dx, dy in outline(radius, segments=6, first_corner=30)]
+
+
 def test_corners_lie_on_the_circumcircle_and_neighbours_share_an_edge() -> None:
     origin, radius = (0.0, 0.0), 10.0
-    corners = hex_corners(*hex_centre(origin, radius, 0, 0), radius)
-    points = list(zip(corners[::2], corners[1::2]))
+    points = hex_corners(*hex_centre(origin, radius, 0, 0), radius)
     assert len(points) == 6 and all(math.isclose(math.hypot(x, y), radius) for x, y in points)
     right = hex_corners(*hex_centre(origin, radius, 1, 0), radius)
-    shared = {(round(x, 6), round(y, 6)) for x, y in points} & {(round(x, 6), round(y, 6))
-                                                                 for x, y in zip(right[::2], right[1::2])}
+    shared = {(round(x, 6), round(y, 6)) for x, y in points} & {(round(x, 6), round(y, 6)) for x, y in right}
     assert len(shared) == 2

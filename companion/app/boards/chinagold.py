@@ -17,13 +17,15 @@ from kivy.uix.widget import Widget
 from companion.app.boards.drawing import (
     SQRT3,
     BakedLayer,
+    Layers,
     Magnifiable,
     axial_at,
     centred_text,
     discs,
-    fill_hex,
     hex_centre,
+    hexes,
     rings,
+    segments,
 )
 from companion.games.chinagold.board import ChinagoldBoardLayout
 from companion.games.chinagold.geometry import NEIGHBOUR_STEPS, grid
@@ -92,10 +94,15 @@ def river_tree(layout: ChinagoldBoardLayout, sites: list[int]) -> list[tuple[int
     return pairs
 
 
+#: The pieces' layers, in drawing order (see `drawing.Layers`): the line bands under the markers, the
+#: rings of the marks over them.
+PIECE_LAYERS = ("bands", "markers", "rings")
+
+
 class ChinagoldBoard(Magnifiable, Widget):
     """Hex board widget.  The printed board (mountains, borders, rivers, ids) is drawn into a baked layer
-    (an off-screen texture) when the size, position or `show_ids` changes; a new `view` only rebuilds
-    the markers and marks on top of it (see docs/performance.md)."""
+    (an off-screen texture) when the size, position or `show_ids` changes; a new `view` only repaints
+    the layers of markers and marks it changes (see docs/performance.md)."""
 
     view = ObjectProperty(None, allownone=True)
     show_ids = BooleanProperty(False)
@@ -108,9 +115,8 @@ class ChinagoldBoard(Magnifiable, Widget):
         self._radius = 10.0
         self._origin = (0.0, 0.0)
         super().__init__(**kwargs)
-        self._printed = BakedLayer(self.canvas)
-        self._pieces = InstructionGroup()  # rebuilt often: drawn straight, a re-baked texture costs more
-        self.canvas.add(self._pieces)
+        self._printed = BakedLayer(self.canvas, baked=not self.zoom_spacing)
+        self._pieces = Layers(self.canvas, PIECE_LAYERS)  # drawn straight: a re-baked texture costs more
         self.show_ids = show_ids
         self.bind(pos=self.redraw, size=self.redraw, show_ids=self.redraw, view=self.draw_pieces)
         self.redraw()
@@ -157,36 +163,42 @@ class ChinagoldBoard(Magnifiable, Widget):
 
     # -- drawing -----------------------------------------------------------------------------------
     def redraw(self, *_: object) -> None:
-        """The printed board into the baked layer (mountains, borders, rivers, ids), then the pieces."""
+        """The printed board into the baked layer (mountains, borders, rivers, ids; in the loupe's copy only
+        the sites it shows), then the pieces."""
         self._fit()
         group = self._printed.rebuild(self.pos, self.size)
         g = self.grid
         group.add(Color(*BACKGROUND))
         group.add(Rectangle(pos=self.pos, size=self.size))
-        for site in range(g.size):
-            fill_hex(group, *self.centre_of(site), self._radius,
-                     MOUNTAIN_TONES[self._tones[self._mountain_of[site]]])
-        group.add(Color(*BORDER))
-        border_width = max(1.0, self._radius * 0.07)
-        for site, (q, r) in enumerate(g.coords):
+        shown = [site for site in range(g.size) if self.in_view(*self.centre_of(site), self._radius)]
+        hexes(group, [(*self.centre_of(site), MOUNTAIN_TONES[self._tones[self._mountain_of[site]]])
+                      for site in shown], self._radius)
+        borders: list[tuple[float, float, float, float]] = []
+        for site in shown:
+            q, r = g.coords[site]
             for step in NEIGHBOUR_STEPS:
                 other = g.index.get((q + step[0], r + step[1]))
                 if other is None or (other > site and self._mountain_of[other] != self._mountain_of[site]):
-                    group.add(Line(points=self._edge(site, step), width=border_width, cap="round"))
+                    x1, y1, x2, y2 = self._edge(site, step)
+                    borders.append((x1, y1, x2, y2))
+        group.add(Color(*BORDER))
+        segments(group, borders, max(1.0, self._radius * 0.07))
         self._draw_rivers(group)
         if self.show_ids:
-            for site in range(g.size):
+            for site in shown:
                 cx, cy = self.centre_of(site)
                 centred_text(group, str(site), cx, cy, self._radius * 0.5, (0.05, 0.05, 0.05))
+        self._pieces.forget()
         self.draw_pieces()
 
     def _draw_rivers(self, group: InstructionGroup) -> None:
         width = max(1.2, self._radius * 0.13)
+        streams = [(*self.centre_of(a), *self.centre_of(b)) for region in self.layout.rivers
+                   for a, b in river_tree(self.layout, region.sites)
+                   if self.in_view(*self.centre_of(a), 2 * self._radius)]
         for colour, line_width in ((RIVER_BANK, width * 1.8), (RIVER, width)):
             group.add(Color(*colour))
-            for region in self.layout.rivers:
-                for a, b in river_tree(self.layout, region.sites):
-                    group.add(Line(points=[*self.centre_of(a), *self.centre_of(b)], width=line_width, cap="round"))
+            segments(group, streams, line_width)
         for region in self.layout.rivers:
             if len(region.sites):
                 cx, cy = self.centre_of(min(region.sites))
@@ -195,24 +207,38 @@ class ChinagoldBoard(Magnifiable, Widget):
 
     def draw_pieces(self, *_: object) -> None:
         """The line preview and suggested line (under the markers), markers, rings on the highlighted and
-        selected sites, from `view` (nothing else)."""
-        group = self._pieces
-        group.clear()
+        selected sites, from `view` (nothing else); each layer repainted only when what it shows changed:
+        the first tap of a line changes the rings and bands, not the 91 markers."""
         view = self.view
+        layers = self._pieces
         if view is None:
+            for name in PIECE_LAYERS:
+                layers.paint(name, None, lambda group: None)
             return
-        size = self._radius * 0.46
-        ring = max(1.5, self._radius * 0.08)
-        ends: list[int] = []
-        if view.selected is not None and view.line_length > 1:
-            for line in self.lines_from(view.selected, view.line_length):
-                self._draw_band(group, list(line), PREVIEW)
-                ends.append(line[-1])
+        ends = [line[-1] for line in self._preview_lines(view)]
+        highlights = frozenset(view.highlights)
+        layers.paint("bands", (view.selected, view.line_length, highlights), self._draw_bands)
+        layers.paint("markers", view.sites, self._draw_markers)
+        layers.paint("rings", (tuple(ends), highlights, view.selected), lambda group: self._draw_rings(group, ends))
+
+    def _preview_lines(self, view: BoardView) -> list[tuple[int, ...]]:
+        """The lines of the thrown length that start at the selected site (their far ends are ringed)."""
+        if view.selected is None or view.line_length <= 1:
+            return []
+        return self.lines_from(view.selected, view.line_length)
+
+    def _draw_bands(self, group: InstructionGroup) -> None:
+        view = self.view
+        for line in self._preview_lines(view):
+            self._draw_band(group, list(line), PREVIEW)
         if len(view.highlights) > 1:
             self._draw_band(group, sorted(view.highlights, key=self.grid.coords.__getitem__), HIGHLIGHT)
+
+    def _draw_markers(self, group: InstructionGroup) -> None:
+        size = self._radius * 0.46
         markers: dict[str, list[tuple[float, float]]] = {"h": [], "g": []}
         taken: dict[str, list[tuple[float, float]]] = {mark: [] for mark in TAKEN_SITE}
-        for site, mark in enumerate(view.sites):
+        for site, mark in enumerate(self.view.sites):
             (taken[mark] if mark in TAKEN_SITE else markers["g" if mark == "g" else "h"]).append(self.centre_of(site))
         group.add(Color(*TAKEN_RIM))
         group.add(discs([centre for centres in taken.values() for centre in centres], size * 0.8, DOT_SEGMENTS))
@@ -224,6 +250,11 @@ class ChinagoldBoard(Magnifiable, Widget):
         for mark, rgb in (("h", HIDDEN_MARKER), ("g", GOLD_MARKER)):
             group.add(Color(*rgb))
             group.add(discs(markers[mark], size, DOT_SEGMENTS))
+
+    def _draw_rings(self, group: InstructionGroup, ends: list[int]) -> None:
+        view = self.view
+        size = self._radius * 0.46
+        ring = max(1.5, self._radius * 0.08)
         for sites, rgb, scale, width in ((ends, PREVIEW, 1.2, ring), (view.highlights, HIGHLIGHT, 1.2, ring),
                                          ([] if view.selected is None else [view.selected], SELECTED, 1.25,
                                           max(1.5, self._radius * 0.1))):

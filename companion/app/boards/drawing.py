@@ -6,10 +6,12 @@ printed part into.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Hashable, Iterator
+from functools import lru_cache
 from typing import Any
 
 from kivy.core.text import Label as CoreLabel
-from kivy.graphics import ClearBuffers, ClearColor, Color, Fbo, InstructionGroup, Mesh, Rectangle, Translate
+from kivy.graphics import ClearBuffers, ClearColor, Color, Fbo, InstructionGroup, Line, Mesh, Rectangle, Translate
 from kivy.graphics.instructions import Canvas
 from kivy.properties import ListProperty, NumericProperty, ObjectProperty
 from kivy.uix.widget import Widget
@@ -40,32 +42,23 @@ def axial_at(origin: tuple[float, float], radius: float, x: float, y: float) -> 
     return rq, rr
 
 
-def hex_corners(cx: float, cy: float, size: float) -> list[float]:
-    """The six corners (x, y, x, y, ...) of a pointy-top hex of circumradius `size`."""
-    points: list[float] = []
-    for k in range(6):
-        angle = math.radians(60 * k + 30)
-        points += [cx + size * math.cos(angle), cy + size * math.sin(angle)]
-    return points
+def outline(radius: float, segments: int = 24, first_corner: float = 0.0,
+            squash: float = 1.0) -> list[tuple[float, float]]:
+    """The corners of a regular polygon round (0, 0), the first `first_corner` degrees from the x axis:
+    a circle's outline at `segments`, a pointy-top hex's at `segments=6, first_corner=30`; `squash`
+    flattens it to that height."""
+    angles = [math.radians(first_corner) + 2 * math.pi * k / segments for k in range(segments)]
+    return [(radius * math.cos(angle), squash * radius * math.sin(angle)) for angle in angles]
 
 
-def fill_hex(group: InstructionGroup, cx: float, cy: float, size: float, rgb: RGB) -> None:
-    """A filled pointy-top hex (a triangle fan around its centre) added to `group`."""
-    corners = hex_corners(cx, cy, size)
-    vertices = [cx, cy, 0.0, 0.0]
-    for k in range(7):
-        vertices += [corners[(2 * k) % 12], corners[(2 * k + 1) % 12], 0.0, 0.0]
-    group.add(Color(*rgb))
-    group.add(Mesh(vertices=vertices, indices=list(range(8)), mode="triangle_fan"))
-
-
-def discs(centres: list[tuple[float, float]], radius: float, segments: int = 24) -> Mesh:
+def discs(centres: list[tuple[float, float]], radius: float, segments: int = 24, first_corner: float = 0.0,
+          squash: float = 1.0) -> Mesh:
     """Many filled circles of one size as a single mesh: one draw call for all the markers of a colour,
-    where one `Ellipse` each would cost a call apiece."""
+    where one `Ellipse` each would cost a call apiece.  With `segments=6, first_corner=30` they are the
+    filled pointy-top hexes of a board; `squash` flattens them into ellipses that high."""
     vertices: list[float] = []
     indices: list[int] = []
-    ring = [(radius * math.cos(2 * math.pi * k / segments), radius * math.sin(2 * math.pi * k / segments))
-            for k in range(segments)]
+    ring = outline(radius, segments, first_corner, squash)
     for cx, cy in centres:
         base = len(vertices) // 4
         vertices += [cx, cy, 0.0, 0.0]
@@ -73,6 +66,52 @@ def discs(centres: list[tuple[float, float]], radius: float, segments: int = 24)
             vertices += [cx + dx, cy + dy, 0.0, 0.0]
         for k in range(segments):
             indices += [base, base + 1 + k, base + 1 + (k + 1) % segments]
+    return Mesh(vertices=vertices, indices=indices, mode="triangles")
+
+
+def hexes(group: InstructionGroup, cells: list[tuple[float, float, RGB]], size: float) -> None:
+    """Filled pointy-top hexes added to `group` as one mesh per colour (`cells`: centre x, y and colour),
+    each colour's in the order it first appears: a board's printed hexes in a few draw calls, not one
+    each (a call costs a software renderer a fixed amount, and the loupe's copy draws them every frame)."""
+    by_colour: dict[RGB, list[tuple[float, float]]] = {}
+    for cx, cy, rgb in cells:
+        by_colour.setdefault(rgb, []).append((cx, cy))
+    for rgb, centres in by_colour.items():
+        group.add(Color(*rgb))
+        group.add(discs(centres, size, segments=6, first_corner=30))
+
+
+def segments(group: InstructionGroup, lines: list[tuple[float, float, float, float]], width: float,
+             caps: bool = True) -> None:
+    """Straight lines (x1, y1, x2, y2) of one colour and `width` added to `group` as one mesh, drawn as a
+    `Line(points, width)` draws each (a band `width` to either side, round ends), where a `Line` each
+    would cost a draw call apiece.  A width of 1 or less is a `Line` each, a hairline as Kivy draws it."""
+    if width <= 1:
+        for line in lines:
+            group.add(Line(points=list(line), width=width))
+        return
+    vertices: list[float] = []
+    indices: list[int] = []
+    for x1, y1, x2, y2 in lines:
+        length = math.hypot(x2 - x1, y2 - y1) or 1.0
+        nx, ny = -(y2 - y1) / length * width, (x2 - x1) / length * width
+        base = len(vertices) // 4
+        vertices += [x1 + nx, y1 + ny, 0.0, 0.0, x1 - nx, y1 - ny, 0.0, 0.0,
+                     x2 + nx, y2 + ny, 0.0, 0.0, x2 - nx, y2 - ny, 0.0, 0.0]
+        indices += [base, base + 1, base + 2, base + 2, base + 1, base + 3]
+    group.add(Mesh(vertices=vertices, indices=indices, mode="triangles"))
+    if caps:
+        group.add(discs([end for x1, y1, x2, y2 in lines for end in ((x1, y1), (x2, y2))], width, 12))
+
+
+def rectangles(boxes: list[tuple[float, float, float, float]]) -> Mesh:
+    """Many filled rectangles (x, y, width, height) of one colour as a single mesh."""
+    vertices: list[float] = []
+    indices: list[int] = []
+    for x, y, width, height in boxes:
+        base = len(vertices) // 4
+        vertices += [x, y, 0.0, 0.0, x + width, y, 0.0, 0.0, x, y + height, 0.0, 0.0, x + width, y + height, 0.0, 0.0]
+        indices += [base, base + 1, base + 2, base + 2, base + 1, base + 3]
     return Mesh(vertices=vertices, indices=indices, mode="triangles")
 
 
@@ -98,11 +137,18 @@ def rings(centres: list[tuple[float, float]], radius: float, width: float, segme
     return Mesh(vertices=vertices, indices=indices, mode="triangles")
 
 
+@lru_cache(maxsize=512)
+def text_texture(text: str, size: int, rgb: RGB = (1, 1, 1)) -> Any:
+    """A bold text's texture (never smaller than 6 px), kept: boards draw the same few texts again and
+    again (numbers, labels), and rendering one costs a software renderer more than the rest of a piece."""
+    label = CoreLabel(text=text, font_size=max(6, size), color=(*rgb, 1), bold=True)
+    label.refresh()
+    return label.texture
+
+
 def centred_text(group: InstructionGroup, text: str, cx: float, cy: float, size: float, rgb: RGB) -> None:
     """Bold text centred on (cx, cy) added to `group` (never smaller than 6 px)."""
-    label = CoreLabel(text=text, font_size=max(6.0, size), bold=True)
-    label.refresh()
-    texture = label.texture
+    texture = text_texture(text, int(size))  # the font is opened at the whole size below
     group.add(Color(*rgb))
     group.add(Rectangle(texture=texture, size=texture.size, pos=(cx - texture.width / 2, cy - texture.height / 2)))
 
@@ -153,6 +199,13 @@ class Magnifiable:
         shown = {name: getattr(self, name) for name in self.view_properties}
         return type(self)(self.layout, **shown, **properties)  # type: ignore[call-arg]
 
+    def in_view(self, x: float, y: float, margin: float) -> bool:
+        """Whether something at (x, y) reaching `margin` pixels round it can be seen: always on the whole
+        board; in the loupe's copy, only within the widget (it draws the few cells it shows, not all)."""
+        widget: Any = self
+        return not self.zoom_spacing or (widget.x - margin <= x <= widget.right + margin
+                                         and widget.y - margin <= y <= widget.top + margin)
+
 
 class BakedLayer:
     """Instructions drawn once into an off-screen texture and shown as one textured rectangle.
@@ -163,10 +216,18 @@ class BakedLayer:
     rendering them into a texture again each time cost more (about 20 ms) than drawing them straight
     (about 4 ms, see docs/performance.md). `rebuild` empties the layer for new instructions in widget
     coordinates.
+
+    With `baked=False` the instructions are drawn straight, without a texture: the loupe's magnified
+    copy lives for a frame or two and draws only the few cells it shows, so baking would cost a texture
+    made and dropped at every opening and a render more than it saves.
     """
 
-    def __init__(self, canvas: Canvas) -> None:
+    def __init__(self, canvas: Canvas, baked: bool = True) -> None:
         self.group = InstructionGroup()
+        self._fbo: Fbo | None = None
+        if not baked:
+            canvas.add(self.group)
+            return
         self._fbo = Fbo(size=(1, 1), with_stencilbuffer=True)  # Kivy draws wide lines with the stencil
         self._shift = Translate(0, 0)
         for instruction in (ClearColor(0, 0, 0, 0), ClearBuffers(), self._shift, self.group):
@@ -176,14 +237,55 @@ class BakedLayer:
         canvas.add(Color(1, 1, 1, 1))
         canvas.add(self._rect)
 
+    @property
+    def baked(self) -> bool:
+        return self._fbo is not None
+
     def rebuild(self, pos: tuple[float, float], size: tuple[float, float]) -> InstructionGroup:
         """The emptied group to draw into, for a widget now at `pos` with `size`."""
-        width, height = max(1, round(size[0])), max(1, round(size[1]))
-        if tuple(self._fbo.size) != (width, height):
-            self._fbo.size = (width, height)
-        self._shift.xy = (-pos[0], -pos[1])
-        self._rect.texture = self._fbo.texture
-        self._rect.pos = pos
-        self._rect.size = (width, height)
+        if self._fbo is not None:
+            width, height = max(1, round(size[0])), max(1, round(size[1]))
+            if tuple(self._fbo.size) != (width, height):
+                self._fbo.size = (width, height)
+            self._shift.xy = (-pos[0], -pos[1])
+            self._rect.texture = self._fbo.texture
+            self._rect.pos = pos
+            self._rect.size = (width, height)
         self.group.clear()
         return self.group
+
+
+class Layers:
+    """A board's pieces as instruction groups in drawing order (highlights, chips, figures...), each
+    repainted only when what it shows changes.
+
+    A move changes a figure and the highlights, not the sixty chips or the rafts; repainting everything
+    after every change made hundreds of instructions a tap, and the garbage they left was collected in
+    pauses of 40-60 ms inside later taps (docs/performance.md).  `paint(name, shown, draw)` empties the
+    group and calls `draw(group)` when `shown` (a hashable summary of what the group draws) differs from
+    the last; `forget()` repaints all on the next paint (after a size change).
+    """
+
+    def __init__(self, canvas: Canvas, names: tuple[str, ...]) -> None:
+        self.groups = {name: InstructionGroup() for name in names}
+        self._shown: dict[str, Hashable] = {}
+        for group in self.groups.values():
+            canvas.add(group)
+
+    def paint(self, name: str, shown: Hashable, draw: Callable[[InstructionGroup], object]) -> bool:
+        """Repaint group `name` if it would show something else; True if it was repainted."""
+        if name in self._shown and self._shown[name] == shown:
+            return False
+        self._shown[name] = shown
+        group = self.groups[name]
+        group.clear()
+        draw(group)
+        return True
+
+    def forget(self) -> None:
+        self._shown.clear()
+
+    def instructions(self) -> Iterator[Any]:
+        """Every instruction of every group, in drawing order."""
+        for group in self.groups.values():
+            yield from group.children

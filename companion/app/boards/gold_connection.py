@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from functools import lru_cache
 from typing import Any
 
-from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle, RoundedRectangle, Triangle
 from kivy.properties import BooleanProperty, ListProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
-from companion.app.boards.drawing import BakedLayer, Magnifiable
+from companion.app.boards.drawing import BakedLayer, Layers, Magnifiable, rectangles, text_texture
 from companion.games.gold_connection.board import GoldConnectionLayout
 
 BAR_COLOURS = {"B": (0.25, 0.45, 0.95), "G": (0.2, 0.7, 0.3), "R": (0.9, 0.25, 0.2), "Y": (0.95, 0.8, 0.15)}
@@ -26,20 +24,15 @@ BACKGROUND = (0.16, 0.16, 0.2)
 WALL = (0.45, 0.38, 0.3)
 SAFE = (0.55, 0.57, 0.62)
 CHOICE_SAFE = (0.42, 0.5, 0.6)
+#: The pieces' layers, in drawing order (see `drawing.Layers`).
+PIECE_LAYERS = ("highlights", "counter", "bars", "robbers")
 #: Enough segments for the small robber stones (Kivy's default of 180 costs time on a software renderer).
 DOT_SEGMENTS = 24
 
 
 def _text(text: str, size: float, colour: tuple[float, float, float] = (1, 1, 1)) -> Any:
     """A bold text texture; kept, since the same bar and safe labels are drawn after every move."""
-    return _text_texture(text, max(6, round(size)), colour)
-
-
-@lru_cache(maxsize=512)
-def _text_texture(text: str, size: int, colour: tuple[float, float, float]) -> Any:
-    label = CoreLabel(text=text, font_size=size, color=(*colour, 1), bold=True)
-    label.refresh()
-    return label.texture
+    return text_texture(text, round(size), colour)
 
 
 class VaultBoard(Magnifiable, Widget):
@@ -64,9 +57,8 @@ class VaultBoard(Magnifiable, Widget):
     def __init__(self, **kwargs: Any) -> None:
         self._static_for_game: bool | None = None
         super().__init__(**kwargs)
-        self._printed = BakedLayer(self.canvas)
-        self._pieces = InstructionGroup()  # rebuilt often: drawn straight, a re-baked texture costs more
-        self.canvas.add(self._pieces)
+        self._printed = BakedLayer(self.canvas, baked=not self.zoom_spacing)
+        self._pieces = Layers(self.canvas, PIECE_LAYERS)  # drawn straight: a re-baked texture costs more
         self._bar_boxes: list[tuple[str, str, float, float, float]] = []
         self.bind(size=self.redraw, pos=self.redraw, show_ids=self.redraw, layout=self.redraw,
                   state=self._state_changed,
@@ -160,7 +152,8 @@ class VaultBoard(Magnifiable, Widget):
             self.draw_pieces()
 
     def redraw(self, *_: Any) -> None:
-        """The vault (walls, counter track, passages, safes) into the baked layer, then the pieces."""
+        """The vault (walls, counter track, passages, safes; in the loupe's copy only the safes and counter
+        fields it shows) into the baked layer, then the pieces."""
         if self.layout is None:
             return
         group = self._printed.rebuild(self.pos, self.size)
@@ -181,28 +174,43 @@ class VaultBoard(Magnifiable, Widget):
         for a, b in layout.walls:
             self._draw_wall(group, positions[a], positions[b], layout.safe_size, scale)
         for safe in layout.safes:
-            self._draw_safe(group, safe.id, safe.number, safe.x, safe.y, layout.safe_size, scale)
+            if self.in_view(*self.to_screen(safe.x, safe.y), layout.safe_size * scale):
+                self._draw_safe(group, safe.id, safe.number, safe.x, safe.y, layout.safe_size, scale)
+        self._pieces.forget()
         self.draw_pieces()
 
     def draw_pieces(self, *_: Any) -> None:
-        """The counter, highlighted safes, bars, robber stones and arrows (nothing of the vault itself)."""
-        group = self._pieces
-        group.clear()
-        self._bar_boxes = []
-        layout: GoldConnectionLayout = self.layout
-        if layout is None:
+        """The counter, highlighted safes, bars, robber stones and arrows (nothing of the vault itself),
+        each layer repainted only when what it shows changed: a pick changes one bar's mark, not the
+        vault's eighty bars."""
+        layers = self._pieces
+        if self.layout is None:
+            return
+        state = self.state
+        layers.paint("highlights", tuple(self.highlighted), self._draw_highlights)
+        if state is None:
+            for name in ("counter", "bars", "robbers"):
+                layers.paint(name, None, lambda group: None)
+            self._bar_boxes = []
             return
         scale = self.scale
-        side = layout.safe_size * scale
-        for safe in layout.safes:
+        layers.paint("counter", state.counter, lambda group: self._draw_counter_mark(group, self.layout, scale))
+        layers.paint("bars", (tuple((safe, tuple(bars)) for safe, bars in state.safes.items()),
+                              tuple(map(tuple, self.selected_bars))),
+                     lambda group: self._draw_bars(group, self.layout, scale))
+        layers.paint("robbers", (tuple((robber.stone, robber.arrow, robber.heading) for robber in state.robbers),
+                                 tuple(map(tuple, self.seat_colours))),
+                     lambda group: self._draw_robbers(group, self.layout, scale))
+
+    def _draw_highlights(self, group: InstructionGroup) -> None:
+        scale = self.scale
+        side = self.layout.safe_size * scale
+        for safe in self.layout.safes:
             if safe.id in self.highlighted:
                 cx, cy = self.to_screen(safe.x, safe.y)
                 group.add(Color(1.0, 0.85, 0.2))
                 group.add(Line(rounded_rectangle=(cx - side / 2, cy - side / 2, side, side, 8 * scale),
                                width=max(2.0, 5 * scale)))
-        if self.state is not None:
-            self._draw_counter_mark(group, layout, scale)
-            self._draw_pieces(group, layout, scale)
 
     def _draw_wall_and_counter(self, group: InstructionGroup, layout: GoldConnectionLayout, scale: float) -> None:
         xs = [spot.x for spot in layout.counter]
@@ -212,6 +220,8 @@ class VaultBoard(Magnifiable, Widget):
         group.add(Color(*WALL))
         group.add(Line(rectangle=(x0, y0, x1 - x0, y1 - y0), width=max(3.0, 22 * scale)))
         for spot in layout.counter:
+            if not self.in_view(*self.to_screen(spot.x, spot.y), 26 * scale):
+                continue
             last = spot.index == len(layout.counter)
             self._draw_counter_spot(group, spot, (0.7, 0.25, 0.2) if last else (0.62, 0.55, 0.45), scale)
 
@@ -264,9 +274,11 @@ class VaultBoard(Magnifiable, Widget):
             group.add(Rectangle(texture=label, pos=(cx + side / 2 - label.width - 3, cy + side / 2 - label.height - 2),
                                 size=label.size))
 
-    def _draw_pieces(self, group: InstructionGroup, layout: GoldConnectionLayout, scale: float) -> None:
+    def _draw_bars(self, group: InstructionGroup, layout: GoldConnectionLayout, scale: float) -> None:
         state = self.state
         side = layout.safe_size * scale
+        self._bar_boxes = []
+        selected: list[tuple[float, float, float]] = []
         for safe in layout.safes:
             cx, cy = self.to_screen(safe.x, safe.y)
             bars = state.safes.get(safe.id, ())
@@ -278,10 +290,33 @@ class VaultBoard(Magnifiable, Widget):
                 column, line = index % columns, index // columns
                 bx = cx - side / 2 + 4 * scale + column * (bar_side + 2 * scale)
                 by = cy + side / 2 - 24 * scale - (line + 1) * (bar_side + 2 * scale)
-                self._draw_bar(group, bar, bx, by, bar_side, selected=to_mark[bar] > 0)
-                to_mark[bar] -= 1
                 self._bar_boxes.append((safe.id, bar, bx, by, bar_side))
-        for seat, robber in enumerate(state.robbers):
+                if to_mark[bar] > 0:
+                    selected.append((bx, by, bar_side))
+                to_mark[bar] -= 1
+        self._draw_bar_faces(group, selected)
+
+    def _draw_bar_faces(self, group: InstructionGroup, selected: list[tuple[float, float, float]]) -> None:
+        """The bars in `_bar_boxes` as one mesh per colour, the picked ones outlined, then their numbers:
+        a few draw calls for the vault's eighty-odd bars, not three each."""
+        squares: dict[str, list[tuple[float, float, float, float]]] = {}
+        for _safe, bar, x, y, size in self._bar_boxes:
+            squares.setdefault(bar[0], []).append((x, y, size, size))
+        for colour, boxes in squares.items():
+            group.add(Color(*BAR_COLOURS.get(colour, (0.8, 0.8, 0.8))))
+            group.add(rectangles(boxes))
+        group.add(Color(1, 1, 1))
+        for x, y, size in selected:
+            group.add(Line(rectangle=(x - 1, y - 1, size + 2, size + 2), width=2))
+        for _safe, bar, x, y, size in self._bar_boxes:
+            texture = _text(bar[1:], size * 0.7, (0.05, 0.05, 0.05))
+            group.add(Rectangle(texture=texture, pos=(x + (size - texture.width) / 2, y + (size - texture.height) / 2),
+                                size=texture.size))
+
+    def _draw_robbers(self, group: InstructionGroup, layout: GoldConnectionLayout, scale: float) -> None:
+        """The robber stones and arrows in the seats' colours."""
+        side = layout.safe_size * scale
+        for seat, robber in enumerate(self.state.robbers):
             colour = tuple(self.seat_colours[seat % len(self.seat_colours)][:3])
             if robber.stone is not None:
                 sx, sy = self.to_screen(*self._safe_xy(robber.stone))
@@ -300,17 +335,6 @@ class VaultBoard(Magnifiable, Widget):
             if safe.id == safe_id:
                 return safe.x, safe.y
         raise KeyError(safe_id)
-
-    def _draw_bar(self, group: InstructionGroup, bar: str, x: float, y: float, size: float, selected: bool) -> None:
-        group.add(Color(*BAR_COLOURS.get(bar[0], (0.8, 0.8, 0.8))))
-        group.add(Rectangle(pos=(x, y), size=(size, size)))
-        if selected:
-            group.add(Color(1, 1, 1))
-            group.add(Line(rectangle=(x - 1, y - 1, size + 2, size + 2), width=2))
-        texture = _text(bar[1:], size * 0.7, (0.05, 0.05, 0.05))
-        group.add(Color(1, 1, 1))
-        group.add(Rectangle(texture=texture, pos=(x + (size - texture.width) / 2, y + (size - texture.height) / 2),
-                            size=texture.size))
 
     def _draw_arrow(self, group: InstructionGroup, at: str, heading: str, colour: tuple[float, float, float],
                     side: float, seat: int) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle
 from kivy.properties import BooleanProperty, ObjectProperty
@@ -17,15 +18,17 @@ from kivy.uix.widget import Widget
 from companion.app.boards.drawing import (
     SQRT3,
     BakedLayer,
+    Layers,
     Magnifiable,
     axial_at,
     centred_text,
     discs,
-    fill_hex,
     hex_centre,
+    hexes,
     rings,
+    segments,
 )
-from companion.games.goldgraeber.board import HEX_DIRECTIONS, GoldgraeberLayout, compile_board, hex_rgb
+from companion.games.goldgraeber.board import HEX_DIRECTIONS, Board, GoldgraeberLayout, compile_board, hex_rgb
 
 #: Hexes are filled a little smaller than their cells so a thin seam of background separates them.
 HEX_FILL_SCALE = 0.97
@@ -68,24 +71,29 @@ class BoardView:
 DOT_SEGMENTS = 24
 
 
+#: The pieces' layers, in drawing order (see `drawing.Layers`).
+PIECE_LAYERS = ("highlights", "rafts", "chips", "stacks", "locomotive", "figures")
+
+
 class GoldgraeberBoard(Magnifiable, Widget):
     """Hex board widget: the whole map, as large as the widget allows, always whole (the train and every
     figure stay in view).  The printed map is drawn into a baked layer (an off-screen texture) when the
-    size, position or `show_ids` changes; a new `view` only rebuilds the pieces and highlights on top."""
+    size, position or `show_ids` changes; a new `view` only repaints the layers of pieces it changes."""
 
     layout = ObjectProperty(None)
     view = ObjectProperty(None, allownone=True)
     show_ids = BooleanProperty(False)
 
-    def __init__(self, layout: GoldgraeberLayout, show_ids: bool = False, **kwargs: object) -> None:
-        self.board = compile_board(layout)
+    def __init__(self, layout: GoldgraeberLayout, show_ids: bool = False, board: Board | None = None,
+                 **kwargs: object) -> None:
+        """`board`: the layout compiled already (the loupe's copy shares the table board's)."""
+        self.board = board or compile_board(layout)
         self._radius = 10.0
         self._origin = (0.0, 0.0)
         self._at_coord = {coord: self.board.ids[i] for i, coord in enumerate(self.board.coords)}
         super().__init__(**kwargs)
-        self._printed = BakedLayer(self.canvas)
-        self._pieces = InstructionGroup()  # rebuilt often: drawn straight, a re-baked texture costs more
-        self.canvas.add(self._pieces)
+        self._printed = BakedLayer(self.canvas, baked=not self.zoom_spacing)
+        self._pieces = Layers(self.canvas, PIECE_LAYERS)  # drawn straight: a re-baked texture costs more
         self.layout = layout
         self.show_ids = show_ids
         self.bind(pos=self.redraw, size=self.redraw, show_ids=self.redraw, view=self.draw_pieces)
@@ -113,9 +121,13 @@ class GoldgraeberBoard(Magnifiable, Widget):
         """The field id under a pixel (axial rounding), or None off the map."""
         return self._at_coord.get(axial_at(self._origin, self._radius, x, y))
 
+    def magnified_copy(self, **properties: Any) -> Widget:
+        return GoldgraeberBoard(self.layout, board=self.board, view=self.view, **properties)
+
     # -- drawing -----------------------------------------------------------------------------------
     def redraw(self, *_: object) -> None:
-        """The printed map into the baked layer, then whatever `view` puts on it."""
+        """The printed map into the baked layer (in the loupe's copy only the fields it shows), then
+        whatever `view` puts on it."""
         self._fit()
         group = self._printed.rebuild(self.pos, self.size)
         board = self.board
@@ -123,21 +135,25 @@ class GoldgraeberBoard(Magnifiable, Widget):
         house_colour = dict(zip(board.houses, board.house_colours))
         group.add(Color(0.36, 0.50, 0.28))
         group.add(Rectangle(pos=self.pos, size=self.size))
+        cells: list[tuple[float, float, tuple[float, float, float]]] = []
+        holes: list[tuple[float, float]] = []
+        ties: list[tuple[float, float, float, float]] = []
         for i, field_id in enumerate(board.ids):
             cx, cy = self.centre_of(field_id)
+            if not self.in_view(cx, cy, radius):
+                continue
             kind = board.types[i]
-            rgb = colour_rgb(house_colour[i]) if kind == "house" else FIELD_COLOURS[kind]
-            fill_hex(group, cx, cy, radius * HEX_FILL_SCALE, rgb)
+            cells.append((cx, cy, colour_rgb(house_colour[i]) if kind == "house" else FIELD_COLOURS[kind]))
             if kind == "dig":
-                group.add(Color(0.32, 0.22, 0.12))
-                hole = radius * 0.35
-                group.add(Ellipse(pos=(cx - hole, cy - hole * 0.6), size=(2 * hole, 1.2 * hole),
-                                  segments=DOT_SEGMENTS))
+                holes.append((cx, cy))
             if kind == "rail":
-                group.add(Color(0.25, 0.18, 0.10))
-                for offset in (-0.45, 0.0, 0.45):
-                    group.add(Line(points=[cx - radius * 0.5, cy + offset * radius,
-                                           cx + radius * 0.5, cy + offset * radius], width=1.2))
+                ties += [(cx - radius * 0.5, cy + offset * radius, cx + radius * 0.5, cy + offset * radius)
+                         for offset in (-0.45, 0.0, 0.45)]
+        hexes(group, cells, radius * HEX_FILL_SCALE)  # one mesh per colour, holes and ties likewise
+        group.add(Color(0.32, 0.22, 0.12))
+        group.add(discs(holes, radius * 0.35, DOT_SEGMENTS, squash=0.6))
+        group.add(Color(0.25, 0.18, 0.10))
+        segments(group, ties, 1.2)
         self._draw_rail_line(group)
         self._draw_town_wall(group)
         self._draw_doors(group)
@@ -152,6 +168,7 @@ class GoldgraeberBoard(Magnifiable, Widget):
                 centred_text(group, field_id, cx, cy - radius * 0.45, radius * 0.42, ink)
         centred_text(group, "Golden City", self._origin[0], self._origin[1] + radius * 0.1, radius * 0.55,
                      (0.35, 0.2, 0.05))
+        self._pieces.forget()
         self.draw_pieces()
 
     def _draw_rail_line(self, group: InstructionGroup) -> None:
@@ -161,6 +178,8 @@ class GoldgraeberBoard(Magnifiable, Widget):
         group.add(Color(0.15, 0.15, 0.15))
         group.add(Line(points=points, width=max(1.0, self._radius * 0.08)))
         start_x, start_y = points[0], points[1]
+        if not self.in_view(start_x, start_y, self._radius):
+            return
         group.add(Color(0.1, 0.1, 0.1))
         group.add(Ellipse(pos=(start_x - self._radius * 0.5, start_y - self._radius * 0.5),
                           size=(self._radius, self._radius), angle_start=-90, angle_end=90, segments=DOT_SEGMENTS))
@@ -168,39 +187,44 @@ class GoldgraeberBoard(Magnifiable, Widget):
     def _draw_town_wall(self, group: InstructionGroup) -> None:
         """Outline Golden City (town and house fields) so the sheriff's area is visible."""
         town = {self.board.coords[i] for i in self.board.town}
-        group.add(Color(0.45, 0.28, 0.1))
+        walls: list[tuple[float, float, float, float]] = []
         for q, r in town:
             cx, cy = self.centre_of(self._at_coord[(q, r)])
+            if not self.in_view(cx, cy, self._radius):
+                continue
             for dq, dr in HEX_DIRECTIONS:
                 if (q + dq, r + dr) in town:
                     continue
                 facing = math.atan2(-1.5 * dr, SQRT3 * (dq + dr / 2))
                 ends = [facing - math.pi / 6, facing + math.pi / 6]
-                points = [c for angle in ends for c in (cx + self._radius * math.cos(angle),
-                                                         cy + self._radius * math.sin(angle))]
-                group.add(Line(points=points, width=max(1.2, self._radius * 0.1)))
+                walls.append((cx + self._radius * math.cos(ends[0]), cy + self._radius * math.sin(ends[0]),
+                              cx + self._radius * math.cos(ends[1]), cy + self._radius * math.sin(ends[1])))
+        group.add(Color(0.45, 0.28, 0.1))
+        segments(group, walls, max(1.2, self._radius * 0.1))
 
     def _draw_doors(self, group: InstructionGroup) -> None:
         """A thick bar on the edge between each house and its door field."""
-        group.add(Color(0.35, 0.2, 0.05))
+        bars: list[tuple[float, float, float, float]] = []
         for house, door in zip(self.board.houses, self.board.doors):
             hx, hy = self.centre_of(self.board.ids[house])
             dx, dy = self.centre_of(self.board.ids[door])
+            if not self.in_view(hx, hy, 2 * self._radius):
+                continue
             mx, my = (hx + dx) / 2, (hy + dy) / 2
             ux, uy = -(dy - hy), dx - hx
             length = math.hypot(ux, uy) or 1.0
             half = self._radius * 0.35
-            group.add(Line(points=[mx - ux / length * half, my - uy / length * half,
-                                   mx + ux / length * half, my + uy / length * half],
-                           width=max(1.5, self._radius * 0.12)))
+            bars.append((mx - ux / length * half, my - uy / length * half,
+                         mx + ux / length * half, my + uy / length * half))
+        group.add(Color(0.35, 0.2, 0.05))
+        segments(group, bars, max(1.5, self._radius * 0.12))
 
     def _draw_raft_posts(self, group: InstructionGroup) -> None:
         """A stake at each raft post (the rafts themselves are pieces)."""
+        stakes = [(cx + self._radius * 0.5, cy - self._radius * 0.1, cx + self._radius * 0.5, cy + self._radius * 0.7)
+                  for cx, cy in (self.centre_of(self.board.ids[post]) for post in self.board.raft_posts)]
         group.add(Color(0.3, 0.18, 0.05))
-        for post in self.board.raft_posts:
-            cx, cy = self.centre_of(self.board.ids[post])
-            group.add(Line(points=[cx + self._radius * 0.5, cy - self._radius * 0.1, cx + self._radius * 0.5,
-                                   cy + self._radius * 0.7], width=max(1.5, self._radius * 0.1)))
+        segments(group, stakes, max(1.5, self._radius * 0.1))
 
     def _draw_raft(self, group: InstructionGroup, cx: float, cy: float) -> None:
         radius = self._radius
@@ -212,16 +236,28 @@ class GoldgraeberBoard(Magnifiable, Widget):
             group.add(Line(points=[x, cy - radius * 0.45, x, cy + radius * 0.45], width=1))
 
     def draw_pieces(self, *_: object) -> None:
-        """Highlights, rafts, chips, robbers, the locomotive and the figures from `view`; on the bare
-        board (no view, as `layout render` shows it) the rafts lie at their posts."""
-        group = self._pieces
-        group.clear()
+        """Highlights, rafts, chips, robbers, the locomotive and the figures from `view`, each layer
+        repainted only when what it shows has changed; on the bare board (no view, as `layout render`
+        shows it) the rafts lie at their posts."""
         view = self.view
+        layers = self._pieces
+        ids = self.board.ids
         if view is None:
-            for post in self.board.raft_posts:
-                self._draw_raft(group, *self.centre_of(self.board.ids[post]))
+            for name in PIECE_LAYERS:
+                layers.paint(name, None, lambda group: None)
+            layers.paint("rafts", "posts", lambda group: self._draw_rafts(group, [ids[post] for post in
+                                                                                   self.board.raft_posts]))
             return
-        radius = self._radius
+        layers.paint("highlights", (frozenset(view.highlights), view.selected), self._draw_highlights)
+        layers.paint("rafts", tuple(view.rafts), lambda group: self._draw_rafts(group, view.rafts))
+        layers.paint("chips", frozenset(view.face_down), self._draw_chips)
+        layers.paint("stacks", tuple(view.stacks.items()), self._draw_stacks)
+        layers.paint("locomotive", view.locomotive, self._draw_locomotive)
+        layers.paint("figures", tuple((field_id, tuple(colours)) for field_id, colours in view.figures.items()),
+                     self._draw_figures)
+
+    def _draw_highlights(self, group: InstructionGroup) -> None:
+        view, radius = self.view, self._radius
         # Opaque: Kivy draws a translucent wide line through the stencil, which the loupe's clipping uses too.
         group.add(Color(1.0, 0.95, 0.2))  # one mesh for all highlighted fields (a 6 reaches about a hundred)
         group.add(rings([self.centre_of(field_id) for field_id in view.highlights], radius * 0.92,
@@ -230,26 +266,41 @@ class GoldgraeberBoard(Magnifiable, Widget):
             group.add(Color(1, 1, 1))
             group.add(rings([self.centre_of(view.selected)], radius * 0.92, max(1.5, radius * 0.12), segments=6,
                             first_corner=30))
-        for field_id in view.rafts:
+
+    def _draw_rafts(self, group: InstructionGroup, fields: list[str]) -> None:
+        for field_id in fields:
             self._draw_raft(group, *self.centre_of(field_id))
-        chips = [self.centre_of(field_id) for field_id in view.face_down]
+
+    def _draw_chips(self, group: InstructionGroup) -> None:
+        chips = [self.centre_of(field_id) for field_id in self.view.face_down]
+        radius = self._radius
         group.add(Color(0.5, 0.35, 0.1))  # a rim, then the chip: one mesh each for all face-down chips
         group.add(discs(chips, radius * 0.55 + 1.2, DOT_SEGMENTS))
         group.add(Color(0.95, 0.75, 0.2))
         group.add(discs(chips, radius * 0.55, DOT_SEGMENTS))
-        for field_id, label in view.stacks.items():
+
+    def _draw_stacks(self, group: InstructionGroup) -> None:
+        radius = self._radius
+        for field_id, label in self.view.stacks.items():
             cx, cy = self.centre_of(field_id)
             group.add(Color(0.2, 0.2, 0.2))
             group.add(Ellipse(pos=(cx - radius * 0.6, cy - radius * 0.6), size=(radius * 1.2, radius * 1.2),
                               segments=DOT_SEGMENTS))
             centred_text(group, label, cx, cy, radius * 0.6, (1, 1, 1))
-        if view.locomotive:
-            cx, cy = self.centre_of(view.locomotive)
-            group.add(Color(0.1, 0.1, 0.1))
-            group.add(Rectangle(pos=(cx - radius * 0.6, cy - radius * 0.35), size=(radius * 1.2, radius * 0.7)))
-            group.add(Color(0.8, 0.1, 0.1))
-            group.add(Rectangle(pos=(cx + radius * 0.15, cy + radius * 0.35), size=(radius * 0.3, radius * 0.35)))
-        for field_id, colours in view.figures.items():
+
+    def _draw_locomotive(self, group: InstructionGroup) -> None:
+        if not self.view.locomotive:
+            return
+        radius = self._radius
+        cx, cy = self.centre_of(self.view.locomotive)
+        group.add(Color(0.1, 0.1, 0.1))
+        group.add(Rectangle(pos=(cx - radius * 0.6, cy - radius * 0.35), size=(radius * 1.2, radius * 0.7)))
+        group.add(Color(0.8, 0.1, 0.1))
+        group.add(Rectangle(pos=(cx + radius * 0.15, cy + radius * 0.35), size=(radius * 0.3, radius * 0.35)))
+
+    def _draw_figures(self, group: InstructionGroup) -> None:
+        radius = self._radius
+        for field_id, colours in self.view.figures.items():
             cx, cy = self.centre_of(field_id)
             for k, colour in enumerate(colours):
                 offset = (k - (len(colours) - 1) / 2) * radius * 0.45

@@ -17,7 +17,7 @@ from typing import Any
 
 from kivy.core.window import Window
 from kivy.factory import Factory
-from kivy.graphics import Color, Line, Rectangle
+from kivy.graphics import Color, InstructionGroup, Line, Rectangle
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.floatlayout import FloatLayout
 from kivy.uix.screenmanager import Screen
@@ -67,7 +67,8 @@ class BoardLoupe:
         self.choosable = choosable
         self.state = state
         self.stays_open = stays_open
-        self.magnified: LoupeView | None = None
+        self.magnified: LoupeView | None = None  # the loupe while it is open
+        self._view: LoupeView | None = None  # made at the first opening, kept for the next
         self._opened_on: object = None
         board.loupe = self
         board.bind(on_touch_down=self._touched)
@@ -104,8 +105,10 @@ class BoardLoupe:
         self.close()
         board = self.board
         host: Widget = next((widget for widget in self._ancestors() if isinstance(widget, Screen)), Window)
-        self.magnified = LoupeView(self, host, self._frame(board.to_window(*pos)[0]), board.board_point(*pos),
-                                   board.to_window(*pos))
+        if self._view is None:
+            self._view = LoupeView(self)
+        self._view.show(host, self._frame(board.to_window(*pos)[0]), board.board_point(*pos), board.to_window(*pos))
+        self.magnified = self._view
         self._opened_on = self.state()
         host.add_widget(self.magnified)
         return self.magnified
@@ -114,6 +117,7 @@ class BoardLoupe:
         if self.magnified is not None:
             if self.magnified.parent is not None:
                 self.magnified.parent.remove_widget(self.magnified)
+            self.magnified.release()
             self.magnified = None
 
     def _ancestors(self) -> Iterator[Widget]:
@@ -178,16 +182,45 @@ def show_loupe(screen: Widget) -> None:
 class LoupeView(FloatLayout):
     """The loupe on the window: a prompt and a close button over a magnified copy of the board, and an
     outline on the board around the part shown.  Every touch is its own (it is modal): a tap on a cell
-    chooses it, one outside closes the loupe."""
+    chooses it, one outside closes the loupe.
 
-    def __init__(self, loupe: BoardLoupe, host: Widget, frame: tuple[float, float, float, float],
-                 centre: tuple[float, float], touch: tuple[float, float]) -> None:
-        """`frame` (x, y, width, height) and `touch` in window coordinates; `host` is what it is added to."""
-        super().__init__(size_hint=(None, None), size=host.size, pos=(0, 0))
+    The frame, prompt and button are made once per board and kept; the magnified copy is made on opening
+    (`show`) and freed on closing (`release`), so a closed loupe holds nothing of the board's drawing, and
+    an opening builds one widget, not six with their bindings (garbage the collector walks later, in a
+    pause inside some other tap)."""
+
+    def __init__(self, loupe: BoardLoupe) -> None:
+        super().__init__(size_hint=(None, None), pos=(0, 0))
         self.loupe = loupe
+        self.board: Any = None
+        self._region = InstructionGroup()
+        with self.canvas.before:  # the lens is covered by the copy: only its frame and the header's ground
+            Color(*REGION)
+            self.canvas.before.add(self._region)
+            Color(*FRAME)
+            self._frame = Line(width=1.5)
+            Color(*BACKDROP)
+            self._backdrop = Rectangle()
+        self.lens = StencilView(size_hint=(None, None))
+        self.add_widget(self.lens)
+        self.header = BoxLayout(size_hint=(None, None), padding=(6, 2, 2, 2), spacing=4)
+        self.prompt = Factory.Label(font_size=f"{MIN_TEXT_SP}sp", color=FRAME, halign="left", valign="middle",
+                                    shorten=True)
+        self.header.add_widget(self.prompt)
+        self.close_button = Factory.GButton(size_hint_x=None, width=110)
+        self.close_button.bind(on_release=loupe.close)
+        self.header.add_widget(self.close_button)
+        self.add_widget(self.header)
+
+    def show(self, host: Widget, frame: tuple[float, float, float, float], centre: tuple[float, float],
+             touch: tuple[float, float]) -> None:
+        """Lay the loupe out over `host` (what it is added to) with a new magnified copy centred on `centre`
+        (board units); `frame` (x, y, width, height) and `touch` in window coordinates."""
+        self.release()
+        self.size = host.size
         x, y, width, height = frame
         shown = (width, height - HEADER_HEIGHT)
-        board = loupe.board
+        board = self.loupe.board
         scale = board.cell_spacing / LOUPE_SPACING
         left, bottom = board.to_window(board.x, board.y)  # the part shown, outlined on the board
         region = (max(left, touch[0] - shown[0] * scale / 2), max(bottom, touch[1] - shown[1] * scale / 2),
@@ -196,27 +229,25 @@ class LoupeView(FloatLayout):
         if host is not Window:  # a screen: a relative layout, its children in its own coordinates
             x, y = host.to_widget(x, y, relative=True)
             region = (*host.to_widget(*region[:2], relative=True), *host.to_widget(*region[2:], relative=True))
-        with self.canvas.before:
-            Color(*REGION)
-            Line(rectangle=(region[0], region[1], region[2] - region[0], region[3] - region[1]), width=1.5)
-            Color(*FRAME)
-            Rectangle(pos=(x - 3, y - 3), size=(width + 6, height + 6))
-            Color(*BACKDROP)
-            Rectangle(pos=(x, y), size=(width, height))
-        self.lens = StencilView(size_hint=(None, None), pos=(x, y), size=shown)
-        self.board: Any = loupe.board.magnified_copy(zoom_spacing=LOUPE_SPACING, zoom_centre=list(centre),
-                                                     size_hint=(None, None), pos=(x, y), size=shown)
+        self._region.clear()  # a new line: one given its rectangle later is drawn a shade brighter
+        self._region.add(Line(rectangle=(region[0], region[1], region[2] - region[0], region[3] - region[1]),
+                              width=1.5))
+        self._frame.rectangle = (x - 1.5, y - 1.5, width + 3, height + 3)  # a 3-pixel border round it
+        self._backdrop.pos, self._backdrop.size = (x, y + shown[1]), (width, HEADER_HEIGHT)
+        self.lens.pos, self.lens.size = (x, y), shown
+        self.board = board.magnified_copy(zoom_spacing=LOUPE_SPACING, zoom_centre=list(centre),
+                                          size_hint=(None, None), pos=(x, y), size=shown)
         self.lens.add_widget(self.board)
-        self.add_widget(self.lens)
-        self.header = BoxLayout(size_hint=(None, None), pos=(x, y + shown[1]), size=(width, HEADER_HEIGHT),
-                                padding=(6, 2, 2, 2), spacing=4)
-        self.header.add_widget(Factory.Label(text=_("Tap the place you mean."), font_size=f"{MIN_TEXT_SP}sp",
-                                             color=FRAME, halign="left", valign="middle", shorten=True,
-                                             text_size=(width - 130, None)))
-        self.close_button = Factory.GButton(text=_("Close"), size_hint_x=None, width=110)
-        self.close_button.bind(on_release=loupe.close)
-        self.header.add_widget(self.close_button)
-        self.add_widget(self.header)
+        self.header.pos, self.header.size = (x, y + shown[1]), (width, HEADER_HEIGHT)
+        self.prompt.text = _("Tap the place you mean.")  # in the language of the moment
+        self.prompt.text_size = (width - 130, None)
+        self.close_button.text = _("Close")
+
+    def release(self) -> None:
+        """The magnified copy dropped (the loupe is closing, or shows another part)."""
+        if self.board is not None:
+            self.lens.remove_widget(self.board)
+            self.board = None
 
     def shows(self, cell: Any) -> bool:
         """The whole of `cell`'s tap target lies in the magnified part."""

@@ -6,6 +6,11 @@ journals) and only then answers the hardware: a frame is settled "recorded" once
 journal, or refused with a reason code.  It holds no widgets; panels draw from the TableModel and from
 the controller's own fields, and redraw when `listen` callbacks fire.
 
+The journal commits on its writer thread (`companion.engine.writer`), so the answer to an input comes
+later than the input: `submit` and `undo` take `then(accepted)` for what follows it.  Every input method
+is marked `@in_turn`: while a write is in flight it waits, and runs in order once the write has been
+answered, so no input is validated against a state about to change, dropped or reordered.
+
 Refusal reasons sent to a device besides the rules' own codes: `table.no_game`, `table.game_over`,
 `input.no_use`, `roll.not_expected`, `roll.wrong_count`, `roll.bad_face`, `roll.entered_by_touch`,
 `roll.refused` (a value button that completed a refused roll), `journal.failed`.
@@ -13,8 +18,10 @@ Refusal reasons sent to a device besides the rules' own codes: `table.no_game`, 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from functools import partial
+from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
 from companion.app.i18n import _, n_
 
@@ -23,7 +30,7 @@ if TYPE_CHECKING:
     from companion.app.timer import TimerModel
     from companion.engine.core import ActionModel, Event
     from companion.engine.record import Source
-    from companion.engine.session import Session
+    from companion.engine.session import Outcome, Session
 
 #: Keyboard stand-ins for the hardware on a PC (also listed on the Hardware screen).
 KEY_BUTTONS: dict[str, str] = {"s": "stop", "h": "hourglass", "f": "flat", "c": "confirm", "u": "undo",
@@ -34,6 +41,33 @@ KEY_VALUES = "123456"
 SPACE, ESCAPE = 32, 27
 
 _CONTROLLERS: dict[str, type[TableController]] = {}
+
+P = ParamSpec("P")
+C = TypeVar("C", bound="TableController")
+#: What an input's caller hears once its action was journalled (True) or refused or not saved (False).
+Then = Callable[[bool], None] | None
+
+
+def in_turn(method: Callable[Concatenate[C, P], None]) -> Callable[Concatenate[C, P], None]:
+    """An input to the table: while a journal write is in flight it waits its turn (`run_in_turn`)."""
+    @functools.wraps(method)
+    def take_turn(self: C, /, *args: P.args, **kwargs: P.kwargs) -> None:
+        self.run_in_turn(partial(method, self, *args, **kwargs))
+
+    return take_turn
+
+
+def tell(then: Then, accepted: bool) -> None:
+    """Let an input's caller know how it ended (see `Then`)."""
+    if then is not None:
+        then(accepted)
+
+
+def table_key(keycode: int, codepoint: str | None, modifiers: list[str]) -> bool:
+    """Whether a key stands in for table input (`TableController.on_key`); the app passes the others on."""
+    char = (codepoint or "").lower()
+    return keycode == SPACE or ("ctrl" in modifiers and char == "z") or (
+        bool(char) and (char in KEY_BUTTONS or char in KEY_VALUES or char in KEY_FACES))
 
 
 def settle(hardware: Any, event: Any, recorded: bool, reason: str | None = None) -> None:
@@ -88,10 +122,11 @@ class TableController:
         self._announce = announce or (lambda _text: None)
         self._show_table = show_table or (lambda: None)
         self._play_sound = play_sound or (lambda _name: None)
-        self.call_soon = call_soon or _clock_call_soon
+        self.call_soon = call_soon or kivy_call_soon
         self._listeners: list[Callable[[], None]] = [self._update_leds, self._tell_camera]
         self._pending: dict[str, Any] = {}  # an uncertain hardware roll waiting for the table's answer
         self._lit: tuple[int, int] | None = None  # (session, seat) the seat LEDs show
+        self._closed = False
         if timer is not None:
             timer.bind(on_warning=self._timer_warning)
 
@@ -114,7 +149,9 @@ class TableController:
         self.changed()
 
     def close(self) -> None:
-        """Another game takes the table: stop background work, answer what is still open."""
+        """Another game takes the table: stop background work, answer what is still open.  Input still
+        waiting for this table (its sand timer, a tap made before) is not played on the next one."""
+        self._closed = True
         self._drop_pending("table.no_game")
         if self.timer is not None:
             self.timer.unbind(on_warning=self._timer_warning)
@@ -164,7 +201,20 @@ class TableController:
     def playing(self) -> bool:
         return self.session is not None and not self.session.is_over()
 
+    def run_in_turn(self, callback: Callable[[], None]) -> None:
+        """Run an input now, or, while the session's journal write is in flight, once it has been answered
+        and the input before this one has run (`Writer.in_turn`); a table closed meanwhile takes none."""
+        def run() -> None:
+            if not self._closed:
+                callback()
+
+        if self.session is None:
+            run()
+        else:
+            self.session.writer.in_turn(run)
+
     # -- hardware events -----------------------------------------------------------------------------
+    @in_turn
     def on_bridge_event(self, event: Any) -> None:
         """A bridge event on the UI thread: dice, buttons, the hourglass, a source coming or going."""
         kind = event.event
@@ -219,6 +269,7 @@ class TableController:
             settle(self.hardware, event, recorded=False, reason="table.game_over")
 
     # -- buttons (GPIO, serial, keyboard, on-screen) -------------------------------------------------
+    @in_turn
     def press(self, name: str, source: Source = "keyboard", event: Any = None) -> None:
         """A named button: the game's own meaning first (`button`), then the table-wide one.  Undo also
         works once the game is over (the last move was a mistake)."""
@@ -280,9 +331,10 @@ class TableController:
         return faces[number - 1] if 1 <= number <= len(faces) else None
 
     # -- keyboard ------------------------------------------------------------------------------------
-    def on_key(self, keycode: int, codepoint: str | None, modifiers: list[str]) -> bool:
-        """PC stand-ins: Space rolls for you, letters enter dice faces or press buttons, digits are the value
-        buttons, Ctrl+Z undoes.  False when the key means nothing here (it is passed on)."""
+    @in_turn
+    def on_key(self, keycode: int, codepoint: str | None, modifiers: list[str]) -> None:
+        """PC stand-ins (`table_key`): Space rolls for you, letters enter dice faces or press buttons,
+        digits are the value buttons, Ctrl+Z undoes; a face letter no die due shows does nothing."""
         char = (codepoint or "").lower()
         if keycode == SPACE:
             self.virtual_roll("keyboard")
@@ -292,90 +344,98 @@ class TableController:
             self.press(KEY_BUTTONS[char], "keyboard")
         elif char and char in KEY_VALUES:
             self.press(f"value_{char}", "keyboard")
-        elif char and char in KEY_FACES:
-            face = char.upper()
-            if any(face in faces for faces in self.table.dice):
-                self.enter_die(face, "keyboard")
-            else:
-                return False
-        else:
-            return False
-        return True
+        elif char and any(char.upper() in faces for faces in self.table.dice):
+            self.enter_die(char.upper(), "keyboard")
 
     # -- playing -------------------------------------------------------------------------------------
-    def submit(self, action: ActionModel | dict[str, Any], source: Source = "touch", event: Any = None) -> bool:
-        """Play an action through the Session; the hardware frame is answered after the journal has it."""
-        from companion.engine.journal import JournalError
-
+    @in_turn
+    def submit(self, action: ActionModel | dict[str, Any], source: Source = "touch", event: Any = None,
+               then: Then = None) -> None:
+        """Play an action through the Session.  Once the journal has it the hardware frame is answered, the
+        table shows the move and `then(True)` runs; refused or not saved, the table says why, the frame
+        hears it and `then(False)` runs."""
         session = self.session
         if session is None or session.is_over():
             if event is not None:
                 self._refuse_no_game(event)
-            return False
+            tell(then, False)
+            return
         actor = session.prompt().player
-        try:
-            outcome = session.submit(action, source, ref=frame_ref(event))
-        except JournalError as error:
+        session.submit_soon(action, source, partial(self._submitted, session, actor, action, event, then),
+                            ref=frame_ref(event))
+
+    def _submitted(self, session: Session, actor: int | None, action: ActionModel | dict[str, Any], event: Any,
+                   then: Then, outcome: Outcome) -> None:
+        """The session's answer: the action is on disk (or refused, or could not be saved)."""
+        if outcome.unsaved is not None:
             self.table.show_notice(_("Could not save the move, so it was not played: {problem}").format(
-                problem=str(error)))
+                problem=outcome.unsaved))
             settle(self.hardware, event, recorded=False, reason="journal.failed")
-            return False
-        if not outcome.accepted:
+        elif not outcome.accepted:
             assert outcome.refusal is not None
             self.table.show_refusal(outcome.refusal)
             self.table.refused_put_back(session.check(action)[0])
             settle(self.hardware, event, recorded=False, reason=outcome.refusal.code)
             self.on_refused()
-            return False
-        settle(self.hardware, event, recorded=True)
-        self.table.accepted(actor, outcome.events)
-        self.on_accepted(outcome.events)
-        self.changed()
-        if session.is_over():
-            self.table.dispatch("on_game_over")
-        return True
+        else:
+            settle(self.hardware, event, recorded=True)
+            self.table.accepted(actor, outcome.events)
+            self.on_accepted(outcome.events)
+            self.changed()
+            if session.is_over():
+                self.table.dispatch("on_game_over")
+        tell(then, outcome.accepted)
 
-    def undo(self, source: Source = "touch", event: Any = None) -> bool:
+    @in_turn
+    def undo(self, source: Source = "touch", event: Any = None, then: Then = None) -> None:
         """Take back the last action (the undo is journalled before the button is answered)."""
-        from companion.engine.journal import JournalError
-
         session = self.session
         if session is None:
             if event is not None:
                 self._refuse_no_game(event)
-            return False
-        was_over, before = session.is_over(), session.state
-        try:
-            outcome = session.undo()
-        except JournalError as error:
-            self.table.show_notice(_("Could not save the undo: {problem}").format(problem=str(error)))
+            tell(then, False)
+            return
+        session.undo_soon(partial(self._undone, session.is_over(), session.state, event, then))
+
+    def _undone(self, was_over: bool, before: Any, event: Any, then: Then, outcome: Outcome) -> None:
+        if outcome.unsaved is not None:
+            self.table.show_notice(_("Could not save the undo: {problem}").format(problem=outcome.unsaved))
             settle(self.hardware, event, recorded=False, reason="journal.failed")
-            return False
-        if not outcome.accepted:
+        elif not outcome.accepted:
             assert outcome.refusal is not None
             self.table.show_refusal(outcome.refusal)
             settle(self.hardware, event, recorded=False, reason=outcome.refusal.code)
-            return False
-        settle(self.hardware, event, recorded=True)
-        self.table.undone(before)
-        self.on_undone()
-        self.changed()
-        if was_over:
-            self.show_table()  # the last move of the game taken back: play goes on at the table
-        return True
+        else:
+            settle(self.hardware, event, recorded=True)
+            self.table.undone(before)
+            self.on_undone()
+            self.changed()
+            if was_over:
+                self.show_table()  # the last move of the game taken back: play goes on at the table
+        tell(then, outcome.accepted)
 
-    def virtual_roll(self, source: Source = "virtual") -> bool:
+    @in_turn
+    def virtual_roll(self, source: Source = "virtual", then: Then = None) -> None:
         """Let the Pi roll the dice that are due (keyboard Space / "Roll for me")."""
         from random import Random
 
         session = self.session
-        if session is None or session.is_over() or not self.table.dice:
-            return False
-        rng = Random(f"{session.setup.seed}:{len(session.actions)}")  # as Session.virtual_roll: replays alike
-        action = session.game.virtual_roll(session.state, rng)
-        return action is not None and self.submit(action, source)
+        action = None
+        if session is not None and not session.is_over() and self.table.dice:
+            rng = Random(f"{session.setup.seed}:{len(session.actions)}")  # as Session.virtual_roll: replays alike
+            action = session.game.virtual_roll(session.state, rng)
+        if action is None:
+            tell(then, False)
+        else:
+            self.submit(action, source, then=then)
+
+    def redraw_if_refused(self, accepted: bool) -> None:
+        """`then` for a choice made of several taps: refused, the panel draws the picks as they are again."""
+        if not accepted:
+            self.changed()
 
     # -- dice from touch, keys, value buttons or sensors ---------------------------------------------
+    @in_turn
     def enter_die(self, face: str, source: Source = "touch", event: Any = None) -> None:
         """The next die shows `face` (after a partly unreadable roll: the next die the sensors could not
         read); the roll is submitted once every die is known.  The entry so far is the TableModel's
@@ -390,8 +450,8 @@ class TableController:
                 return
             pending, self._pending = self._pending, {}
             table.partial = []
-            accepted = self.submit_roll(filled, source, pending.get("event"))
-            settle(self.hardware, event, recorded=accepted, reason=None if accepted else "roll.refused")
+            self.submit_roll(filled, source, pending.get("event"), then=lambda accepted: settle(
+                self.hardware, event, recorded=accepted, reason=None if accepted else "roll.refused"))
             return
         if not table.dice or len(table.entered) >= len(table.dice):
             settle(self.hardware, event, recorded=False, reason="roll.not_expected")
@@ -402,35 +462,43 @@ class TableController:
         else:
             settle(self.hardware, event, recorded=True)
 
+    @in_turn
     def clear_entry(self) -> None:
         """Clear the keypad (also drops a partly read roll: the table enters the whole roll by touch)."""
         self._drop_pending("roll.entered_by_touch")
         self.table.entered = []
         self.table.partial = []
 
-    def submit_roll(self, values: list[str], source: Source, event: Any = None) -> bool:
+    @in_turn
+    def submit_roll(self, values: list[str], source: Source, event: Any = None, then: Then = None) -> None:
         """Submit dice values; a value a die does not have, or a missing die, asks for touch entry."""
         table = self.table
+        refused = self._roll_refusal(values)
+        if refused is not None:
+            table.show_notice(refused[0])
+            settle(self.hardware, event, recorded=False, reason=refused[1])
+            tell(then, False)
+            return
+        table.entered = []
+        self.submit({"type": table.roll_action, "values": values}, source, event, then=then)
+
+    def _roll_refusal(self, values: list[str]) -> tuple[str, str] | None:
+        """Why these values cannot be the roll that is due (what the table is told, the device's reason)."""
+        table = self.table
         if not table.roll_action or not table.dice:
-            table.show_notice(_("No dice roll is expected now; the roll was ignored."))
-            settle(self.hardware, event, recorded=False, reason="roll.not_expected")
-            return False
+            return _("No dice roll is expected now; the roll was ignored."), "roll.not_expected"
         if len(values) != len(table.dice):
             got, want = len(values), len(table.dice)
-            table.show_notice(_("{read} but {needed}; please enter the roll by touch.").format(
+            return _("{read} but {needed}; please enter the roll by touch.").format(
                 read=n_("{got} die was read", "{got} dice were read", got).format(got=got),
-                needed=n_("{want} is needed", "{want} are needed", want).format(want=want)))
-            settle(self.hardware, event, recorded=False, reason="roll.wrong_count")
-            return False
+                needed=n_("{want} is needed", "{want} are needed", want).format(want=want)), "roll.wrong_count"
         for index, (value, faces) in enumerate(zip(values, table.dice)):
             if value not in faces:
-                table.show_notice(_("Die {n} showed '{value}', which it cannot show; please enter the roll "
-                                    "by touch.").format(n=index + 1, value=value))
-                settle(self.hardware, event, recorded=False, reason="roll.bad_face")
-                return False
-        table.entered = []
-        return self.submit({"type": table.roll_action, "values": values}, source, event)
+                return _("Die {n} showed '{value}', which it cannot show; please enter the roll by touch.").format(
+                    n=index + 1, value=value), "roll.bad_face"
+        return None
 
+    @in_turn
     def hardware_roll(self, values: list[str], uncertain: list[int], source: Source, event: Any = None) -> None:
         """A roll read by sensors: certain values are played, uncertain ones are confirmed first, and dice
         the sensors could not read at all (`?`) are tapped in on the keypad.  Until the table answers,
@@ -469,6 +537,7 @@ class TableController:
                                       "crop": crops[index] if index < len(crops) else None}
                                      for index, value in enumerate(pending["values"])])
 
+    @in_turn
     def answer_notice(self, choice: str) -> None:
         """The way on from a notice: confirm the uncertain reading, re-enter it by touch, or dismiss."""
         marked = bool(self.table.put_back_places)
@@ -505,7 +574,8 @@ class TableController:
         self._show_table()
 
 
-def _clock_call_soon(callback: Callable[[], None]) -> None:
+def kivy_call_soon(callback: Callable[[], None]) -> None:
+    """Run `callback` on the UI thread before the next frame (from any thread: Kivy's Clock is thread-safe)."""
     from kivy.clock import Clock
 
     Clock.schedule_once(lambda _dt: callback(), -1)

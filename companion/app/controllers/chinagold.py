@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from companion.app.controllers.base import TableController, settle
+from companion.app.controllers.base import TableController, in_turn, settle
 from companion.app.controllers.worker import Thinker, prepare
 from companion.engine.core import N_
 from companion.games.chinagold.bot import hint
@@ -91,10 +91,15 @@ class ChinagoldController(TableController):
         self.selected = None
         self.bury_mode = False
         if self.pi_to_move:
-            self.request_hint()
+            self._think()
 
     # -- the bot -------------------------------------------------------------------------------------
-    def request_hint(self) -> bool:
+    @in_turn
+    def request_hint(self) -> None:
+        """The Hint button: the bot works out a move for whoever is to move (once the tiles are thrown)."""
+        self._think()
+
+    def _think(self) -> bool:
         """Let the bot work out a move for whoever is to move; False while tiles must be thrown (no move
         to suggest yet)."""
         state = self.state
@@ -104,6 +109,7 @@ class ChinagoldController(TableController):
         self.changed()
         return True
 
+    @in_turn
     def _answer(self, state: ChinagoldState, action: ActionModel | None) -> None:
         """The bot's move, on the UI thread: marked only if the position is still the one it searched."""
         if self.state != state:
@@ -114,17 +120,18 @@ class ChinagoldController(TableController):
     def confirm_action(self) -> ActionModel | None:
         return self.suggestion if self.pi_to_move else None
 
-    def confirm_pi_move(self, source: Source = "touch", event: Any = None) -> bool:
+    @in_turn
+    def confirm_pi_move(self, source: Source = "touch", event: Any = None) -> None:
         """The table has turned the marked markers: play the Pi's move (recorded as the bot's)."""
         action = self.confirm_action()
         if action is None:
             settle(self.hardware, event, recorded=False, reason="input.no_use")
-            return False
-        return self.submit(action, "bot", event)
+        else:
+            self.submit(action, "bot", event)
 
     def button(self, name: str, source: Source, event: Any) -> bool:
         if name == "hint":
-            if self.request_hint():
+            if self._think():
                 settle(self.hardware, event, recorded=True)
             else:
                 self.table.show_notice(self.table.game_text(N_("A hint comes once the tiles are thrown; nothing "
@@ -137,28 +144,27 @@ class ChinagoldController(TableController):
         return super().button(name, source, event)
 
     # -- touch on the board --------------------------------------------------------------------------
-    def tap_site(self, site: int) -> bool:
+    @in_turn
+    def tap_site(self, site: int) -> None:
         """A tap on a site: bury it (bury mode), start a line, or finish the line and submit it."""
         if "turn" not in self.expects() or self.pi_to_move:
-            return False
+            return
         if self.bury_mode:
             self.bury_mode = False
-            return self.submit({"type": "bury", "site": site})
-        if self.selected is None:
+            self.submit({"type": "bury", "site": site})
+        elif self.selected is None:
             self.selected = site
             self.changed()
-            return True
-        start, self.selected = self.selected, None
-        accepted = self.submit({"type": "turn", "start": start, "end": site})
-        if not accepted:
-            self.changed()
-        return accepted
+        else:
+            start, self.selected = self.selected, None
+            self.submit({"type": "turn", "start": start, "end": site}, then=self.redraw_if_refused)
 
     @property
     def can_bury(self) -> bool:
         state = self.state
         return state is not None and "bury" in self.expects() and "g" in state.sites
 
+    @in_turn
     def toggle_bury(self) -> None:
         self.bury_mode = not self.bury_mode and self.can_bury
         self.selected = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from companion.app.controllers.base import TableController, settle
+from companion.app.controllers.base import TableController, in_turn, settle
 from companion.games.digger.rules import COLOURS
 
 if TYPE_CHECKING:
@@ -103,6 +103,7 @@ class DiggerController(TableController):
         state = self.state
         return bool(state is not None and state.timer_running and self.timer is not None and not self.timer.started)
 
+    @in_turn
     def turn_hourglass(self) -> None:
         """The tilt switch (or the on-screen button): the sand runs from full."""
         state = self.state
@@ -110,6 +111,7 @@ class DiggerController(TableController):
             self.timer.start(state.rules.timer_seconds)
             self.changed()
 
+    @in_turn
     def _sand_ran_out(self, *_args: Any) -> None:
         """Sand ran out: time up now, or first ask which colours were already stowed."""
         state = self.state
@@ -125,18 +127,18 @@ class DiggerController(TableController):
         else:
             self.submit({"type": "time_up", "stowed": []}, "virtual")
 
+    @in_turn
     def toggle_stowed(self, colour: str) -> None:
         self.stowed = [c for c in self.stowed if c != colour] if colour in self.stowed else [*self.stowed, colour]
         self.changed()
 
-    def confirm_time_up(self, source: Source = "touch", event: Any = None) -> bool:
-        stowed = [colour for colour in COLOURS if colour in self.stowed]
-        if self.submit({"type": "time_up", "stowed": stowed}, source, event):
-            self.time_up_pending = False
-            self.changed()
-            return True
-        return False
+    @in_turn
+    def confirm_time_up(self, source: Source = "touch", event: Any = None) -> None:
+        """Time up with the colours marked as stowed (accepted, `on_accepted` ends the question)."""
+        self.submit({"type": "time_up", "stowed": [colour for colour in COLOURS if colour in self.stowed]},
+                    source, event)
 
+    @in_turn
     def call_time(self) -> None:
         """The keeper calls time by hand (e.g. the app was restarted mid-turn)."""
         state = self.state

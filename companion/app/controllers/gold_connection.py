@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from companion.app.controllers.base import TableController
+from companion.app.controllers.base import TableController, in_turn
 from companion.engine.core import N_, ActionModel, Event, Refusal
 from companion.games.gold_connection.rules import (
     GoldConnection,
@@ -56,6 +56,7 @@ class GoldConnectionController(TableController):
     def on_undone(self) -> None:
         self._forget_picks()
 
+    @in_turn
     def clear_entry(self) -> None:
         """Clear drops the half-made loot or plunder too, not only the keypad."""
         super().clear_entry()
@@ -106,43 +107,49 @@ class GoldConnectionController(TableController):
         return top_bars(state.robbers[victim].rows, dict(self.take))
 
     # -- taps ----------------------------------------------------------------------------------------
-    def tap_safe(self, safe: str) -> bool:
+    @in_turn
+    def tap_safe(self, safe: str) -> None:
         """A tap on a safe: start safe, arrow direction, or the destination of the arrow's move (the
         shortest way; on an unnumbered safe the table is then asked where the arrow points)."""
         state = self.state
         if state is None:
-            return False
+            return
         expects = self.expects()
         if "choose_start" in expects:
-            return self.submit({"type": "choose_start", "safe": safe})
-        if "place_arrow" in expects:
-            return self.submit({"type": "place_arrow", "heading": safe})
-        if "move" not in expects:
-            return False
+            self.submit({"type": "choose_start", "safe": safe})
+        elif "place_arrow" in expects:
+            self.submit({"type": "place_arrow", "heading": safe})
+        elif "move" in expects:
+            self._move_to(state, safe)
+
+    def _move_to(self, state: GoldConnectionState, safe: str) -> None:
         moves = [move for move in self.game.moves(state, SEARCH_DISTANCE) if move.path[-1] == safe]
         if not moves:
-            return self.submit({"type": "move", "path": [safe]})
+            self.submit({"type": "move", "path": [safe]})
+            return
         shortest = min(len(move.path) for move in moves)
         move = next(move for move in moves if len(move.path) == shortest)
         if move.heading is not None:
             self.pending_move = Move(path=move.path)
             self.changed()
-            return True
-        return self.submit(move)
+        else:
+            self.submit(move)
 
-    def tap_bar(self, safe: str, bar: str) -> bool:
+    @in_turn
+    def tap_bar(self, safe: str, bar: str) -> None:
         """A tap on a bar (on the board or its button): pick another copy, or drop them, for the loot."""
         state = self.state
         if state is None or "move" not in self.expects():
-            return False
+            return
         arrow = state.robbers[state.current].arrow
         if not state.moved:
-            return self.submit({"type": "loot", "bars": [bar]})
+            self.submit({"type": "loot", "bars": [bar]})
+            return
         if safe != arrow:
             self.table.show_refusal(Refusal(code="loot.other_safe", rule="GC-8", params={"safe": arrow},
                                             message=N_("Only bars in the safe under your arrow ({safe}) can be "
                                                        "looted.")))
-            return False
+            return
         picked = list(self.picked)
         if picked.count(bar) < state.safes[safe].count(bar):
             picked.append(bar)
@@ -150,37 +157,39 @@ class GoldConnectionController(TableController):
             picked = [item for item in picked if item != bar]
         self.picked = picked
         self.changed()
-        return True
 
-    def play_picks(self) -> bool:
+    @in_turn
+    def play_picks(self) -> None:
         """Loot the picked bars, or plunder the chosen take (the panel's Loot / Plunder buttons)."""
         action = self.confirm_action()
-        return action is not None and self.submit(action)
+        if action is not None:
+            self.submit(action)
 
+    @in_turn
     def clear_picks(self) -> None:
         self.picked = []
         self.changed()
 
+    @in_turn
     def add_to_take(self, row: str) -> None:
         self.take = {**self.take, row: self.take.get(row, 0) + 1}
         self.changed()
 
-    def enter_bar(self, bar: str) -> bool:
+    @in_turn
+    def enter_bar(self, bar: str) -> None:
         """Table-dealt setup: add a bar to the safe being entered; six bars are submitted at once."""
         state = self.state
         if state is None:
-            return False
+            return
         self.entering = [*self.entering, bar]
         if len(self.entering) < 6:
             self.changed()
-            return True
+            return
         safe = next(name for name, bars in state.safes.items() if not bars)
         bars, self.entering = list(self.entering), []
-        accepted = self.submit({"type": "enter_safe", "safe": safe, "bars": bars})
-        if not accepted:
-            self.changed()
-        return accepted
+        self.submit({"type": "enter_safe", "safe": safe, "bars": bars}, then=self.redraw_if_refused)
 
+    @in_turn
     def clear_safe_entry(self) -> None:
         self.entering = []
         self.changed()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.app.controllers.base import TableController
+from companion.app.controllers.base import TableController, in_turn
 
 
 class GoldgraeberController(TableController):
@@ -10,11 +10,11 @@ class GoldgraeberController(TableController):
 
     game_id = "goldgraeber"
 
-    def tap_field(self, field: str) -> bool:
+    @in_turn
+    def tap_field(self, field: str) -> None:
         """The field a figure should move to (or a raft cross to); refused with its rule when not allowed."""
         expects = self.expects()
         if "move" in expects:
-            return self.submit({"type": "move", "to": field})
-        if "raft" in expects:
-            return self.submit({"type": "raft", "to": field})
-        return False
+            self.submit({"type": "move", "to": field})
+        elif "raft" in expects:
+            self.submit({"type": "raft", "to": field})

@@ -232,17 +232,17 @@ class GoldgraeberPanel(BoxLayout):
         return button
 
     # -- input ---------------------------------------------------------------------------------------
-    def enter_face(self, face: str) -> bool:
-        return self.controller.submit({"type": "roll", "values": [face]})
+    def enter_face(self, face: str) -> None:
+        self.controller.submit({"type": "roll", "values": [face]})
 
-    def enter_chip(self, chip: str, value: int) -> bool:
-        return self.controller.submit({"type": "reveal", "chip": chip, "value": value})
+    def enter_chip(self, chip: str, value: int) -> None:
+        self.controller.submit({"type": "reveal", "chip": chip, "value": value})
 
     def roll_for_me(self) -> None:
         self.controller.virtual_roll("virtual")
 
-    def look(self) -> bool:
-        return self.controller.submit({"type": "look"})
+    def look(self) -> None:
+        self.controller.submit({"type": "look"})
 
     def _choosable(self) -> set[str]:
         """The fields the next tap may choose (a touch between several of them opens the board's loupe)."""
@@ -251,8 +251,8 @@ class GoldgraeberPanel(BoxLayout):
             return set()
         return {action.to for action in self.game.legal_actions(state) if isinstance(action, (Move, Raft))}
 
-    def tap_field(self, field: str) -> bool:
-        return self.controller.tap_field(field)
+    def tap_field(self, field: str) -> None:
+        self.controller.tap_field(field)
 
 
 def build_panel(controller: GoldgraeberController) -> GoldgraeberPanel:

@@ -18,9 +18,10 @@ from pathlib import Path
 from pisim import doc
 from pisim.host import CACHE, REPO, Failure, Log, run
 from pisim.image import Target
-from pisim.vm import Machine, free_port
+from pisim.vm import Machine
 
 BOOT_TIMEOUT = 1800.0
+GIT_PORT = 9418
 #: Certificate authorities added to the host (a network whose proxy inspects TLS): the guest needs them
 #: too to reach PyPI, as a Pi on such a network would.
 LOCAL_AUTHORITIES = Path("/usr/local/share/ca-certificates")
@@ -46,7 +47,7 @@ def repository_server(log: Log) -> Iterator[str]:
     if link.is_symlink() or link.exists():
         link.unlink()
     link.symlink_to(REPO)
-    port = free_port()
+    port = GIT_PORT  # fixed, so a card's clone can `git pull` (the guide's update step) in a later run
     daemon = subprocess.Popen(["git", "daemon", "--reuseaddr", "--export-all", f"--base-path={folder}",
                                "--listen=127.0.0.1", f"--port={port}", str(link)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -17,7 +17,8 @@ from pisim.image import Target
 from pisim.screens import Mirror, wait_for
 from pisim.vm import Machine
 
-APP = "companion.cli app"
+#: The app's command line, as a pattern that does not match the shell running pgrep with it.
+APP = "[c]ompanion.cli app"
 
 
 @dataclass
@@ -132,6 +133,7 @@ def check_kiosk(run: Run, vm: Machine) -> None:
 
     def body() -> str:
         card.run_steps(vm, doc.steps(("desktop",), run.repository))  # ends with the guide's reboot
+        vm.ssh(f"systemctl --user set-environment GOLDTABLE_FRAME_LOG={FRAME_LOG}")  # from the next start on
         vm.shutdown()
         mirror = Mirror(run.log)
         try:
@@ -140,13 +142,16 @@ def check_kiosk(run: Run, vm: Machine) -> None:
             vm.start()
             boot = wait_for(vm, home, shots, 900, "Home after power on")
             seconds = time.monotonic() - vm.booted_at
-            vm.ssh(f"pkill -KILL -f '{APP}'")
+            vm.ssh(f"systemctl --user set-environment GOLDTABLE_FRAME_LOG={FRAME_LOG}")
+            killed = app_pid(vm)
+            vm.ssh(f"kill -KILL {killed}")
+            wait_app_started(vm, 600, not_pid=killed)
             wait_for(vm, home, shots, 600, "Home after the app was killed")
             restarts = vm.ssh("systemctl --user show goldtable -p NRestarts --value").strip()
             if restarts in ("", "0"):
                 raise Failure("the app came back, but not by the unit's restart (NRestarts is 0)")
-            vm.tap(*mirror.where("Settings", press=True))
-            vm.tap(*mirror.where("quit", press=True))
+            press(vm, mirror, "Settings", shots, "Settings")
+            press(vm, mirror, "quit", shots, "Settings asking to quit")
             vm.tap(*mirror.where("confirm_yes"))
             deadline = time.monotonic() + 300
             while vm.ssh(f"pgrep -f '{APP}' || true").strip():
@@ -174,13 +179,52 @@ STOP_LINE, TILT_LINE = 13, 26
 SAME_TABLE = 12.0
 
 
+#: Where the app writes its frame log in the guest (GOLDTABLE_FRAME_LOG, in the user manager's environment):
+#: a tmpfs, so the log costs the simulated SD card nothing.
+FRAME_LOG = "/run/user/1000/goldtable-frames.log"
+
+
+def app_pid(vm: Machine) -> int:
+    """The unit's main process (0 when it is not running)."""
+    return int(vm.ssh("systemctl --user show goldtable -p MainPID --value").strip() or 0)
+
+
+def wait_app_started(vm: Machine, timeout: float, not_pid: int = 0) -> int:
+    """Wait until the unit runs an app other than `not_pid` whose loop is turning (its frame log has grown
+    past its first second): a picture of the screen alone cannot tell, the compositor may still show the
+    last frame of an app that has gone. Returns the new app's process id."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pid = app_pid(vm)
+        if pid and pid != not_pid:
+            lines = vm.ssh(f"test -f {FRAME_LOG} && wc -l < {FRAME_LOG} || echo 0", check=False).strip()
+            started = vm.ssh(f"stat -c %Y {FRAME_LOG} 2>/dev/null; stat -c %Y /proc/{pid}", check=False).split()
+            if lines.isdigit() and int(lines) > 60 and len(started) == 2 and int(started[0]) >= int(started[1]):
+                return pid
+        time.sleep(2)
+    raise Failure(f"the app did not start in {timeout:.0f} s")
+
+
+def restart_app(vm: Machine) -> None:
+    """(Re)start the unit, as the guide's update step does, and wait for the new app's loop."""
+    old = app_pid(vm)
+    vm.ssh(f"systemctl --user set-environment GOLDTABLE_FRAME_LOG={FRAME_LOG}; systemctl --user restart goldtable")
+    wait_app_started(vm, 600, not_pid=old)
+
+
+def press(vm: Machine, mirror: Mirror, selector: str, shots: Path, then: str, threshold: float = 6.0) -> None:
+    """Tap a button on the guest's screen (found on the twin's, which presses it too) and wait until the
+    guest shows what the twin then shows: the next tap must not land on a screen still being built."""
+    vm.tap(*mirror.where(selector, press=True))
+    expected = mirror.shot(shots / f"{then}-expected.png".replace(" ", "-"))
+    wait_for(vm, expected, shots, 300, then, threshold)
+
+
 def start_game(vm: Machine, mirror: Mirror, title: str, shots: Path) -> None:
     """From Home to the game's table by taps, each screen checked against the twin's."""
     for selector, screen in ((title, "Home"), ("New game", "Players"), ("Next", "Options"), ("Next", "Setup"),
                              ("Start the game", "Table")):
-        vm.tap(*mirror.where(selector, press=True))
-        expected = mirror.shot(shots / f"{title}-{screen}.png".replace(" ", "-"))
-        wait_for(vm, expected, shots, 300, f"{title}: {screen}", SAME_TABLE if screen == "Table" else 6.0)
+        press(vm, mirror, selector, shots, f"{title} {screen}", SAME_TABLE if screen == "Table" else 6.0)
 
 
 def latest_game(vm: Machine) -> dict[str, Any]:
@@ -198,7 +242,7 @@ def check_gpio(run: Run, vm: Machine) -> None:
 
     def body() -> str:
         press = vm.push_tool("pi-sim-press")
-        vm.ssh("systemctl --user start goldtable")
+        restart_app(vm)
         mirror = Mirror(run.log)
         try:
             mirror.ask(power_off=True)
@@ -232,9 +276,8 @@ def check_gpio(run: Run, vm: Machine) -> None:
 
 def shut_down_by_touch(vm: Machine, mirror: Mirror, shots: Path) -> float:
     """Settings -> Shut down -> Shut down; seconds until the machine is off (QEMU exits)."""
-    vm.tap(*mirror.where("Settings", press=True))
-    wait_for(vm, mirror.shot(shots / "settings-expected.png"), shots, 300, "Settings with Shut down")
-    vm.tap(*mirror.where("shutdown", press=True))
+    press(vm, mirror, "Settings", shots, "Settings with Shut down")
+    press(vm, mirror, "shutdown", shots, "Settings asking to shut down")
     vm.tap(*mirror.where("confirm_yes"))
     started = time.monotonic()
     if not vm.wait_off(300):
@@ -248,7 +291,7 @@ def check_shutdown_desktop(run: Run, vm: Machine) -> float | None:
     result: list[float] = []
 
     def body() -> str:
-        vm.ssh("systemctl --user start goldtable")
+        restart_app(vm)
         mirror = Mirror(run.log)
         try:
             mirror.ask(power_off=True)
@@ -269,20 +312,18 @@ def check_rotation(run: Run, vm: Machine) -> None:
     def body() -> str:
         seen = []
         for rotation in (90, 180, 270):
-            vm.ssh(f"{GOLDTABLE} kiosk install --force --rotate {rotation} && systemctl --user daemon-reload && "
-                   f"systemctl --user restart goldtable")
+            vm.ssh(f"{GOLDTABLE} kiosk install --rotate {rotation} && systemctl --user daemon-reload")
+            restart_app(vm)
             mirror = Mirror(run.log, rotation=rotation)
             try:
                 mirror.ask(power_off=True)
                 wait_for(vm, mirror.shot(shots / f"home-{rotation}.png"), shots, 600, f"Home turned {rotation}")
-                vm.tap(*mirror.where("Settings", press=True))
-                wait_for(vm, mirror.shot(shots / f"settings-{rotation}.png"), shots, 300,
-                         f"Settings turned {rotation}, after a tap where its button is drawn")
+                press(vm, mirror, "Settings", shots, f"Settings turned {rotation}, after a tap on its button")
             finally:
                 mirror.close()
             seen.append(str(rotation))
-        vm.ssh(f"{GOLDTABLE} kiosk install --force && systemctl --user daemon-reload && "
-               f"systemctl --user restart goldtable")
+        vm.ssh(f"{GOLDTABLE} kiosk install && systemctl --user daemon-reload")
+        restart_app(vm)
         return f"turned {', '.join(seen)} degrees: Home drawn turned, a tap on Settings opened Settings"
 
     run.check(8, "rotation", body)
@@ -309,9 +350,8 @@ def check_console(run: Run, target: Target) -> None:
             wait_for(vm, mirror.shot(shots / "console-home.png"), shots, 900, "Home on the console")
             seconds = time.monotonic() - vm.booted_at
             driver = vm.ssh(f"grep -o 'SDL_VIDEODRIVER=[a-z]*' /proc/$(pgrep -f '{APP}' | head -1)/environ")
-            vm.tap(*mirror.where("History", press=True))
-            wait_for(vm, mirror.shot(shots / "console-history.png"), shots, 300, "History after a tap")
-            vm.tap(*mirror.where("Back", press=True))
+            press(vm, mirror, "History", shots, "History on the console")
+            press(vm, mirror, "Back", shots, "Home on the console again")
             off.append(shut_down_by_touch(vm, mirror, shots))
         finally:
             mirror.close()
@@ -392,7 +432,7 @@ def check_sensor(run: Run, vm: Machine) -> None:
     shots = folder("shots")
 
     def body() -> str:
-        vm.ssh("systemctl --user restart goldtable")
+        restart_app(vm)
         mirror = Mirror(run.log)
         sent: list[str] = []
         try:
@@ -431,6 +471,152 @@ def check_sensor(run: Run, vm: Machine) -> None:
     run.check(4, "sensor on USB", body)
 
 
+class Acks:
+    """When each of the sensor's frames was sent and when the board heard its answer (host clock)."""
+
+    def __init__(self, sensor: Simulator) -> None:
+        self.sensor = sensor
+        self.sent: list[tuple[float, tuple[str, ...]]] = []
+
+    def roll(self, *values: str) -> None:
+        self.sent.append((time.monotonic(), values))
+        self.sensor.roll(*values)
+
+    def wait(self, count: int, timeout: float) -> list[tuple[str, bytes, str | None]]:
+        """The first `count` answers since the check began, once they have all come."""
+        deadline = time.monotonic() + timeout
+        while len(self.sensor.answers) < count:
+            if time.monotonic() > deadline:
+                raise Failure(f"the sensor heard {len(self.sensor.answers)} answers, not {count}")
+            time.sleep(0.05)
+        return self.sensor.answers[:count]
+
+
+def frame_rows(vm: Machine, since: float) -> list[list[float]]:
+    """The guest's frame log from `since` on (its clock): [at, gap, cpu, runqueue, blocked] in s and ms."""
+    text = vm.ssh(f"cat {FRAME_LOG}")
+    rows = [[float(part) for part in line.split()] for line in text.splitlines() if line and line[0] != "#"]
+    return [row for row in rows if row[0] >= since]
+
+
+def guest_now(vm: Machine) -> float:
+    """The guest's monotonic clock (the frame log's)."""
+    return float(vm.ssh("cat /proc/uptime").split()[0])
+
+
+def check_slow_card(run: Run, vm: Machine) -> None:
+    """Check 6: every flush of the SD card held 200 ms: a Digger game by taps and by the sensor; the UI
+    thread is never blocked on the card for 100 ms (the commits run on the journal's writer thread), every
+    sensor roll is ACKed only after the flush, and every input comes out in the journal once, in order."""
+    shots = folder("shots")
+
+    def body() -> str:
+        vm.ssh("sudo pi-sim-sdcard delay 200")
+        try:
+            restart_app(vm)
+            mirror = Mirror(run.log)
+            try:
+                mirror.ask(power_off=True)
+                wait_for(vm, mirror.shot(shots / "home-expected.png"), shots, 600, "Home", SAME_TABLE)
+                start_game(vm, mirror, "Digger", shots)
+                began = guest_now(vm)
+                acks = Acks(run.sensor)
+                answered = len(run.sensor.answers)
+                for face in "BYRGK":  # a roll by touch, the five faces tapped in a burst
+                    vm.tap(*mirror.where(face, press=True))
+                acks.roll("W", "W", "R", "B", "K")  # a roll from the sensor right behind it
+                mirror.ask(roll=["W", "W", "R", "B", "K"])
+                vm.tap(*mirror.where("Stop!"))  # and Stop, while both still wait for the card
+                answers = acks.wait(answered + 1, 300)[answered:]
+                heard = time.monotonic()
+            finally:
+                mirror.close()
+            deadline = time.monotonic() + 300
+            while len(latest_game(vm)["actions"]) < 3 and time.monotonic() < deadline:
+                time.sleep(3)
+            rows = frame_rows(vm, began)
+        finally:
+            vm.ssh("sudo pi-sim-sdcard delay 0")
+        record = latest_game(vm)
+        actions = [(entry["source"], entry["action"]) for entry in record["actions"]]
+        expected = [("touch", {"type": "roll", "values": list("BYRGK")}),
+                    ("serial", {"type": "roll", "values": ["W", "W", "R", "B", "K"]}), ("touch", {"type": "stop"})]
+        if actions != expected:
+            raise Failure(f"the journal holds {actions}, not the inputs in order {expected}")
+        if answers[0][0] != "ACK":
+            raise Failure(f"the sensor's roll was answered {answers[0]}")
+        waited = heard - acks.sent[0][0]
+        if waited < 0.2:
+            raise Failure(f"the sensor's roll was ACKed {waited * 1000:.0f} ms after it was sent, before a 200 ms "
+                          f"flush could end")
+        gaps = sorted(row[1] for row in rows)
+        blocked = max(row[4] for row in rows)
+        if blocked > 100:
+            raise Failure(f"the UI thread was blocked {blocked:.0f} ms in one frame (more than 100 ms)")
+        return (f"touch roll, sensor roll and Stop in a burst came out in order, each once; the roll ACKed "
+                f"{waited * 1000:.0f} ms after it was sent; {len(rows)} frames: UI thread blocked at most "
+                f"{blocked:.0f} ms, gap p50 {gaps[len(gaps) // 2]:.0f} / p99 {gaps[int(len(gaps) * .99)]:.0f} / "
+                f"max {gaps[-1]:.0f} ms under emulation")
+
+    run.check(6, "slow SD card", body)
+
+
+def check_power_cuts(run: Run, vm: Machine, cuts: int = 10, seed: int = 25) -> None:
+    """Check 7: power cut at random moments while the sensor rolls in a Digger game; after each boot Home
+    offers Resume, and the journal holds every roll the board heard ACKed, each once."""
+    import random
+
+    shots = folder("shots")
+    rng = random.Random(seed)
+    faces = "BYRGWK"
+
+    def acked_refs() -> set[str]:
+        return {"serial:" + line.decode().split(",")[1] for kind, line, _ in run.sensor.answers if kind == "ACK"}
+
+    def body() -> str:
+        restart_app(vm)
+        mirror = Mirror(run.log)
+        try:
+            mirror.ask(power_off=True)
+            wait_for(vm, mirror.shot(shots / "home-expected.png"), shots, 600, "Home", SAME_TABLE)
+            start_game(vm, mirror, "Digger", shots)
+        finally:
+            mirror.close()
+        acks = Acks(run.sensor)
+        for cut in range(cuts):
+            until = time.monotonic() + rng.uniform(3, 25)
+            while time.monotonic() < until:
+                acks.roll(*(rng.choice(faces) for _ in range(5)))
+                time.sleep(rng.uniform(0.3, 2.5))
+            vm.power_cut()
+            heard = acked_refs()
+            vm.start()
+            wait_app_started(vm, 900)
+            record = latest_game(vm)
+            refs = [entry.get("ref") for entry in record["actions"] if entry.get("ref")]
+            missing = heard - set(refs)
+            if missing:
+                raise Failure(f"after cut {cut + 1}: ACKed rolls missing from the journal: {sorted(missing)}")
+            if len(refs) != len(set(refs)):
+                raise Failure(f"after cut {cut + 1}: a frame is in the journal twice")
+            mirror = Mirror(run.log)
+            try:
+                mirror.ask(power_off=True)
+                path = shots / "guest-game.json"
+                path.write_text(json.dumps(record))
+                mirror.ask(record=str(path))
+                mirror.ask(go="home")
+                wait_for(vm, mirror.shot(shots / "resume-expected.png"), shots, 600, f"Resume after cut {cut + 1}")
+                press(vm, mirror, mirror.ask(resume_text=True)["text"], shots, f"the table after cut {cut + 1}",
+                      SAME_TABLE)
+            finally:
+                mirror.close()
+        return (f"{cuts} power cuts at random moments of play: after each boot Home offered Resume and the journal "
+                f"held all {len(acked_refs())} ACKed rolls, each once")
+
+    run.check(7, "power cuts", body)
+
+
 def run_all(run: Run, targets: list[Target]) -> None:
     """Check 1 on every release; the others on trixie (today's Raspberry Pi OS)."""
     for target in targets:
@@ -444,6 +630,10 @@ def run_all(run: Run, targets: list[Target]) -> None:
                 check_gpio(run, vm)
             if target.suite == "trixie" and run.wanted(4):
                 check_sensor(run, vm)
+            if target.suite == "trixie" and run.wanted(6):
+                check_slow_card(run, vm)
+            if target.suite == "trixie" and run.wanted(7):
+                check_power_cuts(run, vm)
             if target.suite == "trixie" and run.wanted(8):
                 check_rotation(run, vm)
             if target.suite == "trixie" and run.wanted(5):

@@ -19,6 +19,7 @@ answers JSON lines on stdin/stdout:
     {"loupe": true}                          -> {"open": true} while the board's loupe is open
     {"roll": ["3", "4"]} / {"button": "confirm"} -> what the guest's sensor board sends, given to the twin
     {"expects": true} / {"offered": "choose_start"} -> what the rules offer now (action types, actions)
+    {"resume_text": true}                    -> the text of Home's Resume button
 
 `"find"` accepts a widget id (`quit`, `confirm_yes`) or a button's text in the app's language.
 """
@@ -123,6 +124,8 @@ def handle(app: Any, request: dict[str, Any], height: int, export_png: Any, back
     if "button" in request:
         app.controller.press(request["button"], "serial")
         return {"ok": True}
+    if "resume_text" in request:  # Home's Resume button says which game and how far it went
+        return {"text": app.resume_text}
     if "expects" in request:
         return {"expects": list(app.controller.expects())}
     if "offered" in request:

@@ -152,7 +152,9 @@ class Machine:
         self.qmp = Qmp(monitor)
 
     def _kernel_args(self) -> str:
-        return f"root=LABEL=rootfs rw console=ttyAMA0 loglevel=4 pisim.fsync_ms={self.fsync_ms}"
+        # USB autosuspend off: QEMU's tablet does not wake a suspended guest port (the Pi's touch screen is not USB)
+        return (f"root=LABEL=rootfs rw console=ttyAMA0 loglevel=4 usbcore.autosuspend=-1 "
+                f"pisim.fsync_ms={self.fsync_ms}")
 
     def _machine_args(self) -> list[str]:
         machine = ["qemu-system-aarch64", "-machine", "virt", "-cpu", BOARDS[self.board][3], "-m", str(MEMORY_MB),

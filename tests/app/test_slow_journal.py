@@ -1,0 +1,182 @@
+"""A slow card under the whole app: while the journal's commit waits on its writer thread (held as long as
+the test wants), the UI thread keeps drawing frames; nothing is acknowledged (screen, seat LEDs, the device's
+ACK) before the row is on disk; the taps, GPIO presses, serial rolls and keys that arrive meanwhile are
+played afterwards in the order they came, each once, each against the state the one before made; and a
+new game or a closing journal waits for the write instead of losing it."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kivy.clock import Clock
+from kivy.core.window import Window
+
+from companion.app.launch import pump
+from companion.engine.journal import Journal
+from companion.engine.session import Session
+from firmware_bridge.events import ButtonEvent
+from tests.app.test_controller_inputs import Frame, open_game
+from tests.app.ui import find_button
+from tests.slow_disk import HeldWrites
+
+
+class Acknowledgements:
+    """What the app tells the outside world, each with the journal's rows of the game at that moment: the
+    device's answers (`settle`) and the seat LEDs."""
+
+    def __init__(self, app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.app = app
+        self.settled: list[tuple[Any, bool, str | None, int]] = []
+        self.leds: list[tuple[str, str, int]] = []
+        monkeypatch.setattr(app.hardware, "settle", lambda event, recorded, reason=None: self.settled.append(
+            (event, recorded, reason, self.rows())), raising=False)
+        monkeypatch.setattr(app.hardware, "led", lambda name, mode: self.leds.append((name, mode, self.rows())),
+                            raising=False)
+
+    def rows(self) -> int:
+        session = self.app.table.session
+        return len(self.app.journal.actions(session.game_id)) if session is not None else -1
+
+
+@pytest.fixture
+def own_journal(fresh_app: Any, tmp_path: Path) -> Iterator[Path]:
+    shared = fresh_app.journal.path
+    path = tmp_path / "journal.sqlite3"
+    fresh_app.open_journal(Journal(path))
+    yield path
+    fresh_app.controller.open(None)
+    fresh_app.open_journal(Journal(shared))
+
+
+def frames_while_held(count: int) -> list[float]:
+    """Run `count` frames as the app's own loop does (the writes still on their way); when each ran."""
+    ran: list[float] = []
+    event = Clock.schedule_interval(lambda _dt: ran.append(time.monotonic()), 0)
+    try:
+        pump(count, writes_land=False)
+    finally:
+        event.cancel()
+    return ran
+
+
+def touch(app: Any, text: str) -> None:
+    """A finger on the button, down and up, and one frame (without waiting for the journal)."""
+    from kivy.tests.common import UnitTestTouch
+
+    button = find_button(app, text)
+    finger = UnitTestTouch(*button.to_window(*button.center))
+    finger.touch_down()
+    finger.touch_up()
+    pump(1, writes_land=False)
+
+
+def roll_held(app: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Session, Acknowledgements, HeldWrites]:
+    """A Digger game on the table and a roll tapped in, whose commit the card holds."""
+    session = open_game(app, "digger")
+    told = Acknowledgements(app, monkeypatch)
+    slow = HeldWrites(app.journal, monkeypatch)
+    for face in "BYRGW":  # the fifth tap completes the roll
+        touch(app, face)
+    assert slow.held.wait(5)
+    return session, told, slow
+
+
+def test_input_during_a_slow_commit_waits_its_turn_and_nothing_is_acknowledged_early(
+        fresh_app: Any, own_journal: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = fresh_app
+    log = list(app.table.log)
+    session, told, slow = roll_held(app, monkeypatch)
+    stop = ButtonEvent(source="gpio", name="stop", action="down")  # refused if checked now: nothing rolled yet
+    app.hardware.dispatch("on_event", stop)
+    roll = Frame(values=("K", "K", "B", "Y", "R"), seq=41)  # Ben's roll, once Anna has stopped
+    app.hardware.dispatch("on_event", roll)
+    Window.dispatch("on_key_down", ord("s"), 0, "s", [])  # the keyboard's Stop, for Ben
+    ran = frames_while_held(20)
+    assert len(ran) >= 20 and not slow.threads & {threading.current_thread().name}  # the UI thread drew on
+    assert session.actions == [] and app.table.log == log and app.table.player == 0  # the screen waits
+    assert told.settled == [] and told.leds == []  # so do the device and the seat LEDs
+
+    slow.release()
+    pump(1)
+    assert [(entry.source, entry.action["type"]) for entry in session.actions] == [
+        ("touch", "roll"), ("gpio", "stop"), ("serial", "roll"), ("keyboard", "stop")]
+    journalled = app.journal.actions(session.game_id)
+    assert [entry.action for entry in journalled] == [entry.action for entry in session.actions]
+    assert [entry.ref for entry in journalled] == [None, None, "sensor:41", None]  # each once
+    assert (stop, True, None, 2) in told.settled and (roll, True, None, 3) in told.settled
+    assert all(recorded for _event, recorded, _reason, _rows in told.settled)
+    assert ("seat2", "on", 2) in told.leds  # Ben's LED once Anna's Stop was on disk, not before
+    assert session.state.digger == 0 and app.table.player == 0  # Ben stopped too: Anna digs again
+
+
+def test_a_new_game_asked_for_during_a_slow_commit_opens_after_it_and_gets_the_input_after_it(
+        fresh_app: Any, own_journal: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = fresh_app
+    old, told, slow = roll_held(app, monkeypatch)
+    app.go("home")
+    app.choose_game("digger")
+    app.new_game()
+    while len(app.players_model.seats) < 2:
+        app.players_model.add()
+    app.players_done()
+    app.options_done()
+    app.start_game(seed=3)
+    app.start_game(seed=4)  # a second tap on Start while the first waits: no second game
+    roll = Frame(values=("W", "W", "W", "K", "K"), seq=5)  # sent after Start: for the new game
+    app.hardware.dispatch("on_event", roll)
+    assert len(frames_while_held(10)) >= 10 and app.root.current == "setup"
+    slow.release()
+    pump(2)
+    assert app.root.current == "table" and app.table.session is not old
+    assert [entry.action["values"] for entry in old.actions] == [list("BYRGW")]
+    assert [entry.action["values"] for entry in app.table.session.actions] == [list("WWWKK")]
+    assert [game.actions for game in app.journal.games()] == [1, 1]  # the new game, then the old one
+    assert (roll, True, None, 1) in told.settled
+
+
+def test_closing_the_journal_during_a_slow_commit_finishes_it_and_answers_the_device(
+        fresh_app: Any, own_journal: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What quitting the app does (`on_stop`) and a swap of journals alike: the held write is finished
+    and its answer goes out before the journal closes."""
+    app = fresh_app
+    session = open_game(app, "goldgraeber")
+    told = Acknowledgements(app, monkeypatch)
+    slow = HeldWrites(app.journal, monkeypatch)
+    roll = Frame(values=("3",), seq=12)
+    app.hardware.dispatch("on_event", roll)
+    assert slow.held.wait(5)
+    threading.Timer(0.3, slow.release).start()  # the card takes its time; closing waits for it
+    app.open_journal(Journal(tmp_path / "other.sqlite3"))
+    assert len(session.actions) == 1 and told.settled == [(roll, True, None, 1)]
+    reopened = Journal(own_journal, read_only=True)
+    assert [entry.ref for entry in reopened.actions(session.game_id)] == ["sensor:12"]
+    reopened.close()
+
+
+def test_every_controller_method_the_panels_and_the_app_call_waits_its_turn() -> None:
+    """A method reached from a panel, a kv rule or the app is an input (it reads the state to decide), so it
+    must be `@in_turn`; only the table's life cycle and pure readers are called directly."""
+    import inspect
+    import re
+
+    import companion.app as app_package
+    from companion.app.controllers import controller_class
+
+    readers = {"listen", "unlisten", "expects", "victim", "take_bars", "open", "close"}
+    folder = Path(app_package.__file__).parent
+    sources = [path.read_text(encoding="utf-8") for pattern in ("*.py", "*.kv", "*/*.py", "*/*.kv")
+               for path in folder.glob(pattern) if "controllers" not in path.parts]
+    named = {name for text in sources for name in re.findall(r"controller\.(\w+)", text)} - readers
+    assert {"submit", "undo", "on_bridge_event", "on_key", "press", "tap_site", "play_picks"} <= named
+    for game in ("digger", "gold_connection", "goldgraeber", "chinagold"):
+        cls = controller_class(game)
+        for name in sorted(named):
+            method = getattr(cls, name, None)
+            if inspect.isfunction(method):
+                assert method.__code__.co_name == "take_turn", \
+                    f"{cls.__name__}.{name} is called from outside the controller but is not @in_turn"
