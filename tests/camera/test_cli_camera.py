@@ -16,11 +16,14 @@ import pytest
 from tests.camera.helpers import SAMPLE, rolls
 
 DIGGER = SAMPLE / "digger-000"
+#: The checkout under test: the child imports its code, whichever checkout the venv was installed from.
+REPO = Path(__file__).resolve().parents[2]
 
 
 def goldtable(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {"GOLDTABLE_DATA": str(cwd or "."), "PATH": "/usr/bin", "PYTHONPATH": str(REPO)}
     return subprocess.run([sys.executable, "-m", "companion.cli", "camera", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, timeout=120, env={"GOLDTABLE_DATA": str(cwd or "."), "PATH": "/usr/bin"})
+                          text=True, cwd=cwd, timeout=120, env=env)
 
 
 def refused(result: subprocess.CompletedProcess[str], *words: str) -> None:
