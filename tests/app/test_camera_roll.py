@@ -59,6 +59,37 @@ def test_a_camera_roll_is_confirmed_on_the_table(table_app: Any, tmp_path: Path)
         profile_path("goldgraeber").unlink()
 
 
+def test_a_camera_set_in_settings_reads_the_dice_the_table_asked_for(table_app: Any, tmp_path: Path) -> None:
+    """The camera comes after the table said what is due: once attached it reads with the game's profile,
+    and its roll is played; a bad address is one sentence and changes nothing; no address drops it."""
+    app = table_app
+    roll = next(roll for roll in rolls(GOLDGRAEBER) if roll.case == "clean")
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    shutil.copy(GOLDGRAEBER / "empty.jpg", frames / "0.jpg")
+    for copy in range(1, 40):
+        shutil.copy(roll.image, frames / f"{copy:02d}.jpg")
+    save_profile(profile(GOLDGRAEBER), profile_path("goldgraeber"), replace=True)
+    session = open_game(app, "goldgraeber")
+    try:
+        refused = app.apply_camera("ftp://tray")
+        assert "ftp://tray" in refused and "\n" not in refused and app.hardware.camera is None
+        assert not app.settings.camera_url
+        assert "Hardware screen" in app.apply_camera(f"{frames}?fps=30&hold=8")
+        assert app.settings.camera_url == f"{frames}?fps=30&hold=8"
+        wait_for(lambda: session.actions)
+        assert [(action.source, list(action.action["values"])) for action in session.actions] == \
+            [("camera", list(roll.faces))]
+        assert "No camera" in app.apply_camera("")
+        wait_for(lambda: app.hardware.camera is None)
+        assert not app.settings.camera_url
+    finally:
+        camera = app.hardware.camera
+        if camera is not None:
+            app.hardware.bridge.remove_source(camera.name)
+        profile_path("goldgraeber").unlink()
+
+
 def test_the_hardware_screen_calibrates_the_tray_and_teaches_face_by_face(table_app: Any, tmp_path: Path) -> None:
     from companion.camera.profile import load_profile
     from companion.camera.sources import read_image
