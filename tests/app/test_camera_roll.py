@@ -21,10 +21,10 @@ from tests.camera.helpers import SAMPLE, profile, rolls
 GOLDGRAEBER = SAMPLE / "goldgraeber-000"
 
 
-def wait_for(test: Any, seconds: float = 30.0) -> None:
+def wait_for(test: Any, what: str = "the camera's roll reaching the table", seconds: float = 30.0) -> None:
     end = time.monotonic() + seconds
     while not test():
-        assert time.monotonic() < end, "the camera's roll did not reach the table"
+        assert time.monotonic() < end, f"waited {seconds:g} s for {what}"
         pump(1)
         time.sleep(0.02)
 
@@ -81,7 +81,7 @@ def test_a_camera_set_in_settings_reads_the_dice_the_table_asked_for(table_app: 
         assert [(action.source, list(action.action["values"])) for action in session.actions] == \
             [("camera", list(roll.faces))]
         assert "No camera" in app.apply_camera("")
-        wait_for(lambda: app.hardware.camera is None)
+        wait_for(lambda: app.hardware.camera is None, "the camera to be dropped")
         assert not app.settings.camera_url
     finally:
         camera = app.hardware.camera
@@ -104,7 +104,7 @@ def test_the_hardware_screen_calibrates_the_tray_and_teaches_face_by_face(table_
     try:
         app.hardware.add_source(camera)
         app.go("hardware")
-        wait_for(lambda: app.camera_setup.preview is not None)
+        wait_for(lambda: app.camera_setup.preview is not None, "the camera's preview")
         assert app.camera_setup.step == "calibrate"
         tap(app, "Calibrate", frames=2)
         assert path.exists() and app.camera_setup.step == "teach" and app.camera_setup.face == "L"
