@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.window import Window
-from kivy.lang import Builder
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
@@ -181,9 +180,9 @@ class GoldtableApp(App):
         """Only Home is built before the first frame; the engine and the games are imported meanwhile on a
         background thread, the journal, view-models and hardware follow (see `_after_first_frame`) and the
         other screens are built on their first visit, so the table sees the app at once."""
-        from companion.app.widgets import BACKGROUND_RGBA
+        from companion.app.widgets import BACKGROUND_RGBA, load_kv
 
-        Builder.load_file(str(APP_DIR / "widgets.kv"))
+        load_kv(APP_DIR / "widgets.kv")
         Window.clearcolor = BACKGROUND_RGBA
         use_onscreen_keyboard(onscreen_keyboard_wanted())  # every text field, on a touch-only table
         manager = ScreenManager(transition=NoTransition())
@@ -297,8 +296,9 @@ class GoldtableApp(App):
     @staticmethod
     def _add_screen(manager: ScreenManager, name: str) -> None:
         import companion.app.screens as screens
+        from companion.app.widgets import load_kv
 
-        Builder.load_file(str(APP_DIR / "screens" / f"{name}.kv"))
+        load_kv(APP_DIR / "screens" / f"{name}.kv")
         manager.add_widget(getattr(screens, f"{name.capitalize()}Screen")(name=name))
 
     def screen(self, name: str) -> Any:
