@@ -93,7 +93,7 @@ class CameraSource(Source):
     def describe(self) -> dict[str, Any]:
         return {"kind": "camera", "name": self.name, "url": self.url,
                 "game": None if self.profile is None else self.profile.game,
-                "connected": self.connected, "frames": self.frames, "rolls": self.rolls,
+                "connected": self.connected, "pictures": self.frames, "rolls": self.rolls,
                 "uncertain": self.uncertain_rolls, "faults": self.faults, "detail": self.detail}
 
     def start(self, emit: Emit) -> None:
