@@ -14,6 +14,7 @@ from companion.engine.errors import UserError
 
 # Modules that add their own sub-commands with `register(subparsers)`.
 COMMAND_MODULES: tuple[str, ...] = ("companion.layout.cli", "companion.app.cli", "companion.games.chinagold.cli",
+                                     "companion.camera.cli",
                                      "companion.system.cli",
                                      "firmware_bridge.cli")
 

@@ -73,6 +73,9 @@ class Bridge:
         self._callbacks: tuple[Callback, ...] = ()
         self._recent: deque[BridgeEvent] = deque(maxlen=history)
         self._lock = threading.Lock()
+        #: One start, stop, add or remove at a time: a source is never stopped while another thread is
+        #: still starting it (the app's hardware worker adds while a test or the app removes).
+        self._changing = threading.Lock()
         self._running = False
 
     @property
@@ -87,6 +90,10 @@ class Bridge:
     def add_source(self, source: Source) -> Source:
         """Add a source; if the bridge is already running the source starts at once (and is not kept
         when its start fails: the error is raised)."""
+        with self._changing:
+            return self._add_source(source)
+
+    def _add_source(self, source: Source) -> Source:
         with self._lock:
             if any(existing.name == source.name for existing in self._sources):
                 raise ValueError(f"a source named {source.name!r} is already attached")
@@ -104,6 +111,10 @@ class Bridge:
     def remove_source(self, name: str) -> Source | None:
         """Stop and drop the source called `name` (e.g. the sensor, for one at another address); the
         removed source, or None when there was none."""
+        with self._changing:
+            return self._remove_source(name)
+
+    def _remove_source(self, name: str) -> Source | None:
         with self._lock:
             source = next((existing for existing in self._sources if existing.name == name), None)
             if source is None:
@@ -127,6 +138,10 @@ class Bridge:
 
     def start(self) -> None:
         """Start every source (idempotent)."""
+        with self._changing:
+            self._start()
+
+    def _start(self) -> None:
         with self._lock:
             if self._running:
                 return
@@ -145,6 +160,10 @@ class Bridge:
 
     def stop(self) -> None:
         """Stop every source (idempotent); no callback runs after this returns."""
+        with self._changing:
+            self._stop()
+
+    def _stop(self) -> None:
         with self._lock:
             if not self._running:
                 return

@@ -27,6 +27,7 @@ from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty
 
+from companion.engine.errors import UserError
 from firmware_bridge.events import BeepCommand, BridgeEvent, LedCommand
 from firmware_bridge.hub import Bridge, Source
 from firmware_bridge.protocol import nak_reason
@@ -44,10 +45,10 @@ def on_raspberry_pi() -> bool:
         return False
 
 
-def default_sources(gpio: bool, serial_url: str) -> tuple[list[Source], list[str]]:
-    """GPIO (the shipped pin map) when asked for and on a Pi, and the serial sensor: the configured URL, or
-    else a Pico found by its USB id whenever it is plugged in; plus one line per source that could not
-    be set up (shown on the Hardware screen; touch still works)."""
+def default_sources(gpio: bool, serial_url: str, camera_url: str = "") -> tuple[list[Source], list[str]]:
+    """GPIO (the shipped pin map) when asked for and on a Pi, the serial sensor: the configured URL, or
+    else a Pico found by its USB id whenever it is plugged in, and the camera when one is configured;
+    plus one line per source that could not be set up (shown on the Hardware screen; touch still works)."""
     sources: list[Source] = []
     problems: list[str] = []
     if gpio and on_raspberry_pi():
@@ -64,7 +65,22 @@ def default_sources(gpio: bool, serial_url: str) -> tuple[list[Source], list[str
         sources.append(SerialSource(serial_url or None))
     except ValueError as error:
         problems.append(f"serial {serial_url}: {error}")
+    if camera_url:
+        try:
+            sources.append(camera_source(camera_url))
+        except (UserError, ImportError) as error:
+            problems.append(f"camera {camera_url}: {error}")
     return sources, problems
+
+
+def camera_source(url: str) -> Source:
+    """The camera at `url`, reading nothing until a table's game gives it a profile (UserError for an
+    address that can never work; ImportError without OpenCV)."""
+    import cv2  # noqa: F401 — the camera needs OpenCV: say so now, not on its reader thread
+
+    from firmware_bridge.camera_source import CameraSource
+
+    return CameraSource(url)
 
 
 class HardwareLink(EventDispatcher):
@@ -83,6 +99,9 @@ class HardwareLink(EventDispatcher):
         self.problems = list(problems or [])
         self.bridge = Bridge()
         self._to_start = list(sources or [])  # started one by one on the worker: one failing keeps none back
+        #: What the table last said the camera is to read: its game and the dice due (`expect_dice`).
+        self._camera_game: str | None = None
+        self._camera_dice: list[tuple[str, ...]] = []
         self.simulated = not any(source.name.startswith("gpio") for source in self._to_start)
         self._unsubscribe: Callable[[], None] | None = None
         self._work: queue.Queue[Callable[[], object] | None] = queue.Queue()
@@ -126,21 +145,28 @@ class HardwareLink(EventDispatcher):
         self._work.put(None)
 
     def add_source(self, source: Source) -> None:
-        """Attach a source at run time (tests: mock pins)."""
+        """Attach a source at run time (tests: mock pins, a file source standing in for the camera)."""
         self.bridge.add_source(source)
         self.simulated = not any(known.name.startswith("gpio") for known in self.bridge.sources)
-        self.refresh_status()
+        self._attached(source)
 
     def replace_source(self, source: Source) -> None:
-        """Attach `source` in place of the one with its name (Settings: the sensor at another address), on
-        the worker thread: stopping a serial source waits for its reader thread."""
+        """Attach `source` in place of the one with its name (Settings: the sensor or the camera at another
+        address), on the worker thread: stopping a serial source waits for its reader thread."""
         def replace() -> None:
             while self.bridge.remove_source(source.name) is not None:
                 pass  # every reader of that name: two on one port would split its frames
             self.bridge.add_source(source)
-            Clock.schedule_once(lambda _dt: self.refresh_status())
+            Clock.schedule_once(lambda _dt: self._attached(source))
 
         self._work.put(replace)
+
+    def _attached(self, source: Source) -> None:
+        """UI thread, a source attached at run time: the status shows it, and a camera reads what the table
+        last said is due, with its game's profile."""
+        self.refresh_status()
+        if source is self.camera:
+            self.reload_camera_profile()
 
     # -- threads -------------------------------------------------------------------------------------
     def _run_worker(self) -> None:
@@ -196,6 +222,59 @@ class HardwareLink(EventDispatcher):
             status.append(info)
         if status != list(self.sources):
             self.sources = status
+
+    # -- the camera ----------------------------------------------------------------------------------
+    @property
+    def camera(self) -> Any:
+        """The camera source (a `firmware_bridge.camera_source.CameraSource`), or None without one."""
+        return next((source for source in [*self.bridge.sources, *self._to_start]
+                     if getattr(source, "latest_frame", None) is not None), None)
+
+    def expect_dice(self, game: str | None, dice: list[tuple[str, ...]]) -> None:
+        """The table's game and the dice due now (none: nothing to read); the camera reads with that game's
+        profile from the data folder, once it has one.  Kept for a camera attached later."""
+        new_game = game != self._camera_game
+        self._camera_game, self._camera_dice = game, dice
+        camera = self.camera
+        if camera is None:
+            return
+        if new_game:
+            self.reload_camera_profile()
+        else:
+            camera.set_dice(dice)
+
+    def reload_camera_profile(self) -> None:
+        """Read the table's game's profile again (after calibrating or teaching on the Hardware screen); a
+        damaged profile is a problem on the Hardware screen, and the camera reads nothing."""
+        camera = self.camera
+        if camera is None:
+            return
+        from companion.camera.profile import load_profile, profile_path
+
+        profile = None
+        path = None if self._camera_game is None else profile_path(self._camera_game)
+        if path is not None and path.exists():
+            try:
+                profile = load_profile(path, self._camera_game)
+                if profile.untaught():
+                    profile = None
+            except UserError as error:
+                self.problems = [*self.problems, str(error)]
+        camera.use_profile(profile)
+        camera.set_dice(self._camera_dice)  # a profile taught between rolls reads nothing until the next
+        self.refresh_status()
+
+    def remove_camera(self) -> None:
+        """Stop and drop the camera (Settings: another address, or none)."""
+        camera = self.camera
+        if camera is not None:
+            self._work.put(lambda: self.bridge.remove_source(camera.name))
+
+    def crops(self, event: Any) -> list[Any] | None:
+        """The camera's picture of each die of a roll it read (BGR arrays, in the roll's order), else None."""
+        camera = self.camera
+        reading = None if camera is None or event is None else camera.reading_for(event)
+        return None if reading is None else [die.patch for die in reading.dice]
 
     # -- outputs -------------------------------------------------------------------------------------
     def send(self, command: LedCommand | BeepCommand) -> None:

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.window import Window
-from kivy.lang import Builder
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
@@ -146,6 +145,8 @@ class GoldtableApp(App):
     table: TableModel = ObjectProperty(None)
     #: The game's TableController: every input goes here (kv: `app.controller.undo()`).
     controller: TableController = ObjectProperty(None)
+    #: The Hardware screen's camera part (companion.app.camera), made with the hardware link.
+    camera_setup: Any = ObjectProperty(None)
 
     def __init__(self, journal_path: Path | None = None, sources: list[Any] | None = None,
                  settings_file: Path | None = None, use_system_hardware: bool = True,
@@ -179,9 +180,9 @@ class GoldtableApp(App):
         """Only Home is built before the first frame; the engine and the games are imported meanwhile on a
         background thread, the journal, view-models and hardware follow (see `_after_first_frame`) and the
         other screens are built on their first visit, so the table sees the app at once."""
-        from companion.app.widgets import BACKGROUND_RGBA
+        from companion.app.widgets import BACKGROUND_RGBA, load_kv
 
-        Builder.load_file(str(APP_DIR / "widgets.kv"))
+        load_kv(APP_DIR / "widgets.kv")
         Window.clearcolor = BACKGROUND_RGBA
         use_onscreen_keyboard(onscreen_keyboard_wanted())  # every text field, on a touch-only table
         manager = ScreenManager(transition=NoTransition())
@@ -279,7 +280,8 @@ class GoldtableApp(App):
         sources, use_system_hardware, gpio = self._hardware_request
         problems: list[str] = []
         if use_system_hardware:
-            found, problems = default_sources(gpio and self.settings.gpio, self.settings.serial_url)
+            found, problems = default_sources(gpio and self.settings.gpio, self.settings.serial_url,
+                                              self.settings.camera_url)
             sources = [*sources, *found]
         self.hardware = HardwareLink(sources, problems)
         self.simulated = self.hardware.simulated
@@ -287,12 +289,16 @@ class GoldtableApp(App):
                            simulated=self.setter("simulated"))
         self.controller.hardware = self.hardware
         self.hardware.start()
+        from companion.app.camera import CameraSetup
+
+        self.camera_setup = CameraSetup(self)
 
     @staticmethod
     def _add_screen(manager: ScreenManager, name: str) -> None:
         import companion.app.screens as screens
+        from companion.app.widgets import load_kv
 
-        Builder.load_file(str(APP_DIR / "screens" / f"{name}.kv"))
+        load_kv(APP_DIR / "screens" / f"{name}.kv")
         manager.add_widget(getattr(screens, f"{name.capitalize()}Screen")(name=name))
 
     def screen(self, name: str) -> Any:
@@ -454,6 +460,28 @@ class GoldtableApp(App):
         if not url:
             return _("No address given: Goldtable looks for the sensor board on USB (a Raspberry Pi Pico).")
         return _("Serial sensor {url} added.").format(url=url)
+
+    def apply_camera(self, url: str) -> str:
+        """Settings: use the camera at `url` now (empty: none); returns a message for the screen."""
+        url = url.strip()
+        if self.hardware is None:
+            return _("The hardware is still starting; try again in a moment.")
+        from companion.app.hardware import camera_source
+        from companion.engine.errors import UserError
+
+        if url:
+            try:
+                source = camera_source(url)
+            except ImportError:
+                return _("The camera needs OpenCV: sudo apt install python3-opencv")
+            except UserError as error:
+                return str(error)
+        self.update_settings(camera_url=url)
+        self.hardware.remove_camera()
+        if not url:
+            return _("No camera: rolls are entered by touch, buttons or the sensor board.")
+        self.hardware.replace_source(source)  # once attached, it reads what the table last said is due
+        return _("Camera {url} added; calibrate it on the Hardware screen.").format(url=url)
 
     def system_action(self, action: str) -> None:
         """Settings, after its confirmation step: "quit", "restart" (the app) or "shutdown" (the Pi).

@@ -36,6 +36,8 @@ class AppSettings:
     fullscreen: bool = False
     gpio: bool = True
     serial_url: str = ""
+    #: The camera over the dice tray (picamera:0, v4l2:0, ...); empty: no camera.
+    camera_url: str = ""
     players: tuple[RememberedPlayer, ...] = field(default_factory=tuple)
     last_game: str = "digger"
 
@@ -54,6 +56,7 @@ class AppSettings:
             values[name] = raw[name] if isinstance(raw.get(name), bool) else getattr(default, name)
         values["language"] = raw.get("language") if raw.get("language") in LANGUAGE_CHOICES else "system"
         values["serial_url"] = raw["serial_url"] if isinstance(raw.get("serial_url"), str) else ""
+        values["camera_url"] = raw["camera_url"] if isinstance(raw.get("camera_url"), str) else ""
         values["last_game"] = raw["last_game"] if isinstance(raw.get("last_game"), str) else "digger"
         listed = raw.get("players")
         players = listed if isinstance(listed, list) else []

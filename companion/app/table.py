@@ -58,7 +58,7 @@ class TableModel(EventDispatcher):
     refusal_rule_text = StringProperty("")
     notice_text = StringProperty("")
     notice_choices = ListProperty([])
-    notice_dice = ListProperty([])  # [{"face", "uncertain"}]: the dice a notice is about
+    notice_dice = ListProperty([])  # [{"face", "uncertain", "crop"}]: the dice a notice is about (crop: the camera's)
     put_back_places = ListProperty([])  # board ids the last undo's put-back instructions are about
     scores = ListProperty([])
     log = ListProperty([])

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from kivy.uix.gridlayout import GridLayout
@@ -17,6 +18,15 @@ MIN_TEXT_SP = 18
 #: Behind every screen.  It is the window's clear colour, not a rectangle on each screen: a full-window
 #: rectangle is blended anew in every frame, a quarter of an unchanged table frame on a software renderer.
 BACKGROUND_RGBA = (0x1D / 255, 0x26 / 255, 0x21 / 255, 1.0)
+
+
+def load_kv(path: Path) -> None:
+    """Load a kv file's rules once per process: loaded again (a second app in one process, as a test run
+    makes one per test package) every rule would apply twice, and each screen would hold two of each widget."""
+    from kivy.lang import Builder
+
+    if str(path) not in Builder.files:
+        Builder.load_file(str(path))
 
 
 def make(class_name: str, **properties: Any) -> Widget:

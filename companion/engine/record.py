@@ -31,7 +31,7 @@ from companion.engine.registry import get_game
 
 RECORD_FORMAT: Final = "goldtable-record/1"
 
-Source = Literal["gpio", "serial", "touch", "keyboard", "virtual", "bot"]
+Source = Literal["gpio", "serial", "camera", "touch", "keyboard", "virtual", "bot"]
 
 
 def now_utc() -> datetime:

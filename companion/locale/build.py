@@ -16,7 +16,7 @@ LOCALE_DIR = Path(__file__).resolve().parent
 ROOT = LOCALE_DIR.parents[1]
 LANGUAGES = ("de", "en", "fr")
 APP_SOURCES = ("companion/app", "companion/engine/session.py", "companion/engine/journal.py",
-               "companion/engine/salvage.py")
+               "companion/engine/salvage.py", "companion/camera/vision.py")
 #: Table modules of other games keep their strings in their own domain (their .po files).
 APP_TABLES = {"__init__.py", "common.py", "common.kv", "generic.py", "digger.py", "digger.kv"}
 #: Game controllers other than these speak through their game's own catalog, like their table panels.

@@ -117,6 +117,7 @@ def test_whole_game_through_hardware(fresh_app: Any) -> None:
         shown = "\n".join(label_texts(app))
         for name, score in zip(NAMES, mirror.scores()):
             assert f"]{name}[/color]  {score}" in shown
-    finally:
-        app.hardware.bridge.stop()
+    finally:  # the shared app keeps its bridge running, without these sources, for the tests after this
+        app.hardware.bridge.remove_source("sensor")
+        app.hardware.bridge.remove_source("gpio")
         simulator.stop()

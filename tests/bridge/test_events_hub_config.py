@@ -165,6 +165,47 @@ def test_sources_added_while_running_start_at_once_and_names_are_unique() -> Non
     assert late.stops == 1
 
 
+class SlowStart(FakeSource):
+    """A source whose start takes until the test lets it finish (a serial port being opened)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.calls: list[str] = []
+        self.starting, self.finish = threading.Event(), threading.Event()
+
+    def start(self, emit: Emit) -> None:
+        self.calls.append("start")
+        self.starting.set()
+        assert self.finish.wait(10)
+        super().start(emit)
+        self.calls.append("started")
+
+    def stop(self) -> None:
+        self.calls.append("stop")
+        super().stop()
+
+
+def test_a_source_is_removed_only_once_it_has_started() -> None:
+    """The app's hardware worker adds a source while another thread removes it by name: the removal
+    waits for the start, so a source is never stopped half-started (a thread joined before it ran)."""
+    bridge = Bridge()
+    bridge.start()
+    source = SlowStart("sensor")
+    adding = threading.Thread(target=bridge.add_source, args=(source,))
+    adding.start()
+    assert source.starting.wait(10)
+    removed: list[Source | None] = []
+    removing = threading.Thread(target=lambda: removed.append(bridge.remove_source("sensor")))
+    removing.start()
+    removing.join(0.2)  # without the wait, the removal would stop the source now
+    source.finish.set()
+    adding.join(10)
+    removing.join(10)
+    assert removed == [source] and source.calls == ["start", "started", "stop"]
+    assert bridge.sources == ()
+    bridge.stop()
+
+
 def test_events_from_many_threads_all_arrive() -> None:
     bridge = Bridge(history=1000)
     sources = [bridge.add_source(FakeSource(f"s{i}")) for i in range(4)]

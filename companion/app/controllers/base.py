@@ -83,8 +83,10 @@ def frame_ref(event: Any) -> str | None:
 
 
 def record_source(event_source: str) -> Source:
-    """The record's `source` for a bridge event: `gpio` for pin sources, else `serial`."""
-    return "gpio" if event_source.startswith("gpio") else "serial"
+    """The record's `source` for a bridge event: `gpio` for pin sources, `camera` for cameras, else `serial`."""
+    if event_source.startswith("gpio"):
+        return "gpio"
+    return "camera" if event_source.startswith("camera") else "serial"
 
 
 class TableController:
@@ -121,7 +123,7 @@ class TableController:
         self._show_table = show_table or (lambda: None)
         self._play_sound = play_sound or (lambda _name: None)
         self.call_soon = call_soon or kivy_call_soon
-        self._listeners: list[Callable[[], None]] = [self._update_leds]
+        self._listeners: list[Callable[[], None]] = [self._update_leds, self._tell_camera]
         self._pending: dict[str, Any] = {}  # an uncertain hardware roll waiting for the table's answer
         self._lit: tuple[int, int] | None = None  # (session, seat) the seat LEDs show
         self._closed = False
@@ -163,6 +165,15 @@ class TableController:
         self._lit = (id(session), self.table.player)
         for seat in range(len(session.setup.players)):
             self.hardware.led(f"seat{seat + 1}", "on" if seat == self.table.player else "off")
+
+    def _tell_camera(self) -> None:
+        """The camera reads the dice that are due now (none between rolls), with the profile of the game at
+        the table."""
+        if self.hardware is None or not hasattr(self.hardware, "expect_dice"):
+            return
+        session = self.session
+        self.hardware.expect_dice(None if session is None else session.setup.game,
+                                  list(self.table.dice) if self.playing else [])
 
     def _timer_warning(self, _timer: Any, mark: float) -> None:
         """5 s: short beep; 0: long beep (speaker and buzzer) and the LED of whoever acts blinks."""
@@ -209,8 +220,12 @@ class TableController:
         kind = event.event
         if kind == "status":
             if event.state in ("disconnected", "link_lost") and self.playing:
-                self.table.show_notice(_("The sensor {source} is not answering ({state}). Carry on with touch "
-                                         "input; nothing was lost.").format(source=event.source, state=event.state))
+                if record_source(event.source) == "camera":
+                    text = _("The camera is not answering ({state}). Carry on with touch input; nothing was lost.")
+                else:
+                    text = _("The sensor {source} is not answering ({state}). Carry on with touch input; nothing "
+                             "was lost.")
+                self.table.show_notice(text.format(source=event.source, state=event.state))
             return
         if kind == "rejected":
             return
@@ -510,11 +525,16 @@ class TableController:
         question was cleared away by other input)."""
         pending = self._pending
         dice = ", ".join(str(index + 1) for index in pending["uncertain"])
-        self.table.show_notice(_("The sensors are unsure about die {dice} (read as {values}). Confirm the "
-                                 "reading, or enter the roll by touch.").format(
-                                     dice=dice, values=" ".join(pending["values"])),
-                               choices=["confirm", "touch"],
-                               dice=[{"face": value, "uncertain": index in pending["uncertain"]}
+        crops = getattr(self.hardware, "crops", lambda _event: None)(pending["event"]) or []
+        if pending["source"] == "camera":  # the camera's own picture of each die is shown with it
+            text = _("The camera is unsure about die {dice} (read as {values}). Confirm the reading, or enter "
+                     "the roll by touch.")
+        else:
+            text = _("The sensors are unsure about die {dice} (read as {values}). Confirm the reading, or enter "
+                     "the roll by touch.")
+        self.table.show_notice(text.format(dice=dice, values=" ".join(pending["values"])), choices=["confirm", "touch"],
+                               dice=[{"face": value, "uncertain": index in pending["uncertain"],
+                                      "crop": crops[index] if index < len(crops) else None}
                                      for index, value in enumerate(pending["values"])])
 
     @in_turn

@@ -14,6 +14,7 @@ from kivy.app import App
 from kivy.core.window import Window
 from kivy.factory import Factory
 from kivy.graphics import Color, Rectangle
+from kivy.graphics.texture import Texture
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
@@ -186,9 +187,18 @@ class MessageBox(BoxLayout):
         return True
 
 
+def picture_texture(picture: Any) -> Texture:
+    """A texture showing a camera picture (BGR bytes, top row first, as OpenCV gives it)."""
+    height, width = picture.shape[:2]
+    texture = Texture.create(size=(width, height), colorfmt="rgb")
+    texture.blit_buffer(picture[::-1].tobytes(), colorfmt="bgr", bufferfmt="ubyte")
+    return texture
+
+
 class NoticeDice(BoxLayout):
     """The dice a notice is about, one square per die with its face on it; the uncertain ones are framed
-    and marked with a question mark (`dice`: [{"face", "uncertain"}]; `face_colours` as the keypad's)."""
+    and marked with a question mark (`dice`: [{"face", "uncertain", "crop"}]; `face_colours` as the
+    keypad's).  A die the camera read is shown as the camera saw it (`crop`: its picture, BGR bytes)."""
 
     dice = ListProperty([])
     face_colours = DictProperty({})
@@ -202,8 +212,10 @@ class NoticeDice(BoxLayout):
             red, green, blue, _alpha = get_color_from_hex(colour)
             dark = 0.3 * red + 0.59 * green + 0.11 * blue > 0.5
             face = self.face_text(die["face"]) if self.face_text is not None else die["face"]
+            crop = die.get("crop")
             self.add_widget(make("NoticeDie", face=face, uncertain=die["uncertain"], colour=colour,
-                                 text_colour=(0, 0, 0, 1) if dark else (1, 1, 1, 1)))
+                                 text_colour=(0, 0, 0, 1) if dark else (1, 1, 1, 1),
+                                 crop=None if crop is None else picture_texture(crop)))
 
     def on_face_colours(self, *_args: Any) -> None:
         self.on_dice()
@@ -262,14 +274,19 @@ class EndScreen(Screen):
 
 
 class HardwareScreen(Screen):
-    """Sources, recent events, LED and buzzer tests."""
+    """Sources, recent events, LED and buzzer tests, and the camera: preview, calibration, teaching."""
 
     def on_pre_enter(self, *_args: Any) -> None:
-        App.get_running_app().hardware.refresh_status()
+        app = App.get_running_app()
+        app.hardware.refresh_status()
+        app.camera_setup.start_preview()
+
+    def on_leave(self, *_args: Any) -> None:
+        App.get_running_app().camera_setup.stop_preview()
 
 
 class SettingsScreen(Screen):
-    """Language, sound, fullscreen, GPIO, serial sensor."""
+    """Language, sound, fullscreen, GPIO, serial sensor, camera."""
 
     message = StringProperty("")
 

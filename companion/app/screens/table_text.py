@@ -65,7 +65,10 @@ def _detail_words(language: str) -> dict[str, str]:
             "acked": tr("recorded", language), "refused": tr("refused", language),
             "connects": tr("connections", language), "link_losses": tr("links lost", language),
             "commands_dropped": tr("commands dropped", language), "error": tr("error", language),
-            "gpio": tr("GPIO pins", language), "serial": tr("serial sensor", language)}
+            "gpio": tr("GPIO pins", language), "serial": tr("serial sensor", language),
+            "camera": tr("camera", language), "game": tr("game", language), "pictures": tr("pictures", language),
+            "rolls": tr("rolls", language),
+            "uncertain": tr("unsure", language), "faults": tr("faults", language), "detail": tr("detail", language)}
 
 
 def sources_text(sources: list[dict[str, Any]], problems: list[str], simulated: bool, language: str) -> str:

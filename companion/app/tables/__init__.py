@@ -48,16 +48,12 @@ def _table_module(game_id: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.generic")
 
 
-_loaded_kv: set[str] = set()
-
-
 def table_for(game_id: str) -> ModuleType:
     """The table module of a game (the generic one when the game has none), its .kv file loaded."""
     module = _table_module(game_id)
     kv_file = Path(module.__file__ or "").with_suffix(".kv")
-    if kv_file.exists() and str(kv_file) not in _loaded_kv:
-        from kivy.lang import Builder
+    if kv_file.exists():
+        from companion.app.widgets import load_kv
 
-        Builder.load_file(str(kv_file))
-        _loaded_kv.add(str(kv_file))
+        load_kv(kv_file)
     return module

@@ -1,0 +1,260 @@
+"""The Hardware screen's camera part: a preview, calibrating the empty tray, and teaching the faces.
+
+A view-model (no widgets): it works on the game at the table, else the game chosen on Home, and keeps that
+game's profile in the data folder (`companion.camera.profile.profile_path`), which the camera source reads
+with as soon as every face is taught.  Teaching asks for each face the game's dice can show (from the
+engine), at most three pictures each, one die alone in the tray.  Calibrating again replaces the taught
+faces (they were seen against the old tray and light), so a profile with taught faces is only replaced
+after a second tap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.clock import Clock
+from kivy.event import EventDispatcher
+from kivy.properties import NumericProperty, ObjectProperty, OptionProperty, StringProperty
+
+from companion.app.i18n import _, tr
+from companion.engine.core import N_
+from companion.engine.errors import UserError
+
+#: Preview refreshes per second while the Hardware screen shows it.
+PREVIEW_RATE = 4
+PREVIEW_WIDTH = 320
+
+
+class CameraSetup(EventDispatcher):
+    """What the camera part shows (`step`, `face`, `shown`, `problem`, `preview`) and its two buttons."""
+
+    step = OptionProperty("none", options=["none", "calibrate", "recalibrate", "reimport", "teach", "ready"])
+    game = StringProperty("")
+    face = StringProperty("")
+    shown = NumericProperty(0)
+    #: The last thing that went wrong, as a sentence in English (translated when shown).
+    problem = StringProperty("")
+    preview = ObjectProperty(None, allownone=True)
+
+    def __init__(self, app: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.app = app
+        self._preview_event: Any = None
+
+    @property
+    def camera(self) -> Any:
+        hardware = self.app.hardware
+        return None if hardware is None else hardware.camera
+
+    def chosen_game(self) -> str:
+        session = self.app.table.session
+        return str(session.setup.game if session is not None else self.app.game_id)
+
+    def _profile(self) -> Any:
+        from companion.camera.profile import load_profile, profile_path
+
+        path = profile_path(self.game)
+        return load_profile(path, self.game) if path.exists() else None
+
+    def refresh(self) -> None:
+        """Where setting up the camera stands for the chosen game: teaching goes on until every face has
+        been shown three times (the camera reads once each face has been shown once)."""
+        from companion.camera.profile import SHOWS_PER_FACE, game_faces
+
+        self.game = self.chosen_game()
+        if self.camera is None:
+            self.step = "none"
+            return
+        try:
+            profile = self._profile()
+        except UserError as error:
+            self.problem, self.step = str(error), "calibrate"
+            return
+        if profile is None:
+            self.step = "calibrate"
+            return
+        shown = {face: sum(1 for taught in profile.taught if taught.face == face) for face in game_faces(self.game)}
+        wanted = [face for face, count in shown.items() if count < SHOWS_PER_FACE] if profile.untaught() or \
+            self.step == "teach" else []
+        if wanted:
+            self.face = self.face if self.face in wanted else wanted[0]
+            self.shown, self.step = shown[self.face], "teach"
+        else:
+            self.step, self.face, self.shown = "ready", "", 0
+
+    # -- preview ----------------------------------------------------------------------------------------
+    def start_preview(self) -> None:
+        self.refresh()
+        if self._preview_event is None:
+            self._preview_event = Clock.schedule_interval(lambda _dt: self._show_frame(), 1 / PREVIEW_RATE)
+
+    def stop_preview(self) -> None:
+        if self._preview_event is not None:
+            self._preview_event.cancel()
+            self._preview_event = None
+
+    def _show_frame(self) -> None:
+        import cv2
+
+        from companion.app.screens import picture_texture
+
+        camera = self.camera
+        frame = None if camera is None else camera.latest_frame()
+        if frame is None:
+            self.preview = None
+            return
+        height = round(frame.shape[0] * PREVIEW_WIDTH / frame.shape[1])
+        self.preview = picture_texture(cv2.resize(frame, (PREVIEW_WIDTH, height), interpolation=cv2.INTER_AREA))
+
+    def _frame(self) -> Any:
+        camera = self.camera
+        frame = None if camera is None else camera.latest_frame()
+        if frame is None:
+            self.problem = N_("No picture from the camera yet.")
+        return frame
+
+    # -- the buttons --------------------------------------------------------------------------------------
+    def calibrate(self) -> None:
+        """Calibrate on what the camera sees now (the tray must be empty); a second tap replaces a
+        profile whose faces are taught."""
+        from companion.camera.profile import Profile, save_profile
+        from companion.camera.vision import VisionError, calibrate
+
+        self.problem = ""
+        self.game = self.chosen_game()
+        try:
+            profile = self._profile()
+        except UserError:
+            profile = None  # a damaged profile is replaced without asking: nothing in it can be used
+        if profile is not None and profile.taught and self.step != "recalibrate":
+            self.step = "recalibrate"
+            return
+        frame = self._frame()
+        if frame is None:
+            return
+        try:
+            calibration = calibrate(frame)
+            save_profile(Profile.from_calibration(self.game, calibration, self.camera.url), self._path(),
+                         replace=True)
+        except VisionError as error:
+            self.problem = str(error)
+            self.refresh()
+            return
+        except UserError as error:
+            self.problem = str(error)
+            return
+        self.face, self.shown = "", 0
+        self.app.hardware.reload_camera_profile()
+        self.refresh()
+
+    def take_picture(self) -> None:
+        """Teach the face asked for from what the camera sees now (one die alone in the tray)."""
+        from companion.camera.profile import save_profile
+        from companion.camera.reader import Reader, teach_side
+        from companion.camera.vision import VisionError
+
+        self.problem = ""
+        try:
+            profile = self._profile()
+        except UserError as error:
+            self.problem = str(error)
+            return
+        frame = self._frame()
+        if profile is None or frame is None or not self.face:
+            return
+        try:
+            taught, side = Reader(profile).teach_picture(frame, self.face)
+        except VisionError:
+            self.problem = N_("Put exactly one die alone in the tray, then take the picture again.")
+            return
+        earlier = [item for item in profile.taught if item.face == self.face]
+        sides = [side] if profile.side is None else [profile.side, side]
+        profile = profile.with_taught([*earlier, taught], teach_side(sides))
+        try:
+            save_profile(profile, self._path(), replace=True)
+        except UserError as error:
+            self.problem = str(error)
+            return
+        self.app.hardware.reload_camera_profile()
+        self.refresh()
+
+    # -- export and import (a profile made at one table, used at another with the same tray and camera) --
+    def export_profile(self) -> None:
+        """Copy the game's profile to the USB stick (else the exports folder), as History exports games."""
+        from companion.app.history import export_folder
+
+        self.game = self.chosen_game()
+        source = self._path()
+        if not source.exists():
+            self.problem = N_("Nothing to export yet: calibrate first.")
+            return
+        folder, _stick = export_folder()
+        target = folder / f"camera-{self.game}.json"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read_bytes())
+        except OSError as error:
+            self.problem = _("Could not save: {problem}").format(problem=error.strerror or str(error))
+            return
+        self.problem = _("Saved as {path}").format(path=str(target))
+
+    def import_profile(self) -> None:
+        """Use the profile `goldtable/camera-<game>.json` from a USB stick; one that would replace taught
+        faces needs a second tap."""
+        from companion.app.history import usb_folders
+        from companion.camera.profile import load_profile, save_profile
+
+        self.game = self.chosen_game()
+        found = [stick / "goldtable" / f"camera-{self.game}.json" for stick in usb_folders()]
+        found = [path for path in found if path.exists()]
+        if not found:
+            self.problem = _("No camera profile for this game on a USB stick (goldtable/camera-{game}.json).").format(
+                game=self.game)
+            return
+        try:
+            profile = load_profile(found[0], self.game)
+            current = self._profile()
+        except UserError as error:
+            self.problem = str(error)
+            return
+        if current is not None and current.taught and self.step != "reimport":
+            self.step = "reimport"
+            return
+        try:
+            save_profile(profile, self._path(), replace=True)
+        except UserError as error:
+            self.problem = str(error)
+            return
+        self.step, self.face, self.problem = "none", "", ""
+        self.app.hardware.reload_camera_profile()
+        self.refresh()
+
+    def _path(self) -> Any:
+        from companion.camera.profile import profile_path
+
+        return profile_path(self.game)
+
+
+def camera_guide(step: str, game: str, face: str, shown: int, problem: str, language: str) -> str:
+    """The camera part's words in the app's language: what to do next, and what went wrong last."""
+    from companion.engine.registry import get_game
+
+    title = get_game(game).title if game else ""
+    lines = {
+        "none": tr("No camera is set up (Settings: camera address).", language),
+        "calibrate": tr("Empty the tray, then tap Calibrate: the camera learns the tray and the light for "
+                        "{game}.", language).format(game=title),
+        "recalibrate": tr("Calibrating again means showing every face again. Tap Calibrate once more to do "
+                          "it.", language),
+        "reimport": tr("The profile on the USB stick replaces the faces taught here. Tap Import once more to "
+                       "use it.", language),
+        "teach": tr("Put one die alone in the tray showing {face} (picture {n} of 3), then tap Take picture.",
+                    language).format(face=face, n=shown + 1),
+        "ready": tr("The camera reads the rolls of {game}.", language).format(game=title),
+    }
+    text = lines.get(step, "")
+    if problem:
+        said = tr(problem, language)
+        text += "\n" + said[:1].upper() + said[1:]
+    return text
+

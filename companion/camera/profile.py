@@ -1,0 +1,209 @@
+"""A camera profile: one game's tray as calibration saw it, and the faces taught to it.
+
+A profile is one JSON file (`goldtable-camera/1`), small enough to mail with a misread: the empty tray at
+half the working size (a 16-bit PNG of linear light), where the tray's floor is (a 1-bit PNG), the light
+and focus calibration measured, the die's size in pixels once teaching has seen one, and per taught
+picture its features (not the picture).  Profiles live in the data folder's `camera/` (one per game for
+the app), and `export`/`import` are plain copies: nothing in a profile depends on where it lies.
+
+Which faces a game's dice have comes from the engine (the faces its prompt asks for at the first roll),
+not from a list here; a game whose faces are all pip counts 1-6 is read without teaching.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+import cv2
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from companion.camera.vision import Calibration, Features
+from companion.engine.errors import UserError, read_json_file
+from companion.engine.paths import data_dir
+
+FORMAT = "goldtable-camera/1"
+#: Teaching pictures kept per face: enough to read a face under other light, few enough to show quickly.
+SHOWS_PER_FACE = 3
+PIP_FACES = frozenset("123456")
+#: A profile larger than this is not one of ours (the tray picture is at most a few hundred kB).
+MAX_PROFILE_BYTES = 8 * 1024 * 1024
+
+
+def game_dice(game_id: str) -> tuple[tuple[str, ...], ...]:
+    """The dice a game's prompt asks for at its first roll (one tuple of face tokens per die).  A game the
+    engine does not know is a UserError."""
+    from companion.engine.core import Player, Setup
+    from companion.engine.registry import get_game
+
+    try:
+        game = get_game(game_id)
+    except KeyError:
+        raise UserError(f"--game: no game {game_id!r}") from None
+    players = tuple(Player(name=f"P{seat + 1}") for seat in range(game.min_players))
+    return game.prompt(game.initial_state(Setup(game=game_id, players=players))).dice
+
+
+def game_faces(game_id: str) -> tuple[str, ...]:
+    """Every face a die or tile of the game can show, in the order the prompt lists them."""
+    return tuple(dict.fromkeys(face for die in game_dice(game_id) for face in die))
+
+
+def needs_teaching(game_id: str) -> bool:
+    """Pip dice (faces 1-6 only) are read by counting; every other face is learned by showing it."""
+    return not set(game_faces(game_id)) <= PIP_FACES
+
+
+class TaughtFace(BaseModel):
+    """One teaching picture's face and features."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    face: str = Field(min_length=1, max_length=1)
+    colour: tuple[float, ...] = Field(min_length=6, max_length=6)
+    shape: tuple[float, ...] = Field(min_length=1, max_length=400)
+    #: The pips this picture showed in a die's layout (None: none, or not in a layout).
+    pips: int | None = Field(default=None, ge=1, le=6)
+    image: str = Field(default="", max_length=300)
+
+    @property
+    def features(self) -> Features:
+        return Features(self.colour, self.shape)
+
+
+def _png(array: np.ndarray) -> str:
+    ok, data = cv2.imencode(".png", array)
+    if not ok:
+        raise ValueError("could not encode a PNG")
+    return base64.b64encode(data.tobytes()).decode("ascii")
+
+
+def _unpng(text: str, flags: int) -> np.ndarray:
+    array = cv2.imdecode(np.frombuffer(base64.b64decode(text, validate=True), np.uint8), flags)
+    if array is None:
+        raise ValueError("not a PNG")
+    return array
+
+
+class Profile(BaseModel):
+    """A game's camera profile (see the module's docstring)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    format: Literal["goldtable-camera/1"] = "goldtable-camera/1"
+    game: str
+    width: int = Field(gt=0, le=8192)
+    height: int = Field(gt=0, le=8192)
+    background: str
+    tray: str
+    brightness: float
+    noise: float
+    blur: float | None
+    #: A die's (or tile's) side in working pixels, once teaching has seen one.
+    side: float | None = Field(default=None, gt=0)
+    taught: tuple[TaughtFace, ...] = ()
+    #: The camera calibrated with (a source URL), when calibration read one rather than a file.
+    source: str | None = None
+
+    @classmethod
+    def from_calibration(cls, game: str, calibration: Calibration, source: str | None = None) -> Profile:
+        background = np.clip(calibration.background * 65535, 0, 65535).astype(np.uint16)
+        width, height = calibration.size
+        return cls(game=game, width=width, height=height, background=_png(background),
+                   tray=_png(calibration.tray.astype(np.uint8) * 255),
+                   brightness=calibration.brightness, noise=calibration.noise, blur=calibration.blur, source=source)
+
+    def calibration(self) -> Calibration:
+        """The calibration kept in the profile (ValueError when its pictures are damaged)."""
+        background = _unpng(self.background, cv2.IMREAD_UNCHANGED)
+        tray = _unpng(self.tray, cv2.IMREAD_GRAYSCALE)
+        shape = (self.height // 2, self.width // 2)
+        if background.shape != (*shape, 3) or background.dtype != np.uint16 or tray.shape != shape:
+            raise ValueError("its tray pictures do not have the profile's size")
+        return Calibration(background=(background / 65535).astype(np.float32), tray=tray > 0,
+                           brightness=self.brightness, noise=self.noise, blur=self.blur)
+
+    def examples(self) -> list[tuple[str, Features]]:
+        return [(taught.face, taught.features) for taught in self.taught]
+
+    def untaught(self) -> tuple[str, ...]:
+        """The game's faces that still need teaching (none for pip dice)."""
+        if not needs_teaching(self.game):
+            return ()
+        seen = {taught.face for taught in self.taught}
+        return tuple(face for face in game_faces(self.game) if face not in seen)
+
+    def with_taught(self, taught: Iterable[TaughtFace], side: float | None) -> Profile:
+        """The profile with these pictures in place of earlier ones of the same faces (the newest
+        SHOWS_PER_FACE of each face are kept)."""
+        new = list(taught)
+        faces = {item.face for item in new}
+        kept = [item for item in self.taught if item.face not in faces]
+        for face in faces:
+            kept += [item for item in new if item.face == face][-SHOWS_PER_FACE:]
+        return self.model_copy(update={"taught": tuple(kept), "side": side if side is not None else self.side})
+
+
+def load_profile(path: str | Path, game: str | None = None) -> Profile:
+    """A profile from its file; anything else (not a profile, damaged, another game's) is a UserError."""
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_PROFILE_BYTES:
+            raise UserError(f"{path}: too large to be a Goldtable camera profile")
+    except OSError as error:
+        raise UserError(f"{path}: cannot read: {error.strerror or error}") from None
+    data = read_json_file(path)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise UserError(f"{path}: not a Goldtable camera profile (made by `goldtable camera calibrate`)")
+    try:
+        profile = Profile.model_validate(data)
+        game_dice(profile.game)
+        profile.calibration()
+    except (ValidationError, ValueError) as error:
+        raise UserError(f"{path}: a damaged camera profile ({_first_problem(error)})") from None
+    except UserError:
+        raise UserError(f"{path}: a camera profile for an unknown game {profile.game!r}") from None
+    if game is not None and profile.game != game:
+        raise UserError(f"{path}: a camera profile for {profile.game}, not {game}")
+    return profile
+
+
+def _first_problem(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        return f"{'.'.join(str(part) for part in first['loc'])}: {first['msg']}"
+    return str(error)
+
+
+def save_profile(profile: Profile, path: str | Path, *, replace: bool) -> None:
+    """Write a profile whole or not at all (a temporary file renamed over the target).  `replace=False`
+    refuses an existing file, so calibrating never overwrites a profile without being asked."""
+    path = Path(path)
+    if not replace and (path.exists() or path.is_symlink()):
+        raise UserError(f"{path}: already exists; choose another name (teaching updates an existing profile)")
+    text = profile.model_dump_json(indent=1) + "\n"
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+                out.flush()
+                os.fsync(out.fileno())
+            if not replace and path.exists():
+                raise UserError(f"{path}: already exists; choose another name")
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        raise UserError(f"{path}: cannot write: {error.strerror or error}") from None
+
+
+def profile_path(game: str) -> Path:
+    """Where the app keeps a game's profile: the data folder's `camera/<game>.json`."""
+    return data_dir() / "camera" / f"{game}.json"

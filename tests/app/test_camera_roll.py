@@ -1,0 +1,159 @@
+"""A roll the camera is unsure of, from a file source standing in for the camera, reaches the Table
+screen as the sensor's do: the dispute shows the camera's picture of the die with the same Confirm /
+Enter by touch choices, and the confirmed roll is journalled with source `camera`."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from kivy.factory import Factory
+
+from companion.app.launch import pump
+from companion.camera.profile import profile_path, save_profile
+from firmware_bridge.camera_source import CameraSource
+from tests.app.test_controller_inputs import open_game
+from tests.app.ui import tap, visible_widgets
+from tests.camera.helpers import SAMPLE, profile, rolls
+
+GOLDGRAEBER = SAMPLE / "goldgraeber-000"
+
+
+def wait_for(test: Any, what: str = "the camera's roll reaching the table", seconds: float = 30.0) -> None:
+    end = time.monotonic() + seconds
+    while not test():
+        assert time.monotonic() < end, f"waited {seconds:g} s for {what}"
+        pump(1)
+        time.sleep(0.02)
+
+
+def test_a_camera_roll_is_confirmed_on_the_table(table_app: Any, tmp_path: Path) -> None:
+    app = table_app
+    # A hand in the tray: the die is read as 4, but the reading is unsure, so the table is asked.
+    roll = next(roll for roll in rolls(GOLDGRAEBER) if roll.case == "hand")
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    shutil.copy(GOLDGRAEBER / "empty.jpg", frames / "0.jpg")
+    for copy in range(1, 40):  # the roll lies there for ten seconds: a folder that ends is a camera gone
+        shutil.copy(roll.image, frames / f"{copy:02d}.jpg")
+    save_profile(profile(GOLDGRAEBER), profile_path("goldgraeber"), replace=True)
+    session = open_game(app, "goldgraeber")
+    camera = CameraSource(f"{frames}?fps=30&hold=8", retry=(0.05, 0.5))
+    try:
+        app.hardware.add_source(camera)  # it reads what the table said is due: the game's first roll
+        assert camera.profile is not None and camera.profile.game == "goldgraeber"
+        wait_for(lambda: "camera is unsure" in app.table.notice_text)
+        assert "(read as 4)" in app.table.notice_text
+        assert app.table.notice_choices == ["confirm", "touch"]
+        shown = [w for w in visible_widgets(app.root.current_screen) if isinstance(w, Factory.NoticeDie)]
+        assert len(shown) == 1 and shown[0].crop is not None and shown[0].uncertain, "the die is shown as seen"
+        assert not session.actions, "nothing is played before the table confirms"
+        tap(app, "Confirm reading", frames=2)
+        assert [action.source for action in session.actions] == ["camera"]
+        assert list(session.actions[0].action["values"]) == ["4"]
+        assert not app.table.notice_text
+    finally:
+        app.hardware.bridge.remove_source(camera.name)
+        profile_path("goldgraeber").unlink()
+
+
+def test_a_camera_set_in_settings_reads_the_dice_the_table_asked_for(table_app: Any, tmp_path: Path) -> None:
+    """The camera comes after the table said what is due: once attached it reads with the game's profile,
+    and its roll is played; a bad address is one sentence and changes nothing; no address drops it."""
+    app = table_app
+    roll = next(roll for roll in rolls(GOLDGRAEBER) if roll.case == "clean")
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    shutil.copy(GOLDGRAEBER / "empty.jpg", frames / "0.jpg")
+    for copy in range(1, 40):
+        shutil.copy(roll.image, frames / f"{copy:02d}.jpg")
+    save_profile(profile(GOLDGRAEBER), profile_path("goldgraeber"), replace=True)
+    session = open_game(app, "goldgraeber")
+    try:
+        refused = app.apply_camera("ftp://tray")
+        assert "ftp://tray" in refused and "\n" not in refused and app.hardware.camera is None
+        assert not app.settings.camera_url
+        assert "Hardware screen" in app.apply_camera(f"{frames}?fps=30&hold=8")
+        assert app.settings.camera_url == f"{frames}?fps=30&hold=8"
+        wait_for(lambda: session.actions)
+        assert [(action.source, list(action.action["values"])) for action in session.actions] == \
+            [("camera", list(roll.faces))]
+        assert "No camera" in app.apply_camera("")
+        wait_for(lambda: app.hardware.camera is None, "the camera to be dropped")
+        assert not app.settings.camera_url
+    finally:
+        camera = app.hardware.camera
+        if camera is not None:
+            app.hardware.bridge.remove_source(camera.name)
+        profile_path("goldgraeber").unlink()
+
+
+def test_the_hardware_screen_calibrates_the_tray_and_teaches_face_by_face(table_app: Any, tmp_path: Path) -> None:
+    from companion.camera.profile import load_profile
+    from companion.camera.sources import read_image
+
+    app = table_app
+    open_game(app, "goldgraeber")
+    path = profile_path("goldgraeber")
+    path.unlink(missing_ok=True)
+    camera = CameraSource(str(GOLDGRAEBER / "empty.jpg"))
+    seen = {"picture": read_image(GOLDGRAEBER / "empty.jpg")}
+    camera.latest_frame = lambda: seen["picture"]  # type: ignore[method-assign]  # what the camera sees now
+    try:
+        app.hardware.add_source(camera)
+        app.go("hardware")
+        wait_for(lambda: app.camera_setup.preview is not None, "the camera's preview")
+        assert app.camera_setup.step == "calibrate"
+        tap(app, "Calibrate", frames=2)
+        assert path.exists() and app.camera_setup.step == "teach" and app.camera_setup.face == "L"
+        seen["picture"] = read_image(GOLDGRAEBER / "empty.jpg")
+        tap(app, "Take picture", frames=2)
+        assert "one die alone" in app.camera_setup.problem, "an empty tray teaches nothing"
+        for show in range(3):
+            seen["picture"] = read_image(GOLDGRAEBER / "teach" / f"L-{show}.jpg")
+            tap(app, "Take picture", frames=2)
+        assert not app.camera_setup.problem
+        assert [taught.face for taught in load_profile(path).taught] == ["L"] * 3
+        assert app.camera_setup.face == "2" and app.camera_setup.shown == 0
+        tap(app, "Calibrate", frames=2)
+        assert app.camera_setup.step == "recalibrate", "taught faces are not thrown away on one tap"
+        assert len(load_profile(path).taught) == 3
+    finally:
+        app.hardware.bridge.remove_source(camera.name)
+        path.unlink(missing_ok=True)
+
+
+def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: Path,
+                                                      monkeypatch: Any) -> None:
+    from companion.camera.profile import load_profile
+
+    app = table_app
+    stick = tmp_path / "stick"
+    stick.mkdir()
+    monkeypatch.setenv("GOLDTABLE_USB", str(stick))
+    open_game(app, "goldgraeber")
+    path = profile_path("goldgraeber")
+    camera = CameraSource(str(GOLDGRAEBER / "empty.jpg"))
+    try:
+        app.hardware.add_source(camera)
+        app.go("hardware")
+        pump(2)
+        path.unlink(missing_ok=True)
+        tap(app, "Export", frames=2)
+        assert "calibrate first" in app.camera_setup.problem and not list(stick.iterdir())
+        taught = profile(GOLDGRAEBER)
+        save_profile(taught, path, replace=True)
+        tap(app, "Export", frames=2)
+        exported = stick / "goldtable" / "camera-goldgraeber.json"
+        assert exported.read_bytes() == path.read_bytes() and str(exported) in app.camera_setup.problem
+        save_profile(taught.model_copy(update={"taught": taught.taught[:3]}), path, replace=True)
+        tap(app, "Import", frames=2)
+        assert app.camera_setup.step == "reimport" and len(load_profile(path).taught) == 3, "asked first"
+        tap(app, "Import", frames=2)
+        assert load_profile(path) == taught and app.camera_setup.step == "ready"
+        assert camera.profile == taught, "the camera reads with the imported profile"
+    finally:
+        app.hardware.bridge.remove_source(camera.name)
+        path.unlink(missing_ok=True)

@@ -1,0 +1,25 @@
+"""Shared by the camera tests: the committed sample photo set (tools/render_dice.py), read through
+companion.camera.photoset, with each session's profile made once."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from companion.camera import photoset
+from companion.camera.photoset import Roll, game_of, rolls
+from companion.camera.profile import Profile
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "camera" / "sample"
+
+__all__ = ["SAMPLE", "Roll", "game_of", "profile", "rolls", "sessions"]
+
+
+def sessions() -> list[Path]:
+    return photoset.sessions(SAMPLE)
+
+
+@cache
+def profile(session: Path) -> Profile:
+    """The session's profile: its empty tray calibrated, its teaching pictures taught."""
+    return photoset.session_profile(session)
