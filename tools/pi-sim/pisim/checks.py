@@ -599,7 +599,7 @@ def check_slow_card(run: Run, vm: Machine) -> None:
                 mirror.ask(power_off=True)
                 wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, "Home", SAME_TABLE)
                 start_game(vm, mirror, "Digger", shots)
-                began = guest_now(vm)
+                began, began_host = guest_now(vm), time.monotonic()
                 acks = Acks(run.sensor)
                 answered = len(run.sensor.answers)
                 # a roll from the sensor, and while its write waits for the card a roll by touch (five faces
@@ -613,6 +613,7 @@ def check_slow_card(run: Run, vm: Machine) -> None:
                 if "stop" not in mirror.ask(expects=True)["expects"]:
                     raise Failure("the check's own game offers no Stop after its two rolls")
                 vm.tap(*mirror.where("Stop!"))
+                stop_tapped = time.monotonic()
                 answers = acks.wait(answered + 1, 300)[answered:]
                 heard = time.monotonic()
             finally:
@@ -638,7 +639,11 @@ def check_slow_card(run: Run, vm: Machine) -> None:
         gaps = sorted(row[1] for row in rows)
         blocked = max(row[4] for row in rows)
         if blocked > 100:
-            raise Failure(f"the UI thread was blocked {blocked:.0f} ms in one frame (more than 100 ms)")
+            worst = sorted(rows, key=lambda row: -row[4])[:3]
+            when = ", ".join(f"{row[4]:.0f} ms ending {row[0] - began:.1f} s after the game began" for row in worst)
+            raise Failure(f"the UI thread was blocked more than 100 ms in a frame: {when} (the sensor's roll was "
+                          f"sent {acks.sent[0][0] - began_host:.1f} s, Stop tapped {stop_tapped - began_host:.1f} s "
+                          f"after it)")
         return (f"a sensor roll, then a touch roll and Stop while it was written came out in order, each once; "
                 f"the sensor's roll ACKed "
                 f"{waited * 1000:.0f} ms after it was sent; {len(rows)} frames: UI thread blocked at most "
