@@ -27,13 +27,16 @@ class Mirror:
     """The app's twin, started fresh at the guest's screen size (as Kivy lays it out: portrait when the
     screen is turned 90 or 270 degrees) and language."""
 
-    def __init__(self, log: Log, language: str = "en", rotation: int = 0) -> None:
+    def __init__(self, log: Log, language: str = "system", rotation: int = 0) -> None:
         self.log = log
         self.rotation = rotation
         width, height = SCREEN if rotation in (0, 180) else SCREEN[::-1]
         self.size = (width, height)
         self._home = tempfile.TemporaryDirectory(prefix="pi-sim-kivy-")
+        # "system", as a fresh card's app is set, with no locale set, as on the card: English
         env = {**os.environ, "KIVY_NO_ARGS": "1", "KIVY_HOME": self._home.name}
+        for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+            env.pop(variable, None)
         self._process = subprocess.Popen([sys.executable, str(MIRROR), str(width), str(height), language],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                          text=True, env=env)
