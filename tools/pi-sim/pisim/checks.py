@@ -375,19 +375,21 @@ def check_rotation(run: Run, vm: Machine) -> None:
 
     def body() -> str:
         seen = []
-        for rotation in (90, 180, 270):
-            vm.ssh(f"{GOLDTABLE} kiosk install --rotate {rotation} && systemctl --user daemon-reload")
+        try:
+            for rotation in (90, 180, 270):
+                vm.ssh(f"{GOLDTABLE} kiosk install --rotate {rotation} && systemctl --user daemon-reload")
+                restart_app(vm)
+                mirror = Mirror(run.log, rotation=rotation)
+                try:
+                    mirror.ask(power_off=True)
+                    wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, f"Home turned {rotation}")
+                    press(vm, mirror, "Settings", shots, f"Settings turned {rotation}, after a tap on its button")
+                finally:
+                    mirror.close()
+                seen.append(str(rotation))
+        finally:  # the later checks want the screen upright
+            vm.ssh(f"{GOLDTABLE} kiosk install && systemctl --user daemon-reload")
             restart_app(vm)
-            mirror = Mirror(run.log, rotation=rotation)
-            try:
-                mirror.ask(power_off=True)
-                wait_for(vm, mirror.shot(shots / f"home-{rotation}.png"), shots, 600, f"Home turned {rotation}")
-                press(vm, mirror, "Settings", shots, f"Settings turned {rotation}, after a tap on its button")
-            finally:
-                mirror.close()
-            seen.append(str(rotation))
-        vm.ssh(f"{GOLDTABLE} kiosk install && systemctl --user daemon-reload")
-        restart_app(vm)
         return f"turned {', '.join(seen)} degrees: Home drawn turned, a tap on Settings opened Settings"
 
     run.check(8, "rotation", body)
