@@ -415,7 +415,7 @@ def check_console(run: Run, target: Target) -> str | Failure:
             vm.start()
             wait_for(vm, mirror.shot(shots / "console-home.png"), shots, 900, "Home on the console")
             seconds = time.monotonic() - vm.booted_at
-            driver = vm.ssh(f"grep -o 'SDL_VIDEODRIVER=[a-z]*' /proc/$(pgrep -f '{APP}' | head -1)/environ")
+            driver = vm.ssh(f"tr '\\0' '\\n' < /proc/$(pgrep -f '{APP}' | head -1)/environ | grep '^SDL_VIDEODRIVER='")
             press(vm, mirror, "History", shots, "History on the console")
             press(vm, mirror, "Back", shots, "Home on the console again")
             off[0] = attempt(lambda: f"console: off {shut_down_by_touch(vm, mirror, shots):.0f} s after the tap")
