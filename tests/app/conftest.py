@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -29,16 +30,27 @@ def app_data() -> Iterator[Path]:
 
 
 class ManualClock:
-    """Monotonic time plus an offset a test can push forward, so the sand timer runs out at once."""
+    """Monotonic time plus an offset a test can push forward, so the sand timer runs out at once; `held()`
+    stops it for a test that reads clocks to the second (a loaded machine's pause must not tick one on)."""
 
     def __init__(self) -> None:
         self.offset = 0.0
+        self.held_at: float | None = None
 
     def __call__(self) -> float:
-        return time.monotonic() + self.offset
+        return (time.monotonic() if self.held_at is None else self.held_at) + self.offset
 
     def advance(self, seconds: float) -> None:
         self.offset += seconds
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        self.held_at = time.monotonic()
+        try:
+            yield
+        finally:  # time goes on from where it stood
+            self.offset += self.held_at - time.monotonic()
+            self.held_at = None
 
 
 @pytest.fixture(scope="session")

@@ -135,27 +135,28 @@ def test_a_killed_app_resumes_with_its_clocks_from_home_and_history(fresh_app: A
     app = fresh_app
     app.open_journal(Journal(tmp_path / "journal.sqlite3"))
     try:
-        app.go("settings")
-        app.go("home")
-        pump(2)
-        clock.advance(3600)  # the hour the app was dead is charged to no one
-        tap(app, app.resume_text)
-        assert app.root.current == "table" and app.table.player == app.clocks.seat == 1
-        app.clocks.update()
-        assert (app.clocks.turn_text, app.clocks.bank_text) == ("0:12", "9:48")
-        app.go("history")
-        pump(2)
-        history = app.root.current_screen
-        history.model.select(game)
-        assert history.model.times == [{"name": "Anna", "used": "0:30"}, {"name": "Ben", "used": "0:12"},
-                                       {"name": "Cleo", "used": "0:00"}]
-        pump(1)
-        shown = "".join(getattr(child, "text", "") for child in history.ids.result.children)
-        assert "Time used" in shown and "0:30" in shown
-        history.resume_selected()
-        pump(2)
-        app.clocks.update()
-        assert app.root.current == "table" and (app.clocks.seat, app.clocks.turn_text) == (1, "0:12")
+        with clock.held():  # the seconds shown must not tick on while a loaded machine pauses
+            app.go("settings")
+            app.go("home")
+            pump(2)
+            clock.advance(3600)  # the hour the app was dead is charged to no one
+            tap(app, app.resume_text)
+            assert app.root.current == "table" and app.table.player == app.clocks.seat == 1
+            app.clocks.update()
+            assert (app.clocks.turn_text, app.clocks.bank_text) == ("0:12", "9:48")
+            app.go("history")
+            pump(2)
+            history = app.root.current_screen
+            history.model.select(game)
+            assert history.model.times == [{"name": "Anna", "used": "0:30"}, {"name": "Ben", "used": "0:12"},
+                                           {"name": "Cleo", "used": "0:00"}]
+            pump(1)
+            shown = "".join(getattr(child, "text", "") for child in history.ids.result.children)
+            assert "Time used" in shown and "0:30" in shown
+            history.resume_selected()
+            pump(2)
+            app.clocks.update()
+            assert app.root.current == "table" and (app.clocks.seat, app.clocks.turn_text) == (1, "0:12")
     finally:
         shared_model().select(-1)  # History opens on the newest game again for the tests after this one
         app.table.attach(None)
