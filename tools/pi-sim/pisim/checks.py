@@ -685,6 +685,7 @@ def check_power_cuts(run: Run, vm: Machine, cuts: int = 10, seed: int = 25) -> N
             vm.power_cut()
             heard = acked_refs()
             vm.start()
+            vm.wait_ready(card.BOOT_TIMEOUT)
             wait_app_started(vm, 900)
             record = latest_game(vm)
             refs = [entry.get("ref") for entry in record["actions"] if entry.get("ref")]
