@@ -16,7 +16,7 @@ from firmware_bridge.simulator import Simulator
 from pisim import card, doc, image
 from pisim.host import CACHE, Failure, Log
 from pisim.image import Target
-from pisim.screens import Mirror, wait_for
+from pisim.screens import SAME_SCREEN, Mirror, wait_for
 from pisim.vm import Machine
 
 #: The app's command line, as a pattern that does not match the shell running pgrep with it.
@@ -235,7 +235,7 @@ def restart_app(vm: Machine) -> None:
     wait_app_started(vm, 600, not_pid=old)
 
 
-def press(vm: Machine, mirror: Mirror, selector: str, shots: Path, then: str, threshold: float = 6.0) -> None:
+def press(vm: Machine, mirror: Mirror, selector: str, shots: Path, then: str, threshold: float = SAME_SCREEN) -> None:
     """Tap a button on the guest's screen (found on the twin's, which presses it too) and wait until the
     guest shows what the twin then shows: the next tap must not land on a screen still being built."""
     vm.tap(*mirror.where(selector, press=True))
