@@ -20,11 +20,12 @@ CAN_POWER_OFF = ["busctl", "--system", "call", "org.freedesktop.login1", "/org/f
 
 def can_power_off(run: Run = subprocess.run) -> bool:
     """Whether `systemctl poweroff` will work for this user without a password prompt (logind's own answer:
-    "yes" in a desktop session; in console mode only with the polkit rule `goldtable kiosk install` writes)."""
+    "yes" in a desktop session; in console mode only with the polkit rule `goldtable kiosk install` writes).
+    Slow where polkit is (its rules are JavaScript): call it off the UI thread."""
     if shutil.which("systemctl") is None or shutil.which("busctl") is None:
         return False
     try:
-        result = run(CAN_POWER_OFF, capture_output=True, text=True, timeout=3)
+        result = run(CAN_POWER_OFF, capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return bool(result.returncode == 0 and result.stdout.strip() == 's "yes"')

@@ -27,8 +27,12 @@ def actions(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _settings(app: Any, monkeypatch: pytest.MonkeyPatch, can_power_off: bool) -> None:
+    """Settings, once logind's answer (asked on a thread of its own) has reached the screen."""
     monkeypatch.setattr(power, "can_power_off", lambda: can_power_off)
     app.go("settings")
+    deadline = time.monotonic() + 10
+    while app.root.current_screen.can_power_off != can_power_off and time.monotonic() < deadline:
+        pump(1)
     pump(2)
 
 
@@ -198,3 +202,25 @@ def test_a_new_sensor_address_replaces_the_sensor(fresh_app: Any) -> None:
     finally:
         hardware.bridge.remove_source("serial")
         fresh_app.update_settings(serial_url="")
+
+
+def test_settings_opens_at_once_while_logind_is_slow_to_answer(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """logind's answer goes through polkit, seconds on a busy Pi: Settings is drawn without it, and Shut
+    down appears when the answer comes."""
+    import threading
+
+    answer = threading.Event()
+    monkeypatch.setattr(power, "can_power_off", lambda: answer.wait(10))
+    fresh_app.go("home")
+    pump(1)
+    fresh_app.go("settings")
+    pump(3)
+    screen = fresh_app.root.current_screen
+    assert screen.name == "settings" and not screen.can_power_off
+    answer.set()
+    deadline = time.monotonic() + 10
+    while not screen.can_power_off:
+        assert time.monotonic() < deadline, "the answer never reached the screen"
+        pump(1)
+    assert find_button(fresh_app, "Shut down")
+    fresh_app.go("home")

@@ -6,11 +6,13 @@ are built here; everything else is declared in the .kv files.
 
 from __future__ import annotations
 
+import threading
 from functools import partial
 from types import ModuleType
 from typing import Any
 
 from kivy.app import App
+from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.factory import Factory
 from kivy.graphics import Color, Rectangle
@@ -289,6 +291,19 @@ class SettingsScreen(Screen):
     """Language, sound, fullscreen, GPIO, serial sensor, camera."""
 
     message = StringProperty("")
+    #: Shut down is offered only where `systemctl poweroff` works without a password (companion.system.power)
+    can_power_off = BooleanProperty(False)
+
+    def ask_power_off(self) -> None:
+        """Ask logind off the UI thread whether Shut down can work: the answer goes through polkit, which
+        on a busy Pi (and on the simulated one, several seconds) is too slow to wait for in a frame."""
+        def ask() -> None:
+            from companion.system import power
+
+            allowed = power.can_power_off()
+            Clock.schedule_once(lambda _dt: setattr(self, "can_power_off", allowed))
+
+        threading.Thread(target=ask, name="goldtable-can-power-off", daemon=True).start()
 
 
 class RulesScreen(Screen):
