@@ -150,7 +150,7 @@ def check_kiosk(run: Run, vm: Machine) -> None:
 
     def body() -> str:
         card.run_steps(vm, doc.steps(("desktop",), run.repository))  # ends with the guide's reboot
-        vm.ssh(f"systemctl --user set-environment GOLDTABLE_FRAME_LOG={FRAME_LOG}")  # from the next start on
+        log_frames(vm)
         vm.shutdown()
         mirror = Mirror(run.log)
         try:
@@ -159,7 +159,6 @@ def check_kiosk(run: Run, vm: Machine) -> None:
             vm.start()
             boot = wait_for(vm, home, shots, 900, "Home after power on")
             seconds = time.monotonic() - vm.booted_at
-            vm.ssh(f"systemctl --user set-environment GOLDTABLE_FRAME_LOG={FRAME_LOG}")
             killed = app_pid(vm)
             vm.ssh(f"kill -KILL {killed}")
             wait_app_started(vm, 600, not_pid=killed)
@@ -228,10 +227,19 @@ def wait_app_started(vm: Machine, timeout: float, not_pid: int = 0) -> int:
     raise Failure(f"the app did not start in {timeout:.0f} s")
 
 
+def log_frames(vm: Machine) -> None:
+    """Every app the unit starts from now on writes its frame log, also after a reboot (environment.d is
+    read by the user manager at each start; set-environment lasts only until the next boot)."""
+    vm.ssh(f"mkdir -p ~/.config/environment.d && echo GOLDTABLE_FRAME_LOG={FRAME_LOG} > "
+           f"~/.config/environment.d/60-pi-sim-frames.conf && systemctl --user set-environment "
+           f"GOLDTABLE_FRAME_LOG={FRAME_LOG}")
+
+
 def restart_app(vm: Machine) -> None:
     """(Re)start the unit, as the guide's update step does, and wait for the new app's loop."""
     old = app_pid(vm)
-    vm.ssh(f"systemctl --user set-environment GOLDTABLE_FRAME_LOG={FRAME_LOG}; systemctl --user restart goldtable")
+    log_frames(vm)
+    vm.ssh("systemctl --user restart goldtable")
     wait_app_started(vm, 600, not_pid=old)
 
 
