@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -282,6 +283,22 @@ def home_as_guest(vm: Machine, mirror: Mirror, shots: Path) -> Path:
     return mirror.shot(shots / "home-expected.png")
 
 
+@contextlib.contextmanager
+def on_home(run: Run, vm: Machine, shots: Path, rotation: int = 0,
+            threshold: float = SAME_SCREEN) -> Iterator[Mirror]:
+    """A newly started app on the guest's Home, and the twin (which may power off, as logind lets the
+    guest) showing the same: where a check's taps begin."""
+    restart_app(vm)
+    mirror = Mirror(run.log, rotation=rotation)
+    try:
+        mirror.ask(power_off=True)
+        turned = f" turned {rotation}" if rotation else ""
+        wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, f"Home{turned}", threshold)
+        yield mirror
+    finally:
+        mirror.close()
+
+
 def check_gpio(run: Run, vm: Machine) -> None:
     """Check 3: a whole Digger turn by GPIO buttons only, every press bouncing: the journal holds exactly
     the pressed actions, each once."""
@@ -289,14 +306,8 @@ def check_gpio(run: Run, vm: Machine) -> None:
 
     def body() -> str:
         press = vm.push_tool("pi-sim-press")
-        restart_app(vm)
-        mirror = Mirror(run.log)
-        try:
-            mirror.ask(power_off=True)
-            wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, "Home")
+        with on_home(run, vm, shots) as mirror:
             start_game(vm, mirror, "Digger", shots)
-        finally:
-            mirror.close()
         rolls = (("B", "Y", "R", "G", "K"), ("W", "W", "R", "B", "K"))
         presses = [f"{TILT_LINE}=closed"] + [str(COLOUR_LINES[face]) for face in rolls[0]]
         presses += [str(COLOUR_LINES[face]) for face in rolls[1]] + [str(STOP_LINE)]
@@ -346,14 +357,8 @@ def shutdown_desktop(run: Run, vm: Machine) -> str:
     """Check 5, desktop half: Settings -> Shut down powers off without a password (reported with the
     console half, as one line)."""
     shots = folder("shots")
-    restart_app(vm)
-    mirror = Mirror(run.log)
-    try:
-        mirror.ask(power_off=True)
-        wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, "Home")
+    with on_home(run, vm, shots) as mirror:
         return f"desktop: off {shut_down_by_touch(vm, mirror, shots):.0f} s after the tap"
-    finally:
-        mirror.close()
 
 
 def attempt(part: Callable[[], str]) -> str | Failure:
@@ -386,14 +391,8 @@ def check_rotation(run: Run, vm: Machine) -> None:
         try:
             for rotation in (90, 180, 270):
                 vm.ssh(f"{GOLDTABLE} kiosk install --rotate {rotation} && systemctl --user daemon-reload")
-                restart_app(vm)
-                mirror = Mirror(run.log, rotation=rotation)
-                try:
-                    mirror.ask(power_off=True)
-                    wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, f"Home turned {rotation}")
+                with on_home(run, vm, shots, rotation=rotation) as mirror:
                     press(vm, mirror, "Settings", shots, f"Settings turned {rotation}, after a tap on its button")
-                finally:
-                    mirror.close()
                 seen.append(str(rotation))
         finally:  # the later checks want the screen upright
             vm.ssh(f"{GOLDTABLE} kiosk install && systemctl --user daemon-reload")
@@ -519,12 +518,8 @@ def check_sensor(run: Run, vm: Machine) -> None:
     shots = folder("shots")
 
     def body() -> str:
-        restart_app(vm)
-        mirror = Mirror(run.log)
         sent: list[str] = []
-        try:
-            mirror.ask(power_off=True)
-            wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, "Home")
+        with on_home(run, vm, shots) as mirror:
             start_game(vm, mirror, "Gold Connection", shots)
             table = Table(run, vm, mirror, shots)
             table.load_guest_game()
@@ -548,8 +543,6 @@ def check_sensor(run: Run, vm: Machine) -> None:
             table.settle("the move")
             bar = mirror.ask(offered="loot")
             run.log.write(f"loot offers {bar}")
-        finally:
-            mirror.close()
         record = latest_game(vm)
         refs = [entry.get("ref") for entry in record["actions"] if entry["action"]["type"] == "roll"]
         wanted = [f"serial:{seq}" for seq in sent]
@@ -603,11 +596,7 @@ def check_slow_card(run: Run, vm: Machine) -> None:
     def body() -> str:
         vm.ssh("sudo pi-sim-sdcard delay 200")
         try:
-            restart_app(vm)
-            mirror = Mirror(run.log)
-            try:
-                mirror.ask(power_off=True)
-                wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, "Home", SAME_TABLE)
+            with on_home(run, vm, shots, threshold=SAME_TABLE) as mirror:
                 start_game(vm, mirror, "Digger", shots)
                 began, began_host = guest_now(vm), time.monotonic()
                 acks = Acks(run.sensor)
@@ -626,8 +615,6 @@ def check_slow_card(run: Run, vm: Machine) -> None:
                 stop_tapped = time.monotonic()
                 answers = acks.wait(answered + 1, 300)[answered:]
                 heard = time.monotonic()
-            finally:
-                mirror.close()
             deadline = time.monotonic() + 300
             while len(latest_game(vm)["actions"]) < 3 and time.monotonic() < deadline:
                 time.sleep(3)
@@ -676,14 +663,8 @@ def check_power_cuts(run: Run, vm: Machine, cuts: int = 10, seed: int = 25) -> N
         return {"serial:" + line.decode().split(",")[1] for kind, line, _ in run.sensor.answers if kind == "ACK"}
 
     def body() -> str:
-        restart_app(vm)
-        mirror = Mirror(run.log)
-        try:
-            mirror.ask(power_off=True)
-            wait_for(vm, home_as_guest(vm, mirror, shots), shots, 600, "Home", SAME_TABLE)
+        with on_home(run, vm, shots, threshold=SAME_TABLE) as mirror:
             start_game(vm, mirror, "Digger", shots)
-        finally:
-            mirror.close()
         acks = Acks(run.sensor)
         for cut in range(cuts):
             until = time.monotonic() + rng.uniform(3, 25)
