@@ -21,8 +21,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +107,6 @@ class Machine:
     ssh_port: int = 0
     boots: int = 0
     booted_at: float = 0.0
-    extra_args: list[str] = field(default_factory=list)
     last_status: int = 0
     last_error: str = ""
 
@@ -134,7 +132,7 @@ class Machine:
             self.log)
 
     # -- power -----------------------------------------------------------------------------------------
-    def start(self, *, console: str | None = None) -> None:
+    def start(self) -> None:
         """Switch on."""
         if self.process is not None:
             raise Failure("the machine is already running")
@@ -142,8 +140,7 @@ class Machine:
         monitor = self.folder / "qmp.sock"
         monitor.unlink(missing_ok=True)
         command = [*self._machine_args(), *self._device_args(), "-qmp", f"unix:{monitor},server=on,wait=off",
-                   "-serial", f"file:{self.folder / f'console-{self.boots}.log'}", "-display", "none",
-                   *self.extra_args]
+                   "-serial", f"file:{self.folder / f'console-{self.boots}.log'}", "-display", "none"]
         self.log.write("$ " + shlex.join(command))
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=(self.folder / "qemu.err").open("ab"))
@@ -352,15 +349,3 @@ def patch_device_tree(source: str, model: str, compatible: tuple[str, ...], revi
         if count != 1:
             raise Failure(f"QEMU's virt device tree has changed: no line matching {pattern!r}")
     return text
-
-
-@contextlib.contextmanager
-def machine(target: Target, folder: Path, log: Log, **options: Any) -> Iterator[Machine]:
-    """A Machine that is switched off cleanly (or by force) when the block ends."""
-    vm = Machine(target, folder, log, **options)
-    try:
-        yield vm
-    finally:
-        if vm.running:
-            vm.shutdown(timeout=60)
-
