@@ -508,7 +508,12 @@ def sensor_roll(run: Run, table: Table, values: tuple[str, ...], unplug: bool = 
         raise Failure(f"the roll {' '.join(values)} was refused ({reason}); the guest's game holds {played}, "
                       f"the twin expects {table.expects()}")
     table.mirror.ask(roll=list(values))
-    return line.decode().split(",")[1]
+    return frame_seq(line)
+
+
+def frame_seq(answer: bytes) -> str:
+    """The sequence number of the frame an answer (`ACK,<seq>...`, as the board heard it) is for."""
+    return answer.decode().split(",")[1]
 
 
 def check_sensor(run: Run, vm: Machine) -> None:
@@ -660,7 +665,7 @@ def check_power_cuts(run: Run, vm: Machine, cuts: int = 10, seed: int = 25) -> N
     faces = "BYRGWK"
 
     def acked_refs() -> set[str]:
-        return {"serial:" + line.decode().split(",")[1] for kind, line, _ in run.sensor.answers if kind == "ACK"}
+        return {"serial:" + frame_seq(line) for kind, line, _ in run.sensor.answers if kind == "ACK"}
 
     def body() -> str:
         with on_home(run, vm, shots, threshold=SAME_TABLE) as mirror:
