@@ -125,6 +125,13 @@ class Bridge:
             source.stop()
         return source
 
+    def replace_source(self, source: Source) -> Source:
+        """Put `source` in the place of the source with its name, if any (the sensor at another address):
+        one change, so no other start or removal comes between the two."""
+        with self._changing:
+            self._remove_source(source.name)
+            return self._add_source(source)
+
     def subscribe(self, callback: Callback) -> Callable[[], None]:
         """Call `callback(event)` for every event from now on; returns a function that unsubscribes."""
         with self._lock:

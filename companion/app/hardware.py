@@ -154,9 +154,7 @@ class HardwareLink(EventDispatcher):
         """Attach `source` in place of the one with its name (Settings: the sensor or the camera at another
         address), on the worker thread: stopping a serial source waits for its reader thread."""
         def replace() -> None:
-            while self.bridge.remove_source(source.name) is not None:
-                pass  # every reader of that name: two on one port would split its frames
-            self.bridge.add_source(source)
+            self.bridge.replace_source(source)
             Clock.schedule_once(lambda _dt: self._attached(source))
 
         self._work.put(replace)

@@ -40,5 +40,7 @@ def test_remove_source_stops_it_and_frees_its_name() -> None:
             assert bridge.remove_source("serial") is None
             second = bridge.add_source(SerialSource(simulator.url))  # the name is free again
             assert bridge.sources == (second,)
+            third = bridge.replace_source(SerialSource(simulator.url))  # in its place, in one change
+            assert bridge.sources == (third,) and not second.connected
     finally:
         simulator.stop()
