@@ -4,17 +4,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.scrollview import ScrollView
+from kivy.uix.togglebutton import ToggleButton
 from kivy.uix.widget import Widget
 
 #: Smallest side of anything tapped on a table screen (48 px is about 9 mm on the 7" 800x480 display).
 MIN_TAP_PX = 48
 #: Smallest font size of game information on a table screen, readable from a chair at the table.
 MIN_TEXT_SP = 18
+#: A button's text may shrink to this share of its font size so that its longest word fits on one line.
+SMALLEST_FIT = 0.6
+#: Room a button keeps on each side of its text, in pixels (its `text_size` is 8 px narrower than it).
+BUTTON_TEXT_MARGIN = 4
 #: Behind every screen.  It is the window's clear colour, not a rectangle on each screen: a full-window
 #: rectangle is blended anew in every frame, a quarter of an unchanged table frame on a software renderer.
 BACKGROUND_RGBA = (0x1D / 255, 0x26 / 255, 0x21 / 255, 1.0)
@@ -81,3 +88,66 @@ class Scroll(ScrollView):
 
     def _bind_inactive_bar_color(self, *_args: Any) -> None:
         """Kivy's hook for the fade (kivy/uix/scrollview.py): nothing to do, the bar stays as it is."""
+
+
+@lru_cache(maxsize=4096)
+def word_width(word: str, font_name: str, font_px: float, bold: bool) -> int:
+    """How wide one word is drawn, in pixels (cached: the same words come back every turn)."""
+    from kivy.core.text import Label as CoreLabel
+
+    return int(CoreLabel(font_name=font_name, font_size=font_px, bold=bold).get_extents(word)[0])
+
+
+class WholeWords:
+    """A button whose words are never broken: when its longest word is wider than the button (a German
+    word on a narrow button, any button in portrait), the text gets smaller until the word fits, down to
+    `SMALLEST_FIT` of the font size the screen asked for.  Kivy itself would cut the word in two
+    ("Einstell" / "ungen").  The size the screen sets is kept as `wanted_font_size`."""
+
+    text: str
+    width: float
+    font_size: float
+    font_name: str
+    bold: bool
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._fitting = False
+        self.wanted_font_size = 0.0
+        super().__init__(**kwargs)
+
+    def on_font_size(self, _widget: Any, size: float) -> None:
+        if not self._fitting:
+            self.wanted_font_size = size
+            self.fit_words()
+
+    def on_text(self, *_args: Any) -> None:
+        self.fit_words()
+
+    def on_width(self, *_args: Any) -> None:
+        self.fit_words()
+
+    def fit_words(self) -> None:
+        wanted, room = self.wanted_font_size, self.width - 2 * BUTTON_TEXT_MARGIN
+        if not wanted or room <= 0:
+            return
+        longest = max(self.text.split(), key=len, default="")
+        size = wanted
+        # only a word that could be too wide is measured (a Roboto letter is under 0.7 em wide)
+        if len(longest) * wanted * 0.7 > room:
+            width = word_width(longest, self.font_name, wanted, self.bold)
+            if width > room:
+                size = max(wanted * SMALLEST_FIT, wanted * room / width)
+        if size != self.font_size:
+            self._fitting = True
+            try:
+                self.font_size = size
+            finally:
+                self._fitting = False
+
+
+class GButton(WholeWords, Button):
+    """The app's button (look in widgets.kv)."""
+
+
+class GToggle(WholeWords, ToggleButton):
+    """The app's toggle button (look in widgets.kv)."""

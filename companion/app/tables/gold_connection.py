@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
-from kivy.core.text import Label as CoreLabel
 from kivy.factory import Factory
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
@@ -26,7 +25,7 @@ from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import LanguageWatch, colour_letter, die_face_button
-from companion.app.widgets import MIN_TAP_PX, resize
+from companion.app.widgets import BUTTON_TEXT_MARGIN, MIN_TAP_PX, resize, word_width
 from companion.engine.core import N_, ActionModel, Setup
 from companion.games.gold_connection.rules import (
     BEST_ROLL,
@@ -306,9 +305,9 @@ class GoldConnectionPanel(BoxLayout):
         if not grid.children:
             return
         sample = grid.children[0]
-        measure = CoreLabel(font_size=sample.font_size, font_name=sample.font_name).get_extents
-        half = (grid.width - grid.spacing[0]) / 2 - 8  # a GButton's text is 8 px narrower than it
-        grid.cols = 1 if any(measure(word)[0] > half for button in grid.children for word in button.text.split()) else 2
+        half = (grid.width - grid.spacing[0]) / 2 - 2 * BUTTON_TEXT_MARGIN
+        grid.cols = 1 if any(word_width(word, sample.font_name, sample.wanted_font_size, sample.bold) > half
+                             for button in grid.children for word in button.text.split()) else 2
 
     def _collect_choices(self, state: GoldConnectionState) -> None:
         """The choices the phase table offers now, each as a button."""
