@@ -21,6 +21,8 @@ from pisim.image import Target
 from pisim.vm import Machine
 
 BOOT_TIMEOUT = 1800.0
+#: One of the guide's steps under emulation: Bookworm's `apt full-upgrade` ran past an hour on a loaded host.
+STEP_TIMEOUT = 3 * 3600.0
 GIT_PORT = 9418
 #: Certificate authorities added to the host (a network whose proxy inspects TLS): the guest needs them
 #: too to reach PyPI, as a Pi on such a network would.
@@ -68,7 +70,7 @@ def run_steps(vm: Machine, steps: list[doc.Step], desktop_terminal: bool = False
             continue
         commands += sum(1 for line in step.script.splitlines() if line.strip() and not line.lstrip().startswith("#"))
         script = (DESKTOP_TERMINAL if desktop_terminal else "") + step.script
-        result = vm.ssh("bash -e", input_text=script, check=False, timeout=3600)
+        result = vm.ssh("bash -e", input_text=script, check=False, timeout=STEP_TIMEOUT)
         if vm.last_status != 0:
             first = next(line for line in step.script.splitlines() if line.strip())
             raise Failure(f"the guide's {step.tag} step `{first.strip()}` failed: {vm.last_error or result[-200:]}")
