@@ -592,6 +592,9 @@ class TouchGame:
                     self.app.controller.virtual_roll("virtual")
                 else:
                     self.app.controller.submit(move)
+                pump(1)  # its write lands and its answer reaches the table before the next move is chosen
+                if len(session.actions) == played and not session.is_over():
+                    raise RuntimeError(f"{self.game}: the table refused the benchmark's move {move}")
                 self.direct += 1
         pump(3)
 

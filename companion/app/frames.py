@@ -5,7 +5,10 @@ when the screen could not be redrawn and why. Each line is the moment (seconds, 
 since the loop's last turn and how much of that gap the UI thread spent on a CPU and waiting for one, in
 milliseconds (`/proc/thread-self/schedstat`). What is left of a gap is time the UI thread was blocked:
 waiting for a disk, a lock, another thread. A slow card's fsync on the UI thread shows up there, a slow
-CPU (or an emulated one) does not. Off unless the variable is set; the file is written as the app runs.
+CPU (or an emulated one) does not. Mesa's software renderer (a Pi without its GPU driver, a simulated Pi)
+draws on threads of its own, and the UI thread waiting for them shows up as blocked as well:
+`LP_NUM_THREADS=0` makes it draw on the UI thread, so its time counts as the UI thread's CPU. Off unless
+the variable is set; the file is written as the app runs.
 """
 
 from __future__ import annotations
