@@ -55,7 +55,8 @@ def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | No
     on_pi = on_raspberry_pi()
 
     settings = load_settings()
-    _configure(fullscreen or on_pi or settings.fullscreen)
+    fullscreen = fullscreen or on_pi or settings.fullscreen
+    _configure(fullscreen)
     from kivy.core.window import Window
 
     if Window is None:  # the display answered the check but SDL could not open a window on it
@@ -68,6 +69,7 @@ def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | No
     from companion.app.main import GoldtableApp
 
     app = GoldtableApp(journal_path=journal, serial_url=serial_url, gpio=gpio)
+    app.fullscreen = fullscreen  # Settings shows the window as it is, also when the kiosk's flag made it so
     # systemd stops the kiosk with SIGTERM: close the app as Quit does, so exit handlers still run
     signal.signal(signal.SIGTERM, lambda *_: Clock.schedule_once(lambda _dt: app.stop()))
     if frames is not None:

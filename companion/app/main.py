@@ -142,6 +142,8 @@ class GoldtableApp(App):
     #: A short message shown over any screen (e.g. a roll arrived while no game is being played).
     announcement = StringProperty("")
     simulated = BooleanProperty(True)
+    #: The window fills the screen now (the setting, `--fullscreen` or a Raspberry Pi at start; Settings' switch).
+    fullscreen = BooleanProperty(False)
     table: TableModel = ObjectProperty(None)
     #: The game's TableController: every input goes here (kv: `app.controller.undo()`).
     controller: TableController = ObjectProperty(None)
@@ -438,11 +440,18 @@ class GoldtableApp(App):
         except OSError as error:
             log.warning("settings not saved: %s", error)
 
+    def set_fullscreen(self, on: bool) -> None:
+        """Settings' switch. Drawn, it takes the window's state, which must not save it as the setting (a
+        kiosk's `--fullscreen` would otherwise become the setting of every later start)."""
+        if on != self.fullscreen:
+            self.update_settings(fullscreen=on)
+
     def update_settings(self, **changes: Any) -> None:
         self.settings = self.settings.model_copy(update=changes)
         self.save_settings()
         if "fullscreen" in changes:
             Window.fullscreen = "auto" if changes["fullscreen"] else False
+            self.fullscreen = changes["fullscreen"]
 
     def apply_serial(self, url: str) -> str:
         """Settings: attach a serial sensor now; returns a message for the screen."""

@@ -224,3 +224,24 @@ def test_settings_opens_at_once_while_logind_is_slow_to_answer(fresh_app: Any, m
         pump(1)
     assert find_button(fresh_app, "Shut down")
     fresh_app.go("home")
+
+
+def test_the_full_screen_switch_shows_the_window_as_it_is(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kiosk starts the app with `--fullscreen` (a Pi does by itself) while the saved setting says
+    windowed: Settings shows the switch on, without saving the flag as the setting; switched off, it is."""
+    saved: list[dict[str, Any]] = []
+    monkeypatch.setattr(fresh_app, "update_settings", lambda **changes: saved.append(changes))
+    monkeypatch.setattr(power, "can_power_off", lambda: False)
+    assert not fresh_app.settings.fullscreen
+    fresh_app.fullscreen = True  # as launch.run_app sets it for the kiosk
+    try:
+        fresh_app.go("settings")
+        pump(2)
+        switch = fresh_app.root.current_screen.ids.fullscreen
+        assert switch.active and saved == []
+        switch.active = False  # what a finger on the switch does
+        assert saved == [{"fullscreen": False}]
+    finally:
+        fresh_app.fullscreen = False
+        fresh_app.go("home")
+        pump(1)
