@@ -605,15 +605,25 @@ def guest_now(vm: Machine) -> float:
     return float(vm.ssh("cat /proc/uptime").split()[0])
 
 
-def check_slow_card(run: Run, vm: Machine) -> None:
-    """Check 6: every flush of the SD card held 200 ms: a Digger game by taps and by the sensor; the UI
-    thread is never blocked on the card for 100 ms (the commits run on the journal's writer thread), every
-    sensor roll is ACKed only after the flush, and every input comes out in the journal once, in order."""
+#: How long check 6 holds every flush of the card. The issue names 200 ms, an SD card's worst; under emulation
+#: the UI thread also sits blocked 100-350 ms in some frames with the card at full speed (the emulated
+#: desktop: Xwayland, the compositor), so a 200 ms wait could not be told from them. Five times as long, a
+#: single flush waited for on the UI thread stands out of that noise, and what holds for 1 s holds for 0.2.
+SLOW_FLUSH_MS = 1000
+#: The most the UI thread may be blocked in one frame of check 6: half a flush.
+STALL_MS = SLOW_FLUSH_MS // 2
+
+
+def check_slow_card(run: Run, vm: Machine, flush_ms: int = SLOW_FLUSH_MS) -> None:
+    """Check 6: every flush of the SD card held `flush_ms`: a Digger game by taps and by the sensor; the UI
+    thread is never blocked on the card (the commits run on the journal's writer thread: no frame's blocked
+    time comes near a flush), every sensor roll is ACKed only after the flush, and every input comes out in
+    the journal once, in order."""
     shots = folder("shots")
 
     def body() -> str:
         on_sd_card(vm)
-        vm.ssh("sudo pi-sim-sdcard delay 200")
+        vm.ssh(f"sudo pi-sim-sdcard delay {flush_ms}")
         # llvmpipe draws on threads of its own, and the UI thread waiting for them counts as blocked in the
         # frame log (seconds a frame under emulation, where a Pi's GPU takes milliseconds): drawn on the UI
         # thread itself, the drawing is its CPU time, and blocked is what this check is after
@@ -654,19 +664,19 @@ def check_slow_card(run: Run, vm: Machine) -> None:
         if answers[0][0] != "ACK":
             raise Failure(f"the sensor's roll was answered {answers[0]}")
         waited = heard - acks.sent[0][0]
-        if waited < 0.2:
-            raise Failure(f"the sensor's roll was ACKed {waited * 1000:.0f} ms after it was sent, before a 200 ms "
-                          f"flush could end")
+        if waited < flush_ms / 1000:
+            raise Failure(f"the sensor's roll was ACKed {waited * 1000:.0f} ms after it was sent, before a "
+                          f"{flush_ms} ms flush could end")
         gaps = sorted(row[1] for row in rows)
         blocked = max(row[4] for row in rows)
-        if blocked > 100:
+        if blocked > STALL_MS:
             worst = sorted(rows, key=lambda row: -row[4])[:3]
             when = ", ".join(f"{row[4]:.0f} ms ending {row[0] - began:.1f} s after the game began" for row in worst)
-            raise Failure(f"the UI thread was blocked more than 100 ms in a frame: {when} (the sensor's roll was "
-                          f"sent {acks.sent[0][0] - began_host:.1f} s, Stop tapped {stop_tapped - began_host:.1f} s "
-                          f"after it)")
-        return (f"a sensor roll, then a touch roll and Stop while it was written came out in order, each once; "
-                f"the sensor's roll ACKed "
+            raise Failure(f"the UI thread was blocked more than {STALL_MS} ms in a frame: {when} (the sensor's "
+                          f"roll was sent {acks.sent[0][0] - began_host:.1f} s, Stop tapped "
+                          f"{stop_tapped - began_host:.1f} s after it)")
+        return (f"every flush held {flush_ms} ms: a sensor roll, then a touch roll and Stop while it was written "
+                f"came out in order, each once; the sensor's roll ACKed "
                 f"{waited * 1000:.0f} ms after it was sent; {len(rows)} frames: UI thread blocked at most "
                 f"{blocked:.0f} ms, gap p50 {gaps[len(gaps) // 2]:.0f} / p99 {gaps[int(len(gaps) * .99)]:.0f} / "
                 f"max {gaps[-1]:.0f} ms under emulation")
