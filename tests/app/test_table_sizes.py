@@ -94,3 +94,21 @@ def test_table_screen_text_and_targets_are_big_enough(table_app: Any, game: str)
     app.table.clear_messages()
     assert checked > 5
     assert not seen, "\n".join(f"{problem}   (in {where})" for problem, where in seen.items())
+
+
+def test_turned_to_portrait_the_game_keeps_the_whole_width(table_app: Any) -> None:
+    """`--rotate 90` makes the window 480x800: the prompt, scores and log go under the game's panel,
+    which would otherwise be left a strip of 250 px (Goldgräber's board 50 px wide)."""
+    open_table(table_app, "goldgraeber", 3)
+    screen = table_app.root.current_screen
+    assert screen.ids.middle.orientation == "horizontal"
+    landscape = screen.ids.panel.width
+    Window.size = (480, 800)
+    try:
+        pump(3)
+        assert screen.ids.middle.orientation == "vertical"
+        assert screen.ids.panel.width >= 480 - 2 * 6 - 1 > landscape - 204
+    finally:
+        Window.size = (800, 480)
+        pump(3)
+    assert screen.ids.middle.orientation == "horizontal" and screen.ids.panel.width == landscape
