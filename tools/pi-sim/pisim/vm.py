@@ -36,6 +36,13 @@ BOARDS = {
 }
 
 
+#: How often a command is tried when ssh could not get into the guest at all.
+CONNECT_TRIES = 4
+#: What ssh says when it failed before the command could start.
+NOT_CONNECTED = ("banner exchange", "kex_exchange_identification", "Connection refused", "Connection reset",
+                 "Connection timed out", "Connection closed by remote host")
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -230,15 +237,27 @@ class Machine:
 
     # -- the guest's shell -----------------------------------------------------------------------------
     def ssh(self, command: str, *, timeout: float = 600.0, check: bool = True, user: str = "pi",
-            input_text: str | None = None) -> str:
-        """Run `command` in a login shell of `user` on the guest; its output (stdout)."""
-        if not self.running:
-            raise Failure("the machine is off")
+            input_text: str | None = None, connect_tries: int = CONNECT_TRIES) -> str:
+        """Run `command` in a login shell of `user` on the guest; its output (stdout).
+
+        A connection that fails before the guest's sshd let us in (a busy emulated guest answers its
+        banner late) ran nothing, so it is tried again, up to `connect_tries` times in all."""
         key = ssh_key()
-        result = run(["ssh", "-i", str(key), "-p", str(self.ssh_port), "-o", "StrictHostKeyChecking=no",
-                      "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "ConnectTimeout=10",
-                      "-o", "BatchMode=yes", f"{user}@127.0.0.1", f"bash -lc {shlex.quote(command)}"],
-                     self.log, check=check, timeout=timeout, input_text=input_text, what=f"guest: {command[:60]}")
+        what = f"guest: {command[:60]}"
+        for attempt in range(connect_tries):
+            if not self.running:
+                raise Failure("the machine is off")
+            result = run(["ssh", "-i", str(key), "-p", str(self.ssh_port), "-o", "StrictHostKeyChecking=no",
+                          "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "ConnectTimeout=10",
+                          "-o", "BatchMode=yes", f"{user}@127.0.0.1", f"bash -lc {shlex.quote(command)}"],
+                         self.log, check=False, timeout=timeout, input_text=input_text, what=what)
+            if result.returncode != 255 or not any(sign in result.stderr for sign in NOT_CONNECTED):
+                break
+            if attempt + 1 < connect_tries:
+                time.sleep(5)
+        if check and result.returncode != 0:
+            last = (result.stderr or result.stdout).strip().splitlines()
+            raise Failure(f"{what}: {last[-1] if last else f'exit {result.returncode}'}")
         self.last_status = result.returncode
         errors = result.stderr.strip().splitlines()
         self.last_error = errors[-1] if errors else ""
@@ -260,7 +279,7 @@ class Machine:
                 raise Failure(f"QEMU stopped while booting (see {self.folder / 'qemu.err'})")
             with contextlib.suppress(Failure):
                 state = self.ssh("systemctl is-system-running --wait", timeout=max(5.0, deadline - time.monotonic()),
-                                 check=False).strip()
+                                 check=False, connect_tries=1).strip()
                 if state in ("running", "degraded"):
                     if state == "degraded":
                         self.log.write(self.ssh("systemctl --failed --no-legend", check=False))
@@ -283,7 +302,7 @@ class Machine:
 
     def _ssh_ok(self) -> bool:
         try:
-            self.ssh("true", timeout=5)
+            self.ssh("true", timeout=5, connect_tries=1)
         except Failure:
             return False
         return True
