@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from companion.app.controllers.base import TableController, in_turn
-from companion.engine.core import N_, ActionModel, Event, Refusal
+from companion.engine.core import ActionModel, Event
 from companion.games.gold_connection.rules import (
     GoldConnection,
     GoldConnectionState,
+    Loot,
     Move,
     Plunder,
     auto_sort,
@@ -141,14 +142,8 @@ class GoldConnectionController(TableController):
         state = self.state
         if state is None or "move" not in self.expects():
             return
-        arrow = state.robbers[state.current].arrow
-        if not state.moved:
-            self.submit({"type": "loot", "bars": [bar]})
-            return
-        if safe != arrow:
-            self.table.show_refusal(Refusal(code="loot.other_safe", rule="GC-8", params={"safe": arrow},
-                                            message=N_("Only bars in the safe under your arrow ({safe}) can be "
-                                                       "looted.")))
+        if not state.moved or safe != state.robbers[state.current].arrow:
+            self.submit(Loot(bars=(bar,), safe=safe))  # the rules say why not: move first, or the arrow's safe only
             return
         picked = list(self.picked)
         if picked.count(bar) < state.safes[safe].count(bar):
