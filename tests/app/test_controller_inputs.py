@@ -159,6 +159,20 @@ def test_refused_roll_is_answered_refused_and_a_resend_is_not_played_twice(fresh
     wrong = Frame(values=("1",), seq=3)  # the Goldgräber die has no 1 (it shows the locomotive)
     hardware(app, wrong)
     assert answers.calls[-1][:3] == (wrong, False, "roll.bad_face") and session.actions == []
+    assert "Die 1 showed '1', which it cannot show; please enter the roll by touch." in app.table.notice_text
+
+
+def test_keys_that_make_an_impossible_roll_are_told_which_die_cannot_show_it(fresh_app: Any) -> None:
+    """Chinagold's tiles differ (0|1, 0|2, 1|2): the 0 key enters a face of some tiles, not of the 1|2 tile.
+    A roll that gives that tile a 0 is refused before the rules see it, naming the die."""
+    app = fresh_app
+    session = open_game(app, "chinagold")
+    dice = app.table.dice
+    blank = next(index for index, faces in enumerate(dice) if "0" not in faces)
+    for index in range(len(dice)):
+        key("0" if index == blank else "1")  # 1: the value_1 button, the first face of the tile due
+    assert f"Die {blank + 1} showed '0', which it cannot show" in app.table.notice_text
+    assert session.actions == []
 
 
 def test_rules_refusal_code_goes_back_to_the_device(fresh_app: Any, answers: Answers) -> None:

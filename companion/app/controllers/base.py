@@ -24,6 +24,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
 from companion.app.i18n import _, n_
+from companion.engine.core import dice_misfit
 
 if TYPE_CHECKING:
     from companion.app.table import TableModel
@@ -487,16 +488,16 @@ class TableController:
         table = self.table
         if not table.roll_action or not table.dice:
             return _("No dice roll is expected now; the roll was ignored."), "roll.not_expected"
-        if len(values) != len(table.dice):
-            got, want = len(values), len(table.dice)
+        misfit = dice_misfit(table.dice, values)
+        if misfit is None:
+            return None
+        if misfit.die is None:
+            got, want = misfit.got, misfit.want
             return _("{read} but {needed}; please enter the roll by touch.").format(
                 read=n_("{got} die was read", "{got} dice were read", got).format(got=got),
                 needed=n_("{want} is needed", "{want} are needed", want).format(want=want)), "roll.wrong_count"
-        for index, (value, faces) in enumerate(zip(values, table.dice)):
-            if value not in faces:
-                return _("Die {n} showed '{value}', which it cannot show; please enter the roll by touch.").format(
-                    n=index + 1, value=value), "roll.bad_face"
-        return None
+        return _("Die {n} showed '{value}', which it cannot show; please enter the roll by touch.").format(
+            n=misfit.die + 1, value=misfit.value), "roll.bad_face"
 
     @in_turn
     def hardware_roll(self, values: list[str], uncertain: list[int], source: Source, event: Any = None) -> None:
