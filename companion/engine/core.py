@@ -242,6 +242,12 @@ def check_dice(prompt: Prompt, values: Sequence[object], refusals: DiceRefusals,
                   die=die, faces=" ".join(prompt.dice[die]), **{name: names[die] for name, names in per_die.items()})
 
 
+def roll_rng(seed: int, moves: int) -> Random:
+    """Where the Pi's roll after `moves` actions of a game set up with `seed` comes from (`Game.virtual_roll`):
+    the same game at the same move rolls alike, in the app, in a replay and in a scripted example."""
+    return Random(f"{seed}:{moves}")
+
+
 class IllegalAction(Exception):
     """Raised by `Game.apply` when handed an action that `validate` refuses."""
 
@@ -425,7 +431,8 @@ class Game(ABC, Generic[StateT, OptionsT]):
         """What the table has to do next."""
 
     def virtual_roll(self, state: StateT, rng: Random) -> ActionModel | None:
-        """A dice action with values from `rng`, for tables that want the Pi to roll; None if no roll is due."""
+        """A dice action with values from `rng` (`roll_rng`), for tables that want the Pi to roll; None if no
+        roll is due."""
         prompt = self.prompt(state)
         if not prompt.dice or prompt.roll_action is None:
             return None

@@ -13,13 +13,23 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
-from random import Random
 from typing import Any
 
 from pydantic import ValidationError
 
 from companion.engine.boards import check_boards, current_boards
-from companion.engine.core import N_, ActionModel, Event, Game, IllegalAction, Prompt, Refusal, Setup, Value
+from companion.engine.core import (
+    N_,
+    ActionModel,
+    Event,
+    Game,
+    IllegalAction,
+    Prompt,
+    Refusal,
+    Setup,
+    Value,
+    roll_rng,
+)
 from companion.engine.errors import UserError, describe_validation_error
 from companion.engine.journal import Journal, JournalError
 from companion.engine.record import GameRecord, RecordedAction, ReplayError, Source, now_utc, parse_recorded
@@ -224,10 +234,14 @@ class Session:
                        if entry.ref is not None and entry.ref.startswith(prefix)), None)
         return latest == ref
 
+    def virtual_roll_action(self) -> ActionModel | None:
+        """The dice the Pi rolls now, from a RNG seeded by the game's seed and move number (`roll_rng`);
+        None when no roll is due."""
+        return self.game.virtual_roll(self.state, roll_rng(self.setup.seed, len(self.actions)))
+
     def virtual_roll(self, source: Source = "virtual") -> Outcome | None:
-        """Let the Pi roll the dice that are due, from a RNG seeded by the game's seed and move number."""
-        rng = Random(f"{self.setup.seed}:{len(self.actions)}")
-        action = self.game.virtual_roll(self.state, rng)
+        """Let the Pi roll the dice that are due (`virtual_roll_action`)."""
+        action = self.virtual_roll_action()
         return None if action is None else self.submit(action, source)
 
     def undo(self) -> Outcome:

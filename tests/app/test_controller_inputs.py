@@ -175,6 +175,21 @@ def test_keys_that_make_an_impossible_roll_are_told_which_die_cannot_show_it(fre
     assert session.actions == []
 
 
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_roll_for_me_rolls_what_the_session_rolls_so_a_replay_rolls_alike(game: str) -> None:
+    """The table's Roll for me (Space) and `Session.virtual_roll` (the CLI, examples) draw from one seed."""
+    from tests.table_helpers import make_controller
+
+    names, _ = GAMES[game]
+    for seed in range(4):
+        setup = Setup(game=game, players=tuple(Player(name=name) for name in names), seed=seed)
+        at_the_table, elsewhere = Session.new(setup), Session.new(setup)
+        make_controller(at_the_table).virtual_roll()
+        assert elsewhere.virtual_roll() is not None
+        assert [entry.action for entry in at_the_table.actions] == [entry.action for entry in elsewhere.actions]
+        assert at_the_table.actions[0].source == "virtual"
+
+
 def test_rules_refusal_code_goes_back_to_the_device(fresh_app: Any, answers: Answers) -> None:
     app = fresh_app
     session = open_game(app, "digger")

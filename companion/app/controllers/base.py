@@ -418,13 +418,10 @@ class TableController:
     @in_turn
     def virtual_roll(self, source: Source = "virtual", then: Then = None) -> None:
         """Let the Pi roll the dice that are due (keyboard Space / "Roll for me")."""
-        from random import Random
-
         session = self.session
         action = None
         if session is not None and not session.is_over() and self.table.dice:
-            rng = Random(f"{session.setup.seed}:{len(session.actions)}")  # as Session.virtual_roll: replays alike
-            action = session.game.virtual_roll(session.state, rng)
+            action = session.virtual_roll_action()
         if action is None:
             tell(then, False)
         else:
