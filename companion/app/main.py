@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kivy.app import App
-from kivy.clock import Clock
+from kivy.clock import Clock, ClockEvent
 from kivy.core.window import Window
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
@@ -173,7 +173,7 @@ class GoldtableApp(App):
         self._tap_served.set()
         self._preload = threading.Thread(target=preload, args=(self.game_id, self._first_ready, self._tap_served),
                                          name="goldtable-preload", daemon=True)
-        self._announcement_event: Any = None
+        self._announcement_event: ClockEvent | None = None
 
     # -- building ------------------------------------------------------------------------------------
     def build(self) -> ScreenManager:
