@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from companion.app.controllers import TableController
     from companion.app.table import TableModel
     from companion.engine.core import Setup
-    from companion.engine.record import Source
+    from companion.engine.record import ActionSource
     from companion.engine.session import Session
     from companion.engine.writer import JournalWriter
 
@@ -675,7 +675,7 @@ class GoldtableApp(App):
             self.end_model.export_text = _("Could not save: {problem}").format(problem=str(error))
 
     # -- buttons and keyboard ------------------------------------------------------------------------
-    def press_button(self, name: str, source: Source = "touch") -> None:
+    def press_button(self, name: str, source: ActionSource = "touch") -> None:
         """An on-screen stand-in for a hardware button (the Timer screen's Stop and Turn)."""
         self.in_turn(lambda: self.controller.press(name, source))
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from companion.app.table import TableModel
     from companion.app.timer import TimerModel
     from companion.engine.core import ActionModel, Event
-    from companion.engine.record import Source
+    from companion.engine.record import ActionSource
     from companion.engine.session import Outcome, Session
 
 #: Keyboard stand-ins for the hardware on a PC (also listed on the Hardware screen).
@@ -86,7 +86,7 @@ def frame_ref(event: BridgeEvent | None) -> str | None:
     return None if event is None else event.ref
 
 
-def record_source(event_source: str) -> Source:
+def record_source(event_source: str) -> ActionSource:
     """The record's `source` for a bridge event: `gpio` for pin sources, `camera` for cameras, else `serial`."""
     if event_source.startswith("gpio"):
         return "gpio"
@@ -100,7 +100,7 @@ class PendingRoll:
 
     values: list[str]
     uncertain: list[int]
-    source: Source
+    source: ActionSource
     event: BridgeEvent | None
 
     @property
@@ -285,7 +285,7 @@ class TableController:
 
     # -- buttons (GPIO, serial, keyboard, on-screen) -------------------------------------------------
     @in_turn
-    def press(self, name: str, source: Source = "keyboard", event: BridgeEvent | None = None) -> None:
+    def press(self, name: str, source: ActionSource = "keyboard", event: BridgeEvent | None = None) -> None:
         """A named button: the game's own meaning first (`button`), then the table-wide one.  Undo also
         works once the game is over (the last move was a mistake)."""
         if self.session is None or (self.session.is_over() and name != "undo"):
@@ -318,7 +318,7 @@ class TableController:
                 button=name))
             settle(self.hardware, event, recorded=False, reason="input.no_use")
 
-    def button(self, name: str, source: Source, event: BridgeEvent | None) -> bool:
+    def button(self, name: str, source: ActionSource, event: BridgeEvent | None) -> bool:
         """A game's own meaning of a button; True when handled (and the frame answered)."""
         if name == "confirm" or name == "next":
             action = self.confirm_action() if name == "confirm" else (self.confirm_action() or self.next_action())
@@ -364,7 +364,7 @@ class TableController:
 
     # -- playing -------------------------------------------------------------------------------------
     @in_turn
-    def submit(self, action: ActionModel | dict[str, Any], source: Source = "touch",
+    def submit(self, action: ActionModel | dict[str, Any], source: ActionSource = "touch",
                event: BridgeEvent | None = None, then: Then = None) -> None:
         """Play an action through the Session.  Once the journal has it the hardware frame is answered, the
         table shows the move and `then(True)` runs; refused or not saved, the table says why, the frame
@@ -402,7 +402,7 @@ class TableController:
         tell(then, outcome.accepted)
 
     @in_turn
-    def undo(self, source: Source = "touch", event: BridgeEvent | None = None, then: Then = None) -> None:
+    def undo(self, source: ActionSource = "touch", event: BridgeEvent | None = None, then: Then = None) -> None:
         """Take back the last action (the undo is journalled before the button is answered)."""
         session = self.session
         if session is None:
@@ -430,7 +430,7 @@ class TableController:
         tell(then, outcome.accepted)
 
     @in_turn
-    def virtual_roll(self, source: Source = "virtual", then: Then = None) -> None:
+    def virtual_roll(self, source: ActionSource = "virtual", then: Then = None) -> None:
         """Let the Pi roll the dice that are due (keyboard Space / "Roll for me")."""
         session = self.session
         action = None
@@ -448,7 +448,7 @@ class TableController:
 
     # -- dice from touch, keys, value buttons or sensors ---------------------------------------------
     @in_turn
-    def enter_die(self, face: str, source: Source = "touch", event: BridgeEvent | None = None) -> None:
+    def enter_die(self, face: str, source: ActionSource = "touch", event: BridgeEvent | None = None) -> None:
         """The next die shows `face` (after a partly unreadable roll: the next die the sensors could not
         read); the roll is submitted once every die is known.  The entry so far is the TableModel's
         `entered`/`partial`, which the keypads bind to (no full redraw per die)."""
@@ -482,7 +482,7 @@ class TableController:
         self.table.partial = []
 
     @in_turn
-    def submit_roll(self, values: list[str], source: Source, event: BridgeEvent | None = None,
+    def submit_roll(self, values: list[str], source: ActionSource, event: BridgeEvent | None = None,
                     then: Then = None) -> None:
         """Submit dice values; a value a die does not have, or a missing die, asks for touch entry."""
         table = self.table
@@ -512,7 +512,7 @@ class TableController:
             n=misfit.die + 1, value=misfit.value), "roll.bad_face"
 
     @in_turn
-    def hardware_roll(self, values: list[str], uncertain: list[int], source: Source,
+    def hardware_roll(self, values: list[str], uncertain: list[int], source: ActionSource,
                       event: BridgeEvent | None = None) -> None:
         """A roll read by sensors: certain values are played, uncertain ones are confirmed first, and dice
         the sensors could not read at all (`?`) are tapped in on the keypad.  Until the table answers,

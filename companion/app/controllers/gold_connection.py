@@ -22,7 +22,7 @@ from companion.games.gold_connection.rules import (
 )
 
 if TYPE_CHECKING:
-    from companion.engine.record import Source
+    from companion.engine.record import ActionSource
     from firmware_bridge.events import BridgeEvent
 
 SEARCH_DISTANCE = 17  # 12 on the dice plus at most 5 chips: no longer move can ever be rolled
@@ -78,7 +78,7 @@ class GoldConnectionController(TableController):
             return Plunder(victim=victim, take=dict(self.take))
         return None
 
-    def button(self, name: str, source: Source, event: BridgeEvent | None) -> bool:
+    def button(self, name: str, source: ActionSource, event: BridgeEvent | None) -> bool:
         """`stop` ends the arrow's move where it is and announces the loot roll ("Stop here")."""
         if name == "stop" and self.table.check({"type": "stop"}) is None:
             self.submit({"type": "stop"}, source, event)

@@ -18,7 +18,7 @@ from pathlib import Path
 from random import Random
 
 from companion.engine.core import ActionModel, Player, Setup, roll_rng
-from companion.engine.record import GameRecord, RecordedAction, Source
+from companion.engine.record import ActionSource, GameRecord, RecordedAction
 from companion.games.digger.rules import (
     COLOURS,
     Digger,
@@ -93,7 +93,7 @@ def play_example(setup: Setup = EXAMPLE_SETUP, start: datetime = EXAMPLE_START) 
     turn_clock = 0.0
     actions: list[RecordedAction] = []
 
-    def record(action: ActionModel, source: Source, seconds: float) -> None:
+    def record(action: ActionModel, source: ActionSource, seconds: float) -> None:
         nonlocal state, clock, turn_clock
         clock += timedelta(seconds=seconds)
         turn_clock += seconds
