@@ -26,10 +26,14 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from firmware_bridge.events import RollEvent, RollingEvent, StatusEvent
+from firmware_bridge.events import BridgeEvent, RollEvent, RollingEvent, StatusEvent
 from firmware_bridge.hub import Emit, Source
+
+if TYPE_CHECKING:  # the camera's reading needs OpenCV, imported only once a camera reads
+    from companion.camera.profile import Profile
+    from companion.camera.reader import Reader, Reading
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +41,7 @@ log = logging.getLogger(__name__)
 KEPT_READINGS = 8
 
 
-def roll_values(reading: Any, dice: Sequence[Sequence[str]]) -> tuple[list[str], bool]:
+def roll_values(reading: Reading, dice: Sequence[Sequence[str]]) -> tuple[list[str], bool]:
     """The values a reading offers the table for these dice, and whether to ask: a die the camera doubts or a
     face its die does not have is `?` or marked uncertain."""
     values, doubtful = reading.values()
@@ -50,7 +54,7 @@ def roll_values(reading: Any, dice: Sequence[Sequence[str]]) -> tuple[list[str],
 class CameraSource(Source):
     """Rolls from a camera (or a file source standing in for one), read with one profile."""
 
-    def __init__(self, url: str, profile: Any = None, *, name: str = "camera", stall: float = 3.0,
+    def __init__(self, url: str, profile: Profile | None = None, *, name: str = "camera", stall: float = 3.0,
                  retry: tuple[float, float] = (0.5, 5.0), still: int = 3,
                  dice: Sequence[Sequence[str]] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         """`profile`: a `companion.camera.profile.Profile` (or None: nothing is read until `use_profile`).
@@ -60,8 +64,8 @@ class CameraSource(Source):
         parse_address(url)
         self.name = name
         self.url = url
-        self.profile: Any = None
-        self.reader: Any = None
+        self.profile: Profile | None = None
+        self.reader: Reader | None = None
         self._profile_lock = threading.Lock()
         self._dice: tuple[tuple[str, ...], ...] = ()
         self.use_profile(profile, dice)
@@ -78,7 +82,7 @@ class CameraSource(Source):
         self._frame_number = 0
         self._open = False
         self._reported: str | None = None
-        self._readings: OrderedDict[int, tuple[RollEvent, Any]] = OrderedDict()
+        self._readings: OrderedDict[int, tuple[RollEvent, Reading]] = OrderedDict()
         self.frames = 0
         self.rolls = 0
         self.uncertain_rolls = 0
@@ -116,7 +120,7 @@ class CameraSource(Source):
         self._emit = None
 
     # -- what the table tells the camera ------------------------------------------------------------------
-    def use_profile(self, profile: Any, dice: Sequence[Sequence[str]] | None = None) -> None:
+    def use_profile(self, profile: Profile | None, dice: Sequence[Sequence[str]] | None = None) -> None:
         """Read with this profile from now on (None: read nothing); `dice` as `set_dice`, by default the
         profile's game's first roll."""
         from companion.camera.profile import game_dice
@@ -136,7 +140,7 @@ class CameraSource(Source):
         """The dice the game's prompt asks for now (how many, and which faces each may show)."""
         self._dice = tuple(tuple(die) for die in dice)
 
-    def reading_for(self, event: Any) -> Any:
+    def reading_for(self, event: BridgeEvent) -> Reading | None:
         """The reading behind one of this source's roll events (None when it is no longer kept)."""
         kept = self._readings.get(id(event))
         return kept[1] if kept is not None and kept[0] is event else None
@@ -222,7 +226,7 @@ class CameraSource(Source):
             elif state == "rest" and reading is not None and reading.dice and dice:
                 self._roll(reading, dice)
 
-    def _roll(self, reading: Any, dice: Sequence[Sequence[str]]) -> None:
+    def _roll(self, reading: Reading, dice: Sequence[Sequence[str]]) -> None:
         values, uncertain = roll_values(reading, dice)
         event = RollEvent(source=self.name, values=tuple(values), uncertain=uncertain)  # type: ignore[arg-type]
         self.rolls += 1
@@ -242,7 +246,7 @@ class CameraSource(Source):
         self._reported = state
         self._deliver(StatusEvent(source=self.name, state=state, detail=detail))  # type: ignore[arg-type]
 
-    def _deliver(self, event: Any) -> None:
+    def _deliver(self, event: BridgeEvent) -> None:
         emit = self._emit
         if emit is not None:
             emit(event)

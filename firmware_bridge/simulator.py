@@ -166,7 +166,6 @@ class Simulator:
         self._t0 = time.monotonic()
         self._script_index = 0
         self._next_step_at = 0.0
-        self._script_done = threading.Event()
         self.host_connections = 0
 
     # --- life cycle -------------------------------------------------------------------------------
@@ -223,10 +222,6 @@ class Simulator:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    def wait_script(self, timeout: float) -> bool:
-        """Wait until a finite script has run to its end; False on timeout."""
-        return self._script_done.wait(timeout)
 
     # --- things that happen at the table (thread-safe) ---------------------------------------------
 
@@ -435,8 +430,6 @@ class Simulator:
             step = self.script[self._script_index]
             self._script_index += 1
             delay = self._do(step)
-            if self._script_index == len(self.script) and step.verb != "repeat":
-                self._script_done.set()
             if delay:
                 self._next_step_at = now + delay
                 return

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kivy.clock import Clock
+from kivy.clock import Clock, ClockEvent
 from kivy.event import EventDispatcher
 from kivy.properties import NumericProperty, ObjectProperty, OptionProperty, StringProperty
 
@@ -39,7 +39,7 @@ class CameraSetup(EventDispatcher):
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.app = app
-        self._preview_event: Any = None
+        self._preview_event: ClockEvent | None = None
 
     @property
     def camera(self) -> Any:

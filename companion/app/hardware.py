@@ -21,16 +21,28 @@ import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty
 
 from companion.engine.errors import UserError
-from firmware_bridge.events import BeepCommand, BridgeEvent, LedCommand
+from firmware_bridge.events import (
+    BeepCommand,
+    BridgeEvent,
+    ButtonEvent,
+    LedCommand,
+    RollEvent,
+    RollingEvent,
+    StatusEvent,
+    TimerEvent,
+)
 from firmware_bridge.hub import Bridge, Source
 from firmware_bridge.protocol import nak_reason
+
+if TYPE_CHECKING:
+    from companion.camera.vision import Image
 
 log = logging.getLogger(__name__)
 
@@ -177,7 +189,7 @@ class HardwareLink(EventDispatcher):
             except Exception:
                 log.exception("hardware job failed")
 
-    def _from_source_thread(self, event: Any) -> None:
+    def _from_source_thread(self, event: BridgeEvent) -> None:
         """Runs on a source thread: hand the event to the UI thread and return at once."""
         Clock.schedule_once(partial(self._deliver, event), -1)
 
@@ -186,7 +198,7 @@ class HardwareLink(EventDispatcher):
         (`settle`) once the session has journalled the input, or refused it.  Nothing is acknowledged
         here: an ACK means "recorded", and an uncertain roll stays unanswered while the table decides."""
         self._note(event)
-        if event.event == "status":
+        if isinstance(event, StatusEvent):
             self.refresh_status()
         self.dispatch("on_event", event)
 
@@ -201,7 +213,7 @@ class HardwareLink(EventDispatcher):
         if event.seq is not None:
             self._work.put(partial(self.bridge.settle, event, recorded, reason))
 
-    def on_event(self, event: Any) -> None:
+    def on_event(self, event: BridgeEvent) -> None:
         """Default handler; the app binds its own."""
 
     def _note(self, event: BridgeEvent) -> None:
@@ -268,7 +280,7 @@ class HardwareLink(EventDispatcher):
         if camera is not None:
             self._work.put(lambda: self.bridge.remove_source(camera.name))
 
-    def crops(self, event: Any) -> list[Any] | None:
+    def crops(self, event: BridgeEvent | None) -> list[Image] | None:
         """The camera's picture of each die of a roll it read (BGR arrays, in the roll's order), else None."""
         camera = self.camera
         reading = None if camera is None or event is None else camera.reading_for(event)
@@ -289,23 +301,23 @@ class HardwareLink(EventDispatcher):
 _GPIO_CONNECTED = re.compile(r"^(\d+) inputs, (\d+) LEDs via (\S+)$")  # firmware_bridge.gpio's detail
 
 
-def event_line(event: Any, language: str | None = None) -> str:
+def event_line(event: BridgeEvent, language: str | None = None) -> str:
     """One short line per bridge event for the Hardware screen in `language` (the app's if None), e.g.
     `sensor: roll Y R B K G` (faces are the wire's tokens, as the keyboard enters them)."""
     from companion.app.i18n import ntr, tr
 
-    if event.event == "roll":
+    if isinstance(event, RollEvent):
         what = tr("roll {faces}", language).format(faces=" ".join(event.values))
         if event.uncertain:
             what = tr("{roll} (unsure)", language).format(roll=what)
-    elif event.event == "rolling":
+    elif isinstance(event, RollingEvent):
         what = tr("dice rolling", language)
-    elif event.event == "button":
+    elif isinstance(event, ButtonEvent):
         what = {"down": tr("button {name} pressed", language), "up": tr("button {name} released", language),
                 "held": tr("button {name} held", language)}[event.action].format(name=event.name)
-    elif event.event == "timer":
+    elif isinstance(event, TimerEvent):
         what = tr("hourglass turned over", language) if event.state == "flip" else tr("hourglass laid flat", language)
-    elif event.event == "status":
+    elif isinstance(event, StatusEvent):
         what = {"connected": tr("connected", language), "hello": tr("device {device}, firmware {firmware}", language),
                 "disconnected": tr("disconnected", language),
                 "link_lost": tr("link lost (no heartbeat)", language)}[event.state].format(device=event.device,
@@ -318,18 +330,14 @@ def event_line(event: Any, language: str | None = None) -> str:
                 leds=ntr("{n} LED", "{n} LEDs", leds, language).format(n=leds), driver=found[3])
         elif event.detail:
             what += f" ({event.detail})"
-    else:
+    else:  # a frame the bridge refused
         what = tr("frame refused ({reason}): {frame}", language).format(reason=event.reason, frame=event.frame)
     return f"{event.source}: {what}"
 
 
-def events_text(events: list[Any], language: str) -> str:
+def events_text(events: list[BridgeEvent], language: str) -> str:
     """The Hardware screen's last events, newest first, in the app's language."""
     from companion.app.i18n import tr
 
     return "\n".join(event_line(event, language) for event in reversed(events)) or tr("No events yet.", language)
 
-
-def record_source(event_source: str) -> str:
-    """The record's `source` for an event: `gpio` for pin sources, else `serial`."""
-    return "gpio" if event_source.startswith("gpio") else "serial"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kivy.app import App
-from kivy.clock import Clock
+from kivy.clock import Clock, ClockEvent
 from kivy.core.window import Window
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from companion.app.controllers import TableController
     from companion.app.table import TableModel
     from companion.engine.core import Setup
-    from companion.engine.record import Source
+    from companion.engine.record import ActionSource
     from companion.engine.session import Session
     from companion.engine.writer import JournalWriter
 
@@ -175,7 +175,7 @@ class GoldtableApp(App):
         self._tap_served.set()
         self._preload = threading.Thread(target=preload, args=(self.game_id, self._first_ready, self._tap_served),
                                          name="goldtable-preload", daemon=True)
-        self._announcement_event: Any = None
+        self._announcement_event: ClockEvent | None = None
 
     # -- building ------------------------------------------------------------------------------------
     def build(self) -> ScreenManager:
@@ -684,7 +684,7 @@ class GoldtableApp(App):
             self.end_model.export_text = _("Could not save: {problem}").format(problem=str(error))
 
     # -- buttons and keyboard ------------------------------------------------------------------------
-    def press_button(self, name: str, source: Source = "touch") -> None:
+    def press_button(self, name: str, source: ActionSource = "touch") -> None:
         """An on-screen stand-in for a hardware button (the Timer screen's Stop and Turn)."""
         self.in_turn(lambda: self.controller.press(name, source))
 

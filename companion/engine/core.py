@@ -198,22 +198,54 @@ class DiceRefusals:
     face_message: str
 
 
-def check_dice(prompt: Prompt, values: Sequence[object], refusals: DiceRefusals,
-               **per_die: Sequence[object]) -> Refusal | None:
-    """Check a roll against what the prompt asks for: one value per die, each one of that die's faces.
+@dataclass(frozen=True)
+class DiceMisfit:
+    """How a roll does not fit the dice that are due: `got` values for `want` dice, or (`die` set) the
+    0-based die `die` showing `value`, which is not one of its faces."""
+
+    got: int
+    want: int
+    die: int | None = None
+    value: object = None
+
+
+def dice_misfit(dice: Sequence[Sequence[str]], values: Sequence[object]) -> DiceMisfit | None:
+    """The one check of a roll against the dice that are due (one tuple of faces per die, as
+    `Prompt.dice`): one value per die, each one of that die's faces; None when the roll fits.
 
     Values are compared as face tokens (`str(value)`), so games that enter numbers check the same way as
-    games that enter letters.  Each `per_die` sequence names something per die (e.g. `tile=state.tiles`);
-    the face refusal carries the entry of the offending die under that name.
-    """
-    if len(values) != len(prompt.dice):
-        return refuse(refusals.count_code, refusals.count_message, refusals.rule,
-                      count=len(values), got=len(values), want=len(prompt.dice))
-    for die, (value, faces) in enumerate(zip(values, prompt.dice)):
+    games that enter letters.  The rules word a misfit as their refusal (`check_dice`); the table, for a
+    roll from hardware or the keypad, as what to enter by touch instead."""
+    if len(values) != len(dice):
+        return DiceMisfit(got=len(values), want=len(dice))
+    for die, (value, faces) in enumerate(zip(values, dice)):
         if str(value) not in faces:
-            return refuse(refusals.face_code, refusals.face_message, refusals.rule, face=value, value=value,
-                          die=die, faces=" ".join(faces), **{name: names[die] for name, names in per_die.items()})
+            return DiceMisfit(got=len(values), want=len(dice), die=die, value=value)
     return None
+
+
+def check_dice(prompt: Prompt, values: Sequence[object], refusals: DiceRefusals,
+               **per_die: Sequence[object]) -> Refusal | None:
+    """A roll checked against what the prompt asks for (`dice_misfit`), refused in the game's words.
+
+    Each `per_die` sequence names something per die (e.g. `tile=state.tiles`); the face refusal carries
+    the entry of the offending die under that name.
+    """
+    misfit = dice_misfit(prompt.dice, values)
+    if misfit is None:
+        return None
+    if misfit.die is None:
+        return refuse(refusals.count_code, refusals.count_message, refusals.rule,
+                      count=misfit.got, got=misfit.got, want=misfit.want)
+    die = misfit.die
+    return refuse(refusals.face_code, refusals.face_message, refusals.rule, face=misfit.value, value=misfit.value,
+                  die=die, faces=" ".join(prompt.dice[die]), **{name: names[die] for name, names in per_die.items()})
+
+
+def roll_rng(seed: int, moves: int) -> Random:
+    """Where the Pi's roll after `moves` actions of a game set up with `seed` comes from (`Game.virtual_roll`):
+    the same game at the same move rolls alike, in the app, in a replay and in a scripted example."""
+    return Random(f"{seed}:{moves}")
 
 
 class IllegalAction(Exception):
@@ -399,7 +431,8 @@ class Game(ABC, Generic[StateT, OptionsT]):
         """What the table has to do next."""
 
     def virtual_roll(self, state: StateT, rng: Random) -> ActionModel | None:
-        """A dice action with values from `rng`, for tables that want the Pi to roll; None if no roll is due."""
+        """A dice action with values from `rng` (`roll_rng`), for tables that want the Pi to roll; None if no
+        roll is due."""
         prompt = self.prompt(state)
         if not prompt.dice or prompt.roll_action is None:
             return None

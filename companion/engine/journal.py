@@ -33,7 +33,7 @@ from pydantic import ValidationError
 from companion.engine.core import N_, Setup, Value
 from companion.engine.errors import UserError
 from companion.engine.paths import data_dir
-from companion.engine.record import GameRecord, RecordedAction, Source, now_utc
+from companion.engine.record import ActionSource, GameRecord, RecordedAction, now_utc
 
 #: 2 added entries.ref (the hardware frame an action came in); 3 the clocks table; 4 each game's setup kept
 #: a second time among its moves (an entries row, kind 'setup', n = -1) and the 'cut' rows of a salvage.
@@ -1021,7 +1021,7 @@ class Journal:
             raise JournalDamaged(self.path, error) from None
 
 
-__all__ = ["APPLICATION_ID", "ENTRY_KINDS", "CheckReport", "Cut", "DamagedGame", "GameSummary", "Journal",
-           "JournalDamaged", "JournalError", "JournalInUse", "JournalLock", "JournalOpenError", "Notice", "Source",
+__all__ = ["APPLICATION_ID", "ENTRY_KINDS", "ActionSource", "CheckReport", "Cut", "DamagedGame", "GameSummary",
+           "Journal", "JournalDamaged", "JournalError", "JournalInUse", "JournalLock", "JournalOpenError", "Notice",
            "default_path", "identify", "migrate", "moves_in_force", "parse_row", "refuse_if_not_a_journal",
            "reserve_new_file", "setup_or_none", "why_not_writable"]

@@ -31,7 +31,9 @@ from companion.engine.registry import get_game
 
 RECORD_FORMAT: Final = "goldtable-record/1"
 
-Source = Literal["gpio", "serial", "camera", "touch", "keyboard", "virtual", "bot"]
+#: The input an action came from, kept with it in the record (a bridge `Source` is the hardware behind the
+#: first three).
+ActionSource = Literal["gpio", "serial", "camera", "touch", "keyboard", "virtual", "bot"]
 
 
 def now_utc() -> datetime:
@@ -43,7 +45,7 @@ class RecordedAction(Value):
     """One accepted action: when, from which input, and the action itself as JSON."""
 
     at: datetime
-    source: Source
+    source: ActionSource
     action: FrozenMap[str, Any]
     #: Which hardware frame carried it (`<source>:<seq>`), so a frame the device resends after a restart
     #: is recognised as already recorded instead of being played twice.  Left out of files when empty.

@@ -13,16 +13,26 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
-from random import Random
 from typing import Any
 
 from pydantic import ValidationError
 
 from companion.engine.boards import check_boards, current_boards
-from companion.engine.core import N_, ActionModel, Event, Game, IllegalAction, Prompt, Refusal, Setup, Value
+from companion.engine.core import (
+    N_,
+    ActionModel,
+    Event,
+    Game,
+    IllegalAction,
+    Prompt,
+    Refusal,
+    Setup,
+    Value,
+    roll_rng,
+)
 from companion.engine.errors import UserError, describe_validation_error
 from companion.engine.journal import Journal, JournalError
-from companion.engine.record import GameRecord, RecordedAction, ReplayError, Source, now_utc, parse_recorded
+from companion.engine.record import ActionSource, GameRecord, RecordedAction, ReplayError, now_utc, parse_recorded
 from companion.engine.registry import get_game
 from companion.engine.writer import InlineWriter, Writer
 
@@ -150,7 +160,7 @@ class Session:
                                      rule="TABLE-2", params={"where": where, "problem": first["msg"]})
         return action, self.game.validate(self.state, action)
 
-    def submit(self, action: ActionModel | dict[str, Any], source: Source,
+    def submit(self, action: ActionModel | dict[str, Any], source: ActionSource,
                at: datetime | None = None, ref: str | None = None) -> Outcome:
         """Validate, journal (durably), then apply.  A refused action changes nothing.
 
@@ -166,7 +176,7 @@ class Session:
         self._journal_action(accepted)
         return self._keep(accepted)
 
-    def submit_soon(self, action: ActionModel | dict[str, Any], source: Source, then: Callable[[Outcome], None],
+    def submit_soon(self, action: ActionModel | dict[str, Any], source: ActionSource, then: Callable[[Outcome], None],
                     ref: str | None = None) -> None:
         """`submit` for the app's UI thread.  At its turn (every write in flight answered first) the action
         is validated: a refusal is answered at once; an accepted action is committed on the writer thread
@@ -181,7 +191,7 @@ class Session:
 
         self.writer.in_turn(at_its_turn)
 
-    def _accept(self, action: ActionModel | dict[str, Any], source: Source, at: datetime | None,
+    def _accept(self, action: ActionModel | dict[str, Any], source: ActionSource, at: datetime | None,
                 ref: str | None) -> Outcome | _Accepted:
         """The refusal, or the accepted action with the state it leads to (nothing changed yet)."""
         parsed, refusal = self.check(action)
@@ -224,10 +234,14 @@ class Session:
                        if entry.ref is not None and entry.ref.startswith(prefix)), None)
         return latest == ref
 
-    def virtual_roll(self, source: Source = "virtual") -> Outcome | None:
-        """Let the Pi roll the dice that are due, from a RNG seeded by the game's seed and move number."""
-        rng = Random(f"{self.setup.seed}:{len(self.actions)}")
-        action = self.game.virtual_roll(self.state, rng)
+    def virtual_roll_action(self) -> ActionModel | None:
+        """The dice the Pi rolls now, from a RNG seeded by the game's seed and move number (`roll_rng`);
+        None when no roll is due."""
+        return self.game.virtual_roll(self.state, roll_rng(self.setup.seed, len(self.actions)))
+
+    def virtual_roll(self, source: ActionSource = "virtual") -> Outcome | None:
+        """Let the Pi roll the dice that are due (`virtual_roll_action`)."""
+        action = self.virtual_roll_action()
         return None if action is None else self.submit(action, source)
 
     def undo(self) -> Outcome:

@@ -5,7 +5,6 @@ journal has the action."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from companion.app.launch import pump
 from companion.engine.core import Player, Setup
 from companion.engine.journal import Journal
 from companion.engine.session import Session
-from firmware_bridge.events import ButtonEvent, TimerEvent
+from firmware_bridge.events import ButtonEvent, RollEvent, TimerEvent
 from tests.app.conftest import ManualClock
 from tests.app.ui import tap
 
@@ -29,19 +28,9 @@ GAMES: dict[str, tuple[tuple[str, ...], list[str]]] = {
 }
 
 
-@dataclass(frozen=True)
-class Frame:
-    """A serial roll as the bridge delivers it, with the frame reference the journal keeps."""
-
-    values: tuple[str, ...]
-    seq: int
-    source: str = "sensor"
-    event: str = "roll"
-    uncertain: bool = False
-
-    @property
-    def ref(self) -> str:
-        return f"{self.source}:{self.seq}"
+def sensor_roll(values: tuple[str, ...] | list[str], seq: int, uncertain: bool = False) -> RollEvent:
+    """A serial roll as the bridge delivers it; its frame reference (`sensor:<seq>`) is what the journal keeps."""
+    return RollEvent(source="sensor", seq=seq, values=tuple(values), uncertain=uncertain)
 
 
 class Answers:
@@ -126,7 +115,7 @@ def test_every_input_reaches_the_game_on_any_screen(fresh_app: Any, answers: Ans
     app.controller.undo()
 
     app.go("hardware")
-    frame = Frame(values=tuple(roll), seq=7)
+    frame = sensor_roll(values=tuple(roll), seq=7)
     hardware(app, frame)
     assert app.root.current == "hardware"
     played.append(last_roll())
@@ -141,7 +130,7 @@ def test_refused_roll_is_answered_refused_and_a_resend_is_not_played_twice(fresh
     app = fresh_app
     session = open_game(app, "goldgraeber")
     app.go("rules")
-    first = Frame(values=("3",), seq=1)
+    first = sensor_roll(values=("3",), seq=1)
     hardware(app, first)
     assert len(session.actions) == 1 and session.state.phase == "move"
     assert answers.calls[-1] == (first, True, None, 1)  # settled after the journal had the row
@@ -149,16 +138,45 @@ def test_refused_roll_is_answered_refused_and_a_resend_is_not_played_twice(fresh
     hardware(app, first)  # the same frame again (as after a restart): answered, not played again
     assert len(session.actions) == 1 and answers.calls[-1] == (first, True, None, 1)
 
-    second = Frame(values=("4",), seq=2)  # a move is due, not a roll
+    second = sensor_roll(values=("4",), seq=2)  # a move is due, not a roll
     hardware(app, second)
     assert len(session.actions) == 1
     assert answers.calls[-1][:3] == (second, False, "roll.not_expected")
 
     app.go("table")
     app.controller.undo()
-    wrong = Frame(values=("1",), seq=3)  # the Goldgräber die has no 1 (it shows the locomotive)
+    wrong = sensor_roll(values=("1",), seq=3)  # the Goldgräber die has no 1 (it shows the locomotive)
     hardware(app, wrong)
     assert answers.calls[-1][:3] == (wrong, False, "roll.bad_face") and session.actions == []
+    assert "Die 1 showed '1', which it cannot show; please enter the roll by touch." in app.table.notice_text
+
+
+def test_keys_that_make_an_impossible_roll_are_told_which_die_cannot_show_it(fresh_app: Any) -> None:
+    """Chinagold's tiles differ (0|1, 0|2, 1|2): the 0 key enters a face of some tiles, not of the 1|2 tile.
+    A roll that gives that tile a 0 is refused before the rules see it, naming the die."""
+    app = fresh_app
+    session = open_game(app, "chinagold")
+    dice = app.table.dice
+    blank = next(index for index, faces in enumerate(dice) if "0" not in faces)
+    for index in range(len(dice)):
+        key("0" if index == blank else "1")  # 1: the value_1 button, the first face of the tile due
+    assert f"Die {blank + 1} showed '0', which it cannot show" in app.table.notice_text
+    assert session.actions == []
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_roll_for_me_rolls_what_the_session_rolls_so_a_replay_rolls_alike(game: str) -> None:
+    """The table's Roll for me (Space) and `Session.virtual_roll` (the CLI, examples) draw from one seed."""
+    from tests.table_helpers import make_controller
+
+    names, _ = GAMES[game]
+    for seed in range(4):
+        setup = Setup(game=game, players=tuple(Player(name=name) for name in names), seed=seed)
+        at_the_table, elsewhere = Session.new(setup), Session.new(setup)
+        make_controller(at_the_table).virtual_roll()
+        assert elsewhere.virtual_roll() is not None
+        assert [entry.action for entry in at_the_table.actions] == [entry.action for entry in elsewhere.actions]
+        assert at_the_table.actions[0].source == "virtual"
 
 
 def test_rules_refusal_code_goes_back_to_the_device(fresh_app: Any, answers: Answers) -> None:
@@ -194,7 +212,7 @@ def test_a_recorded_frame_resent_before_any_game_is_open_is_answered_recorded(fr
     in the journal already, so it is ACKed (not refused as "no game") and not played again."""
     app = fresh_app
     session = open_game(app, "digger")
-    frame = Frame(values=("B", "Y", "R", "G", "W"), seq=77)
+    frame = sensor_roll(values=("B", "Y", "R", "G", "W"), seq=77)
     hardware(app, frame)
     assert session.actions[-1].ref == "sensor:77" and answers.calls[-1][:2] == (frame, True)
     app.controller.close()
@@ -203,7 +221,7 @@ def test_a_recorded_frame_resent_before_any_game_is_open_is_answered_recorded(fr
     hardware(app, frame)
     assert answers.calls[-1][:3] == (frame, True, None) and len(session.actions) == 1
     assert app.journal.is_recorded("sensor:77") and not app.journal.is_recorded("sensor:76")
-    hardware(app, Frame(values=("B", "Y", "R", "G", "W"), seq=78))  # a new frame: no game to go to
+    hardware(app, sensor_roll(values=("B", "Y", "R", "G", "W"), seq=78))  # a new frame: no game to go to
     assert answers.calls[-1][1:3] == (False, "table.no_game")
 
 
@@ -219,7 +237,7 @@ def test_chinagold_hint_before_the_throw_is_refused_not_acked(fresh_app: Any, an
 def test_input_with_no_game_is_told_on_screen_and_refused(fresh_app: Any, answers: Answers) -> None:
     app = fresh_app
     app.go("settings")
-    frame = Frame(values=("3",), seq=4)
+    frame = sensor_roll(values=("3",), seq=4)
     hardware(app, frame)
     assert answers.calls[-1][:3] == (frame, False, "table.no_game")
     assert "No game is being played" in app.announcement
@@ -231,7 +249,7 @@ def test_input_with_no_game_is_told_on_screen_and_refused(fresh_app: Any, answer
 def test_uncertain_roll_is_answered_when_the_table_confirms_it(fresh_app: Any, answers: Answers) -> None:
     app = fresh_app
     session = open_game(app, "gold_connection")
-    frame = Frame(values=("2", "5"), seq=9, uncertain=True)
+    frame = sensor_roll(values=("2", "5"), seq=9, uncertain=True)
     hardware(app, frame)
     hardware(app, frame)  # resent while the table decides: asked once, not answered yet
     assert not answers.calls and "unsure" in app.table.notice_text
@@ -333,7 +351,7 @@ def test_a_roll_of_too_few_or_too_many_dice_is_told_with_each_count_in_its_numbe
     try:
         for game, values, words in (("gold_connection", ("3",), expected[0]), ("goldgraeber", ("3", "4"), expected[1])):
             session = open_game(app, game)
-            frame = Frame(values=values, seq=len(answers.calls) + 1)
+            frame = sensor_roll(values=values, seq=len(answers.calls) + 1)
             hardware(app, frame)
             assert answers.calls[-1][:3] == (frame, False, "roll.wrong_count") and session.actions == []
             assert words in app.table.notice_text

@@ -20,7 +20,7 @@ from companion.app.launch import pump
 from companion.engine.journal import Journal
 from companion.engine.session import Session
 from firmware_bridge.events import ButtonEvent
-from tests.app.test_controller_inputs import Frame, open_game
+from tests.app.test_controller_inputs import open_game, sensor_roll
 from tests.app.ui import find_button
 from tests.slow_disk import HeldWrites
 
@@ -93,7 +93,7 @@ def test_input_during_a_slow_commit_waits_its_turn_and_nothing_is_acknowledged_e
     session, told, slow = roll_held(app, monkeypatch)
     stop = ButtonEvent(source="gpio", name="stop", action="down")  # refused if checked now: nothing rolled yet
     app.hardware.dispatch("on_event", stop)
-    roll = Frame(values=("K", "K", "B", "Y", "R"), seq=41)  # Ben's roll, once Anna has stopped
+    roll = sensor_roll(values=("K", "K", "B", "Y", "R"), seq=41)  # Ben's roll, once Anna has stopped
     app.hardware.dispatch("on_event", roll)
     Window.dispatch("on_key_down", ord("s"), 0, "s", [])  # the keyboard's Stop, for Ben
     ran = frames_while_held(20)
@@ -127,7 +127,7 @@ def test_a_new_game_asked_for_during_a_slow_commit_opens_after_it_and_gets_the_i
     app.options_done()
     app.start_game(seed=3)
     app.start_game(seed=4)  # a second tap on Start while the first waits: no second game
-    roll = Frame(values=("W", "W", "W", "K", "K"), seq=5)  # sent after Start: for the new game
+    roll = sensor_roll(values=("W", "W", "W", "K", "K"), seq=5)  # sent after Start: for the new game
     app.hardware.dispatch("on_event", roll)
     assert len(frames_while_held(10)) >= 10 and app.root.current == "setup"
     slow.release()
@@ -147,7 +147,7 @@ def test_closing_the_journal_during_a_slow_commit_finishes_it_and_answers_the_de
     session = open_game(app, "goldgraeber")
     told = Acknowledgements(app, monkeypatch)
     slow = HeldWrites(app.journal, monkeypatch)
-    roll = Frame(values=("3",), seq=12)
+    roll = sensor_roll(values=("3",), seq=12)
     app.hardware.dispatch("on_event", roll)
     assert slow.held.wait(5)
     threading.Timer(0.3, slow.release).start()  # the card takes its time; closing waits for it

@@ -114,7 +114,8 @@ def test_tap_destination_bars_odds_dice_end_and_sort(table_and_panel: Any, tmp_p
     target = 2 + int(first[1]) + int(second[1])
     assert panel.odds_text.startswith(f"Roll {target} or more")
     tap_bar(panel, "S1", table.session.state.safes["S1"][0])
-    assert table.refusal_rule.startswith("GC-8 ")
+    assert table.refusal_rule.startswith("GC-8 ") and "(safe 8)" in table.refusal_text  # the arrow's, in words
+    assert sorted(panel.picked) == sorted([first, second])  # the picks stay for the loot
     press(panel, "Loot")
     assert table.session.state.phase == "roll" and panel.rolling and f"Roll {target}" in panel.odds_text
     roll(panel, "6", "6")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from companion.games.gold_connection.rules import auto_sort, chance
+from companion.games.gold_connection.words import safe_words
 from tests.gold_connection.gc_helpers import (
     GAME,
     act,
@@ -99,6 +100,21 @@ def test_bar_not_in_the_safe_is_refused_and_nothing_changes() -> None:
     one_too_many = ["B2"] * (state.safes["S3"].count("B2") + 1)
     assert refusal(state, {"type": "loot", "bars": one_too_many}).code == "loot.bar_not_in_safe"
     assert refusal(state, {"type": "loot", "bars": []}).code == "loot.no_bars"
+
+
+def test_bars_named_from_another_safe_are_refused_naming_the_arrows_safe_and_never_recorded() -> None:
+    state = rulebook_start()
+    state, _ = act(state, {"type": "move", "path": ["S2", "S3"]})
+    elsewhere = state.safes["S7"][0]
+    refused = refusal(state, {"type": "loot", "bars": [elsewhere], "safe": "S7"})
+    assert (refused.code, refused.rule) == ("loot.other_safe", "GC-8")
+    assert refused.params["safe"] == safe_words("S3")  # in the table's words, translated with the sentence
+    assert refused.text() == "Only bars in the safe under your arrow (safe 3) can be looted."
+    named = GAME.parse_action({"type": "loot", "bars": ["B2"], "safe": "S3"})
+    assert GAME.validate(state, named) is None
+    assert named.model_dump(mode="json") == {"type": "loot", "bars": ["B2"]}  # the record is as before
+    before_moving = rulebook_start()  # a move comes first, whichever safe the bars are in
+    assert refusal(before_moving, {"type": "loot", "bars": [elsewhere], "safe": "S7"}).code == "move.at_least_one"
 
 
 def test_a_safe_is_looted_at_most_once_per_turn() -> None:

@@ -20,16 +20,20 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
 from companion.app.i18n import _, n_
+from companion.engine.core import dice_misfit
+from firmware_bridge.events import BridgeEvent, ButtonEvent, RejectedEvent, RollEvent, RollingEvent, StatusEvent
 
 if TYPE_CHECKING:
+    from companion.app.hardware import HardwareLink
     from companion.app.table import TableModel
     from companion.app.timer import TimerModel
     from companion.engine.core import ActionModel, Event
-    from companion.engine.record import Source
+    from companion.engine.record import ActionSource
     from companion.engine.session import Outcome, Session
 
 #: Keyboard stand-ins for the hardware on a PC (also listed on the Hardware screen).
@@ -70,23 +74,38 @@ def table_key(keycode: int, codepoint: str | None, modifiers: list[str]) -> bool
         bool(char) and (char in KEY_BUTTONS or char in KEY_VALUES or char in KEY_FACES))
 
 
-def settle(hardware: Any, event: Any, recorded: bool, reason: str | None = None) -> None:
+def settle(hardware: HardwareLink | None, event: BridgeEvent | None, recorded: bool, reason: str | None = None) -> None:
     """Answer the device that sent `event`: recorded (ACK) or refused with a reason (NAK).  Touch and keys
     (no event) and tables without hardware (tests, screenshots) have nobody to answer."""
     if hardware is not None and event is not None:
         hardware.settle(event, recorded=recorded, reason=reason)
 
 
-def frame_ref(event: Any) -> str | None:
+def frame_ref(event: BridgeEvent | None) -> str | None:
     """The reference of the hardware frame behind an input (`<source>:<seq>`), None for touch and keys."""
     return None if event is None else event.ref
 
 
-def record_source(event_source: str) -> Source:
+def record_source(event_source: str) -> ActionSource:
     """The record's `source` for a bridge event: `gpio` for pin sources, `camera` for cameras, else `serial`."""
     if event_source.startswith("gpio"):
         return "gpio"
     return "camera" if event_source.startswith("camera") else "serial"
+
+
+@dataclass(frozen=True)
+class PendingRoll:
+    """A roll the sensors or the camera were unsure of, waiting for the table to confirm it or tap it in;
+    its frame stays unanswered until then."""
+
+    values: list[str]
+    uncertain: list[int]
+    source: ActionSource
+    event: BridgeEvent | None
+
+    @property
+    def ref(self) -> str | None:
+        return frame_ref(self.event)
 
 
 class TableController:
@@ -108,7 +127,7 @@ class TableController:
         if cls.game_id:
             _CONTROLLERS[cls.game_id] = cls
 
-    def __init__(self, table: TableModel, timer: TimerModel | None = None, hardware: Any = None,
+    def __init__(self, table: TableModel, timer: TimerModel | None = None, hardware: HardwareLink | None = None,
                  announce: Callable[[str], None] | None = None, show_table: Callable[[], None] | None = None,
                  call_soon: Callable[[Callable[[], None]], None] | None = None,
                  play_sound: Callable[[str], None] | None = None, clocks: Any = None,
@@ -124,7 +143,7 @@ class TableController:
         self._play_sound = play_sound or (lambda _name: None)
         self.call_soon = call_soon or kivy_call_soon
         self._listeners: list[Callable[[], None]] = [self._update_leds, self._tell_camera]
-        self._pending: dict[str, Any] = {}  # an uncertain hardware roll waiting for the table's answer
+        self._pending: PendingRoll | None = None
         self._lit: tuple[int, int] | None = None  # (session, seat) the seat LEDs show
         self._closed = False
         if timer is not None:
@@ -215,10 +234,9 @@ class TableController:
 
     # -- hardware events -----------------------------------------------------------------------------
     @in_turn
-    def on_bridge_event(self, event: Any) -> None:
+    def on_bridge_event(self, event: BridgeEvent) -> None:
         """A bridge event on the UI thread: dice, buttons, the hourglass, a source coming or going."""
-        kind = event.event
-        if kind == "status":
+        if isinstance(event, StatusEvent):
             if event.state in ("disconnected", "link_lost") and self.playing:
                 if record_source(event.source) == "camera":
                     text = _("The camera is not answering ({state}). Carry on with touch input; nothing was lost.")
@@ -227,16 +245,13 @@ class TableController:
                              "was lost.")
                 self.table.show_notice(text.format(source=event.source, state=event.state))
             return
-        if kind == "rejected":
+        if isinstance(event, RejectedEvent):
             return
-        if kind not in ("roll", "button", "timer"):  # e.g. `rolling`: nothing to do, but the frame is heard
-            settle(self.hardware, event, recorded=True)
+        if isinstance(event, RollingEvent) or (isinstance(event, ButtonEvent) and event.action != "down"):
+            settle(self.hardware, event, recorded=True)  # dice moving, a button's `up` or `held`: heard, no more
             return
         source = record_source(event.source)
-        if kind == "button" and event.action != "down":  # `up` and `held` carry no meaning of their own
-            settle(self.hardware, event, recorded=True)
-            return
-        ref = frame_ref(event)
+        ref = event.ref
         if ref is not None and (self._recorded(ref) or (self.session is not None and self.session.is_recorded(ref))):
             # A resend of a frame already in the journal (its answer was lost, or the app restarted since,
             # perhaps with no game or another game open now): answered, never played twice.
@@ -245,21 +260,21 @@ class TableController:
         if self.session is None:
             self._refuse_no_game(event)
             return
-        if ref is not None and ref == self._pending.get("ref"):  # resent while the table decides
+        if ref is not None and self._pending is not None and ref == self._pending.ref:  # resent while the table decides
             if not self.table.partial and "confirm" not in self.table.notice_choices:
-                self._ask_about_pending()  # the question was cleared away meanwhile
+                self._ask_about(self._pending)  # the question was cleared away meanwhile
             return  # answered together with the table's decision
-        if kind == "roll":
+        if isinstance(event, RollEvent):
             uncertain = [index for index, value in enumerate(event.values) if value == "?"]
             if event.uncertain and not uncertain:
                 uncertain = list(range(len(event.values)))
             self.hardware_roll(list(event.values), uncertain, source, event)
-        elif kind == "button":
+        elif isinstance(event, ButtonEvent):
             self.press(event.name, source, event)
-        else:
+        else:  # the hourglass
             self.press("hourglass" if event.state == "flip" else "flat", source, event)
 
-    def _refuse_no_game(self, event: Any) -> None:
+    def _refuse_no_game(self, event: BridgeEvent | None) -> None:
         """Input with no game to go to: the table is told on any screen, the device hears why."""
         if self.session is None:
             self._announce(_("No game is being played: start or resume one first. The input was not used."))
@@ -270,7 +285,7 @@ class TableController:
 
     # -- buttons (GPIO, serial, keyboard, on-screen) -------------------------------------------------
     @in_turn
-    def press(self, name: str, source: Source = "keyboard", event: Any = None) -> None:
+    def press(self, name: str, source: ActionSource = "keyboard", event: BridgeEvent | None = None) -> None:
         """A named button: the game's own meaning first (`button`), then the table-wide one.  Undo also
         works once the game is over (the last move was a mistake)."""
         if self.session is None or (self.session.is_over() and name != "undo"):
@@ -303,7 +318,7 @@ class TableController:
                 button=name))
             settle(self.hardware, event, recorded=False, reason="input.no_use")
 
-    def button(self, name: str, source: Source, event: Any) -> bool:
+    def button(self, name: str, source: ActionSource, event: BridgeEvent | None) -> bool:
         """A game's own meaning of a button; True when handled (and the frame answered)."""
         if name == "confirm" or name == "next":
             action = self.confirm_action() if name == "confirm" else (self.confirm_action() or self.next_action())
@@ -349,8 +364,8 @@ class TableController:
 
     # -- playing -------------------------------------------------------------------------------------
     @in_turn
-    def submit(self, action: ActionModel | dict[str, Any], source: Source = "touch", event: Any = None,
-               then: Then = None) -> None:
+    def submit(self, action: ActionModel | dict[str, Any], source: ActionSource = "touch",
+               event: BridgeEvent | None = None, then: Then = None) -> None:
         """Play an action through the Session.  Once the journal has it the hardware frame is answered, the
         table shows the move and `then(True)` runs; refused or not saved, the table says why, the frame
         hears it and `then(False)` runs."""
@@ -364,8 +379,8 @@ class TableController:
         session.submit_soon(action, source, partial(self._submitted, session, actor, action, event, then),
                             ref=frame_ref(event))
 
-    def _submitted(self, session: Session, actor: int | None, action: ActionModel | dict[str, Any], event: Any,
-                   then: Then, outcome: Outcome) -> None:
+    def _submitted(self, session: Session, actor: int | None, action: ActionModel | dict[str, Any],
+                   event: BridgeEvent | None, then: Then, outcome: Outcome) -> None:
         """The session's answer: the action is on disk (or refused, or could not be saved)."""
         if outcome.unsaved is not None:
             self.table.show_notice(_("Could not save the move, so it was not played: {problem}").format(
@@ -387,7 +402,7 @@ class TableController:
         tell(then, outcome.accepted)
 
     @in_turn
-    def undo(self, source: Source = "touch", event: Any = None, then: Then = None) -> None:
+    def undo(self, source: ActionSource = "touch", event: BridgeEvent | None = None, then: Then = None) -> None:
         """Take back the last action (the undo is journalled before the button is answered)."""
         session = self.session
         if session is None:
@@ -397,7 +412,7 @@ class TableController:
             return
         session.undo_soon(partial(self._undone, session.is_over(), session.state, event, then))
 
-    def _undone(self, was_over: bool, before: Any, event: Any, then: Then, outcome: Outcome) -> None:
+    def _undone(self, was_over: bool, before: Any, event: BridgeEvent | None, then: Then, outcome: Outcome) -> None:
         if outcome.unsaved is not None:
             self.table.show_notice(_("Could not save the undo: {problem}").format(problem=outcome.unsaved))
             settle(self.hardware, event, recorded=False, reason="journal.failed")
@@ -415,15 +430,12 @@ class TableController:
         tell(then, outcome.accepted)
 
     @in_turn
-    def virtual_roll(self, source: Source = "virtual", then: Then = None) -> None:
+    def virtual_roll(self, source: ActionSource = "virtual", then: Then = None) -> None:
         """Let the Pi roll the dice that are due (keyboard Space / "Roll for me")."""
-        from random import Random
-
         session = self.session
         action = None
         if session is not None and not session.is_over() and self.table.dice:
-            rng = Random(f"{session.setup.seed}:{len(session.actions)}")  # as Session.virtual_roll: replays alike
-            action = session.game.virtual_roll(session.state, rng)
+            action = session.virtual_roll_action()
         if action is None:
             tell(then, False)
         else:
@@ -436,7 +448,7 @@ class TableController:
 
     # -- dice from touch, keys, value buttons or sensors ---------------------------------------------
     @in_turn
-    def enter_die(self, face: str, source: Source = "touch", event: Any = None) -> None:
+    def enter_die(self, face: str, source: ActionSource = "touch", event: BridgeEvent | None = None) -> None:
         """The next die shows `face` (after a partly unreadable roll: the next die the sensors could not
         read); the roll is submitted once every die is known.  The entry so far is the TableModel's
         `entered`/`partial`, which the keypads bind to (no full redraw per die)."""
@@ -448,9 +460,9 @@ class TableController:
                 table.partial = filled
                 settle(self.hardware, event, recorded=True)
                 return
-            pending, self._pending = self._pending, {}
+            pending, self._pending = self._pending, None
             table.partial = []
-            self.submit_roll(filled, source, pending.get("event"), then=lambda accepted: settle(
+            self.submit_roll(filled, source, None if pending is None else pending.event, then=lambda accepted: settle(
                 self.hardware, event, recorded=accepted, reason=None if accepted else "roll.refused"))
             return
         if not table.dice or len(table.entered) >= len(table.dice):
@@ -470,7 +482,8 @@ class TableController:
         self.table.partial = []
 
     @in_turn
-    def submit_roll(self, values: list[str], source: Source, event: Any = None, then: Then = None) -> None:
+    def submit_roll(self, values: list[str], source: ActionSource, event: BridgeEvent | None = None,
+                    then: Then = None) -> None:
         """Submit dice values; a value a die does not have, or a missing die, asks for touch entry."""
         table = self.table
         refused = self._roll_refusal(values)
@@ -487,19 +500,20 @@ class TableController:
         table = self.table
         if not table.roll_action or not table.dice:
             return _("No dice roll is expected now; the roll was ignored."), "roll.not_expected"
-        if len(values) != len(table.dice):
-            got, want = len(values), len(table.dice)
+        misfit = dice_misfit(table.dice, values)
+        if misfit is None:
+            return None
+        if misfit.die is None:
+            got, want = misfit.got, misfit.want
             return _("{read} but {needed}; please enter the roll by touch.").format(
                 read=n_("{got} die was read", "{got} dice were read", got).format(got=got),
                 needed=n_("{want} is needed", "{want} are needed", want).format(want=want)), "roll.wrong_count"
-        for index, (value, faces) in enumerate(zip(values, table.dice)):
-            if value not in faces:
-                return _("Die {n} showed '{value}', which it cannot show; please enter the roll by touch.").format(
-                    n=index + 1, value=value), "roll.bad_face"
-        return None
+        return _("Die {n} showed '{value}', which it cannot show; please enter the roll by touch.").format(
+            n=misfit.die + 1, value=misfit.value), "roll.bad_face"
 
     @in_turn
-    def hardware_roll(self, values: list[str], uncertain: list[int], source: Source, event: Any = None) -> None:
+    def hardware_roll(self, values: list[str], uncertain: list[int], source: ActionSource,
+                      event: BridgeEvent | None = None) -> None:
         """A roll read by sensors: certain values are played, uncertain ones are confirmed first, and dice
         the sensors could not read at all (`?`) are tapped in on the keypad.  Until the table answers,
         the frame stays unanswered (the device keeps it), so a restart asks again."""
@@ -511,31 +525,29 @@ class TableController:
             self.submit_roll(values, source, event)
             return
         self._drop_pending("roll.entered_by_touch")
-        self._pending = {"values": values, "uncertain": uncertain, "source": source, "event": event,
-                         "ref": frame_ref(event)}
+        self._pending = pending = PendingRoll(values, uncertain, source, event)
         if "?" in values and len(values) == len(table.dice):
             table.clear_messages()
             table.entered = []
             table.partial = list(values)  # the keypad asks for the unread dice only ("Clear": whole roll)
             return
-        self._ask_about_pending()
+        self._ask_about(pending)
 
-    def _ask_about_pending(self) -> None:
+    def _ask_about(self, pending: PendingRoll) -> None:
         """Ask the table to confirm the uncertain reading (again, when the device resends it after the
         question was cleared away by other input)."""
-        pending = self._pending
-        dice = ", ".join(str(index + 1) for index in pending["uncertain"])
-        crops = getattr(self.hardware, "crops", lambda _event: None)(pending["event"]) or []
-        if pending["source"] == "camera":  # the camera's own picture of each die is shown with it
+        dice = ", ".join(str(index + 1) for index in pending.uncertain)
+        crops = getattr(self.hardware, "crops", lambda _event: None)(pending.event) or []
+        if pending.source == "camera":  # the camera's own picture of each die is shown with it
             text = _("The camera is unsure about die {dice} (read as {values}). Confirm the reading, or enter "
                      "the roll by touch.")
         else:
             text = _("The sensors are unsure about die {dice} (read as {values}). Confirm the reading, or enter "
                      "the roll by touch.")
-        self.table.show_notice(text.format(dice=dice, values=" ".join(pending["values"])), choices=["confirm", "touch"],
-                               dice=[{"face": value, "uncertain": index in pending["uncertain"],
+        self.table.show_notice(text.format(dice=dice, values=" ".join(pending.values)), choices=["confirm", "touch"],
+                               dice=[{"face": value, "uncertain": index in pending.uncertain,
                                       "crop": crops[index] if index < len(crops) else None}
-                                     for index, value in enumerate(pending["values"])])
+                                     for index, value in enumerate(pending.values)])
 
     @in_turn
     def answer_notice(self, choice: str) -> None:
@@ -544,17 +556,17 @@ class TableController:
         self.table.clear_messages()
         if marked:
             self.changed()  # the board stops marking what was to be put back
-        if choice == "confirm" and self._pending and not self.table.partial:
-            pending, self._pending = self._pending, {}
-            self.submit_roll(pending["values"], pending["source"], pending["event"])
+        if choice == "confirm" and self._pending is not None and not self.table.partial:
+            pending, self._pending = self._pending, None
+            self.submit_roll(pending.values, pending.source, pending.event)
         elif choice == "touch":
             self.clear_entry()
 
     def _drop_pending(self, reason: str) -> None:
         """An uncertain roll the table will not confirm: the device hears it was not recorded."""
-        pending, self._pending = self._pending, {}
-        if pending:
-            settle(self.hardware, pending.get("event"), recorded=False, reason=reason)
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            settle(self.hardware, pending.event, recorded=False, reason=reason)
 
     # -- hooks for a game's flow ---------------------------------------------------------------------
     def on_opened(self) -> None:

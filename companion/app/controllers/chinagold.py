@@ -18,8 +18,9 @@ from companion.games.chinagold.bot import hint
 
 if TYPE_CHECKING:
     from companion.engine.core import ActionModel, Event
-    from companion.engine.record import Source
+    from companion.engine.record import ActionSource
     from companion.games.chinagold.rules import ChinagoldState
+    from firmware_bridge.events import BridgeEvent
 
 #: The seat the Pi plays is the one whose player has this name (any case).
 PI_NAME = "Pi"
@@ -121,7 +122,7 @@ class ChinagoldController(TableController):
         return self.suggestion if self.pi_to_move else None
 
     @in_turn
-    def confirm_pi_move(self, source: Source = "touch", event: Any = None) -> None:
+    def confirm_pi_move(self, source: ActionSource = "touch", event: BridgeEvent | None = None) -> None:
         """The table has turned the marked markers: play the Pi's move (recorded as the bot's)."""
         action = self.confirm_action()
         if action is None:
@@ -129,7 +130,7 @@ class ChinagoldController(TableController):
         else:
             self.submit(action, "bot", event)
 
-    def button(self, name: str, source: Source, event: Any) -> bool:
+    def button(self, name: str, source: ActionSource, event: BridgeEvent | None) -> bool:
         if name == "hint":
             if self._think():
                 settle(self.hardware, event, recorded=True)

@@ -14,7 +14,8 @@ from companion.games.digger.rules import COLOURS
 
 if TYPE_CHECKING:
     from companion.engine.core import ActionModel, Event
-    from companion.engine.record import Source
+    from companion.engine.record import ActionSource
+    from firmware_bridge.events import BridgeEvent
 
 
 class DiggerController(TableController):
@@ -79,7 +80,7 @@ class DiggerController(TableController):
         self._sand_was_running = state.timer_running
 
     # -- buttons -------------------------------------------------------------------------------------
-    def button(self, name: str, source: Source, event: Any) -> bool:
+    def button(self, name: str, source: ActionSource, event: BridgeEvent | None) -> bool:
         if name in ("stop", "next", "confirm") and self.time_up_pending:
             self.confirm_time_up(source, event)
             return True
@@ -133,7 +134,7 @@ class DiggerController(TableController):
         self.changed()
 
     @in_turn
-    def confirm_time_up(self, source: Source = "touch", event: Any = None) -> None:
+    def confirm_time_up(self, source: ActionSource = "touch", event: BridgeEvent | None = None) -> None:
         """Time up with the colours marked as stowed (accepted, `on_accepted` ends the question)."""
         self.submit({"type": "time_up", "stowed": [colour for colour in COLOURS if colour in self.stowed]},
                     source, event)

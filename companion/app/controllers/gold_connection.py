@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from companion.app.controllers.base import TableController, in_turn
-from companion.engine.core import N_, ActionModel, Event, Refusal
+from companion.engine.core import ActionModel, Event
 from companion.games.gold_connection.rules import (
     GoldConnection,
     GoldConnectionState,
+    Loot,
     Move,
     Plunder,
     auto_sort,
@@ -21,7 +22,8 @@ from companion.games.gold_connection.rules import (
 )
 
 if TYPE_CHECKING:
-    from companion.engine.record import Source
+    from companion.engine.record import ActionSource
+    from firmware_bridge.events import BridgeEvent
 
 SEARCH_DISTANCE = 17  # 12 on the dice plus at most 5 chips: no longer move can ever be rolled
 
@@ -76,7 +78,7 @@ class GoldConnectionController(TableController):
             return Plunder(victim=victim, take=dict(self.take))
         return None
 
-    def button(self, name: str, source: Source, event: Any) -> bool:
+    def button(self, name: str, source: ActionSource, event: BridgeEvent | None) -> bool:
         """`stop` ends the arrow's move where it is and announces the loot roll ("Stop here")."""
         if name == "stop" and self.table.check({"type": "stop"}) is None:
             self.submit({"type": "stop"}, source, event)
@@ -141,14 +143,8 @@ class GoldConnectionController(TableController):
         state = self.state
         if state is None or "move" not in self.expects():
             return
-        arrow = state.robbers[state.current].arrow
-        if not state.moved:
-            self.submit({"type": "loot", "bars": [bar]})
-            return
-        if safe != arrow:
-            self.table.show_refusal(Refusal(code="loot.other_safe", rule="GC-8", params={"safe": arrow},
-                                            message=N_("Only bars in the safe under your arrow ({safe}) can be "
-                                                       "looted.")))
+        if not state.moved or safe != state.robbers[state.current].arrow:
+            self.submit(Loot(bars=(bar,), safe=safe))  # the rules say why not: move first, or the arrow's safe only
             return
         picked = list(self.picked)
         if picked.count(bar) < state.safes[safe].count(bar):

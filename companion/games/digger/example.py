@@ -17,8 +17,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from random import Random
 
-from companion.engine.core import ActionModel, Player, Setup
-from companion.engine.record import GameRecord, RecordedAction, Source
+from companion.engine.core import ActionModel, Player, Setup, roll_rng
+from companion.engine.record import ActionSource, GameRecord, RecordedAction
 from companion.games.digger.rules import (
     COLOURS,
     Digger,
@@ -93,7 +93,7 @@ def play_example(setup: Setup = EXAMPLE_SETUP, start: datetime = EXAMPLE_START) 
     turn_clock = 0.0
     actions: list[RecordedAction] = []
 
-    def record(action: ActionModel, source: Source, seconds: float) -> None:
+    def record(action: ActionModel, source: ActionSource, seconds: float) -> None:
         nonlocal state, clock, turn_clock
         clock += timedelta(seconds=seconds)
         turn_clock += seconds
@@ -112,7 +112,7 @@ def play_example(setup: Setup = EXAMPLE_SETUP, start: datetime = EXAMPLE_START) 
             stowed = tuple(colour for colour in COLOURS if state.waiting.count(colour) and bot.rng.random() < 0.5)
             record(TimeUp(stowed=stowed), "virtual", limit - turn_clock)
         elif choice is None:
-            rolled = game.virtual_roll(state, Random(f"{setup.seed}:{len(actions)}"))
+            rolled = game.virtual_roll(state, roll_rng(setup.seed, len(actions)))
             assert rolled is not None
             record(rolled, "virtual", ROLL_SECONDS)
         elif isinstance(choice, Stop):

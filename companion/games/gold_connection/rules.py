@@ -248,10 +248,15 @@ class Move(ActionModel):
 
 
 class Loot(ActionModel):
-    """Announce bars to take from the safe under the arrow."""
+    """Announce bars to take from the safe under the arrow.
+
+    `safe` is where the table took the bars from when it said (a tap on a bar on the board); any other
+    safe than the arrow's is refused.  It is checked, never recorded: an accepted loot's safe is the
+    arrow's, so the record says no more with it."""
 
     type: Literal["loot"] = "loot"
     bars: tuple[str, ...]
+    safe: str | None = Field(default=None, exclude=True)
 
 
 class Plunder(ActionModel):
@@ -515,6 +520,9 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         robber = state.robbers[state.current]
         safe = robber.arrow
         assert safe is not None
+        if action.safe is not None and action.safe != safe:
+            return refuse("loot.other_safe", N_("Only bars in the safe under your arrow ({safe}) can be looted."),
+                          "GC-8", safe=safe_words(safe))
         owner = state.stone_owner(safe)
         if owner is not None and owner != state.current:
             return refuse("loot.occupied", N_("{owner}'s robber stone stands on {safe}: it cannot be looted."),

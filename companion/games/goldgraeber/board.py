@@ -197,10 +197,6 @@ class Board:
     town: frozenset[int]
     layout: GoldgraeberLayout
 
-    def adjacent_fields(self, field: int) -> tuple[int, ...]:
-        """Geometric neighbours that are walkable (used by the look-instead-of-roll variant)."""
-        return self.neighbours[field]
-
 
 def compile_board(layout: GoldgraeberLayout) -> Board:
     """Turn a checked layout into the graph the engine walks on."""
