@@ -13,4 +13,5 @@ GAME = GamePlugin(
     sand_timer=True,
     controller="companion.games.digger.app.controller:DiggerController",
     table="companion.games.digger.app.table",
+    autoplay="companion.games.digger.bot:choose_action",
 )
