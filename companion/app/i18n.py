@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gettext
-import importlib.util
+import importlib.resources
 import locale
 import os
 import re
@@ -73,9 +73,7 @@ def _catalog_folder(domain: str) -> Path:
     from companion.engine.registry import catalog_package
 
     package = catalog_package(domain)
-    spec = importlib.util.find_spec(package) if package is not None else None
-    folders = spec.submodule_search_locations if spec is not None else None
-    return Path(folders[0]) if folders else LOCALE_DIR
+    return Path(str(importlib.resources.files(package))) if package is not None else LOCALE_DIR
 
 
 def _(message: str) -> str:

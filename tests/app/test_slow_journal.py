@@ -161,25 +161,24 @@ def test_closing_the_journal_during_a_slow_commit_finishes_it_and_answers_the_de
 def test_every_controller_method_the_panels_and_the_app_call_waits_its_turn() -> None:
     """A method reached from a panel, a kv rule or the app is an input (it reads the state to decide), so it
     must be `@in_turn`; only the table's life cycle and pure readers are called directly."""
-    import importlib.util
     import inspect
     import re
 
     import companion.app as app_package
     from companion.app.controllers import controller_class
-    from companion.engine.registry import declared, plugin_for
+    from companion.engine.registry import declared, load_part, plugin_for
 
     readers = {"listen", "unlisten", "expects", "victim", "take_bars", "open", "close"}
     folders = [Path(app_package.__file__).parent]  # the app, and each game's own app parts (panel, board)
     controllers = set()
     for game in declared():
         plugin = plugin_for(game)
-        for part in (plugin.table, plugin.controller):
-            spec = importlib.util.find_spec(part.partition(":")[0]) if part else None
-            if spec is not None and spec.origin is not None:
-                folders.append(Path(spec.origin).parent)
-                if part == plugin.controller:
-                    controllers.add(Path(spec.origin))
+        if plugin.table is not None:
+            folders.append(Path(str(load_part(game, plugin.table).__file__)).parent)
+        if plugin.controller is not None:
+            source = Path(str(inspect.getsourcefile(load_part(game, plugin.controller))))
+            controllers.add(source)
+            folders.append(source.parent)
     sources = [path.read_text(encoding="utf-8") for folder in set(folders)
                for pattern in ("*.py", "*.kv", "*/*.py", "*/*.kv") for path in folder.glob(pattern)
                if "controllers" not in path.parts and path not in controllers]

@@ -16,7 +16,7 @@ from tests.conformance.playout import options_strategy, play
 from tests.plugin_games import DICE_RACE, installed
 
 with installed():
-    GAME_IDS = declared()  # at collection: the games the suite is run over, the plugin's among them
+    INSTALLED = declared()  # at collection: the games the suite is run over, the plugin's among them
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -26,12 +26,12 @@ def _plugins_installed() -> Iterator[None]:
 
 
 def test_the_suite_runs_over_every_installed_game_the_plugin_too() -> None:
-    assert {"digger", "gold_connection", "goldgraeber", "chinagold", DICE_RACE} <= set(GAME_IDS)
-    assert sorted(all_games()) == GAME_IDS and problems() == []
+    assert {"digger", "gold_connection", "goldgraeber", "chinagold", DICE_RACE} <= set(INSTALLED)
+    assert sorted(all_games()) == INSTALLED and problems() == []
 
 
 # Shrinking whole games is slow and rarely simpler than the seed that failed, so a failure is reported as drawn.
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", INSTALLED)
 @settings(phases=(Phase.explicit, Phase.reuse, Phase.generate), max_examples=15)
 @given(data=st.data())
 def test_random_playouts_keep_the_table_contract(game_id: str, data: st.DataObject) -> None:
@@ -43,7 +43,7 @@ def test_random_playouts_keep_the_table_contract(game_id: str, data: st.DataObje
     assert len(session.actions) > 0
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", INSTALLED)
 def test_every_action_a_game_parses_has_a_handler(game_id: str) -> None:
     game = get_game(game_id)
     parsed = set(game.action_adapter.json_schema()["discriminator"]["mapping"])
