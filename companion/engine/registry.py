@@ -62,8 +62,9 @@ class GamePlugin:
     - `table`: the app's table module, with `build_panel` and optionally `setup_steps`, `action_label`,
       `options_panel`, `FACE_COLOURS`, `face_letter`; a .kv file of the same stem beside it is loaded
       first (None: `companion.app.tables.generic`).  See companion/app/tables/README.md.
-    - `autoplay`: `choose(game, state, rng) -> ActionModel`, a move in any position, for playouts where
-      `legal_actions` cannot list every choice (None: the listed actions and virtual rolls serve).
+    - `autoplay`: `choose(game, state, rng) -> ActionModel`, a plausible move in any position, so random
+      playouts reach the game's end and get past choices `legal_actions` cannot list (None: random listed
+      actions and virtual rolls serve).
     - `commands`: a module whose `register(subparsers)` adds the game's own `goldtable` sub-commands.
     - `catalogs`: the package whose folder holds the game's gettext catalogs,
       `<lang>/LC_MESSAGES/<game id>.mo` (the game's messages are in a domain named after its id).
