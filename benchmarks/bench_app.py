@@ -602,7 +602,7 @@ class TouchGame:
         kind, game = move["type"], self.game
         action = self.app.table.session.game.parse_action(move) if kind != "roll" else None
         if game == "digger":
-            from companion.app.tables.digger import action_label
+            from companion.games.digger.app.table import action_label
 
             if kind == "roll":
                 for face in (self.dice.choice("BYRGWK") for _ in range(5)):

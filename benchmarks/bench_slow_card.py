@@ -68,8 +68,8 @@ def play(mode: str, data: Path) -> dict[str, Any]:
 
     from companion.app.demo import next_move
     from companion.app.launch import start_headless
-    from companion.app.tables.digger import action_label
     from companion.engine.writer import InlineWriter
+    from companion.games.digger.app.table import action_label
     from tests.app.ui import find_button
 
     app = start_headless((800, 480), journal_path=data / "journal.sqlite3", settings_file=data / "s.json",

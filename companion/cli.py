@@ -12,11 +12,9 @@ from typing import Any
 
 from companion.engine.errors import UserError
 
-# Modules that add their own sub-commands with `register(subparsers)`.
-COMMAND_MODULES: tuple[str, ...] = ("companion.layout.cli", "companion.app.cli", "companion.games.chinagold.cli",
-                                     "companion.camera.cli",
-                                     "companion.system.cli",
-                                     "firmware_bridge.cli")
+# Modules that add their own sub-commands with `register(subparsers)` (games add theirs: `GamePlugin.commands`).
+COMMAND_MODULES: tuple[str, ...] = ("companion.layout.cli", "companion.app.cli", "companion.camera.cli",
+                                     "companion.system.cli", "firmware_bridge.cli")
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -210,7 +208,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for module in game_commands():
+        module.register(sub)
     return parser
+
+
+def game_commands() -> list[Any]:
+    """The modules of the installed games that have `goldtable` sub-commands of their own.  A broken game
+    adds none (its problem is told where the game is asked for), so it never takes the CLI down."""
+    from companion.engine.registry import GameUnavailable, declared, load_part, plugin_for
+
+    found = []
+    for game_id in declared():
+        try:
+            module = plugin_for(game_id).commands
+            if module is not None:
+                found.append(load_part(game_id, module))
+        except GameUnavailable:
+            continue
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:

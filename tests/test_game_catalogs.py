@@ -46,19 +46,19 @@ DOMAINS = [
                          "companion/games/digger/putback.py"), ("N_",), least_messages=21, least_po_entries=1),
     GameDomain("gold_connection",
                ("companion/games/gold_connection/rules.py", "companion/games/gold_connection/words.py",
-                "companion/games/gold_connection/putback.py", "companion/app/tables/gold_connection.py",
-                "companion/app/controllers/gold_connection.py"),
+                "companion/games/gold_connection/putback.py", "companion/games/gold_connection/app/table.py",
+                "companion/games/gold_connection/app/controller.py"),
                ("N_", "_"), least_messages=81, least_po_entries=81,
                same_in=frozenset({("fr", "distance {distance}"), ("de", "{safe}: {bars}"),
                                   ("de", "{colour} {number}"), ("fr", "{colour} {number}")})),  # blau 3, bleu 3
     GameDomain("goldgraeber", ("companion/games/goldgraeber/rules.py", "companion/games/goldgraeber/words.py",
-                              "companion/games/goldgraeber/putback.py", "companion/app/tables/goldgraeber.py"),
+                              "companion/games/goldgraeber/putback.py", "companion/games/goldgraeber/app/table.py"),
                ("N_", "_"), least_messages=61, least_po_entries=1,
                same_in=frozenset({("de", "Gold {value}"),  # German says Gold too
                                   ("de", "Golden City"), ("fr", "Golden City")})),  # the town's name on the board
     GameDomain("chinagold", ("companion/games/chinagold/rules.py", "companion/games/chinagold/words.py",
-                            "companion/games/chinagold/putback.py", "companion/app/tables/chinagold.py",
-                            "companion/app/controllers/chinagold.py"),
+                            "companion/games/chinagold/putback.py", "companion/games/chinagold/app/table.py",
+                            "companion/games/chinagold/app/controller.py"),
                ("N_", "_"), least_messages=45, least_po_entries=45,
                same_in=frozenset({("de", "Pi"), ("fr", "Pi")})),  # the Pi opponent's name
 ]

@@ -83,8 +83,12 @@ def test_the_wheel_holds_the_run_time_files(installed: Installed) -> None:
     for kiosk in ("goldtable.service", "goldtable.desktop", "50-goldtable-poweroff.rules"):
         assert f"companion/system/kiosk/{kiosk}" in names
     for required in ("companion/locale/de/LC_MESSAGES/goldtable.mo", "companion/app/screens/settings.kv",
-                     "firmware_bridge/pinmap.default.json"):
+                     "companion/games/digger/app/table.kv", "firmware_bridge/pinmap.default.json"):
         assert required in names
+    entry_points = next(name for name in names if name.endswith(".dist-info/entry_points.txt"))
+    games = zipfile.ZipFile(installed.wheel).read(entry_points).decode().split("[goldtable.games]")[1]
+    assert {line.split(" = ")[0] for line in games.split("[")[0].split("\n") if " = " in line} == {
+        "chinagold", "digger", "gold_connection", "goldgraeber"}  # every game is found through its entry point
 
 
 def test_it_runs_from_the_installed_package_not_the_source_tree(installed: Installed) -> None:

@@ -18,10 +18,10 @@ from companion.app.i18n import set_language
 from companion.app.table import TableModel
 from companion.engine.core import ActionModel, Game, Value
 from companion.engine.record import load_record, parse_recorded
-from companion.engine.registry import get_game
+from companion.engine.registry import declared, get_game
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
-GAMES = ("digger", "gold_connection", "goldgraeber", "chinagold")
+GAMES = declared()  # every installed game (the shipped ones: no test plugin is installed here)
 
 #: Shown to no one at the table, in any game: Python reprs, unfilled or leftover templates, snake_case
 #: action types (`place_arrow`, `use_chips`).

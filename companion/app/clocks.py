@@ -36,6 +36,7 @@ from kivy.utils import escape_markup
 from companion.app.i18n import _, tr
 from companion.app.settings import data_dir
 from companion.app.speech import Speaker
+from companion.engine.registry import plugin_for
 from companion.engine.timebank import Alert, BankState, TimeBank, clock_text
 from companion.engine.timebank import Clock as MonotonicClock
 from companion.engine.writer import InlineWriter, Writer
@@ -47,8 +48,6 @@ TICK_SECONDS = 0.2
 SAVE_SECONDS = 5.0
 BANK_STEPS: tuple[int, ...] = (0, 5, 10, 15, 20, 30, 45, 60, 90, 120)  # minutes per player, 0 = none
 TURN_STEPS: tuple[int, ...] = (0, 15, 30, 45, 60, 90, 120, 180, 300)  # seconds per turn, 0 = no limit
-#: Games that time their turns with a sand timer of their own (Digger's hourglass) keep it.
-OWN_TIMER = frozenset({"digger"})
 
 
 @dataclass(frozen=True)
@@ -130,7 +129,7 @@ class ClockModel(EventDispatcher):
         self.seat = -1
         self.totals = []
         self._journal, self._game, self._writer = journal, journal_game, writer or InlineWriter()
-        if game_id in OWN_TIMER or not settings.clock:
+        if not settings.clock or plugin_for(game_id).sand_timer:  # a sand timer of its own (Digger's) stays
             self.active = False
             return
         kept = kept_state(journal, journal_game, len(names))

@@ -1,4 +1,5 @@
-"""Translations: gettext catalogs in companion/locale, one domain for the app and one per game.
+"""Translations: gettext catalogs, one domain for the app (companion/locale) and one per game (where its
+plugin keeps them: `GamePlugin.catalogs`, companion/locale for the shipped games).
 
 The app's own strings use the `goldtable` domain (`_`, and `tr(msgid, lang)` in .kv files so a
 language switch rebinds every label).  Engine messages (Refusal, Event, Prompt templates marked with
@@ -10,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gettext
+import importlib.resources
 import locale
 import os
 import re
@@ -58,8 +60,20 @@ def catalog(domain: str, language: str | None = None) -> gettext.NullTranslation
     language = language or _current
     key = (domain, language)
     if key not in _catalogs:
-        _catalogs[key] = gettext.translation(domain, str(LOCALE_DIR), languages=[language], fallback=True)
+        _catalogs[key] = gettext.translation(domain, str(_catalog_folder(domain)), languages=[language],
+                                             fallback=True)
     return _catalogs[key]
+
+
+def _catalog_folder(domain: str) -> Path:
+    """Where a domain's catalogs are: the app's here, a game's where its plugin says (`GamePlugin.catalogs`,
+    the shipped games' here too)."""
+    if domain == APP_DOMAIN:
+        return LOCALE_DIR
+    from companion.engine.registry import catalog_package
+
+    package = catalog_package(domain)
+    return Path(str(importlib.resources.files(package))) if package is not None else LOCALE_DIR
 
 
 def _(message: str) -> str:

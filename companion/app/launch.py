@@ -190,7 +190,7 @@ def show_screen(app: Any, screen: str) -> None:
             pump(2)
             show_loupe(app.root.current_screen)
         elif screen == "line":  # Chinagold: a site tapped, every line of the thrown length from it shown
-            from companion.app.controllers.chinagold import ChinagoldController
+            from companion.games.chinagold.app.controller import ChinagoldController
 
             state = app.controller.state if isinstance(app.controller, ChinagoldController) else None
             hidden = [site for site, mark in enumerate(state.sites) if mark == "h"] if state is not None else []

@@ -137,6 +137,8 @@ class GoldtableApp(App):
     game_id = StringProperty("digger")
     resume_text = StringProperty("")
     journal_notice = StringProperty("")
+    #: The installed games that cannot be played, and why (Home shows it under the journal's notices).
+    games_notice = StringProperty("")
     #: The journal file is damaged: Home offers to salvage it (`salvage_journal`).
     salvage_offered = BooleanProperty(False)
     #: A short message shown over any screen (e.g. a roll arrived while no game is being played).
@@ -236,17 +238,24 @@ class GoldtableApp(App):
             return
         self._tap_served.set()
         self._preload.join()
-        from companion.engine.registry import all_games
-
         if self.journal is None:
             self._load_models()
         if self.hardware is None:
             self._start_hardware()
+        self.refresh_resume()
+        self.show_games()
+        Clock.schedule_once(lambda _dt: freeze_heap(), 0)
+
+    def show_games(self) -> None:
+        """Home offers every installed game that can be played (the chosen one, or Digger if it is gone)
+        and says which cannot be played and why."""
+        from companion.engine.registry import all_games, problems
+
         if self.game_id not in all_games():
             self.game_id = "digger"
-        self.refresh_resume()
+        self.games_notice = "\n".join(_("A game cannot be played: {problem}").format(problem=problem)
+                                      for problem in problems())
         self.root.get_screen("home").build_games()
-        Clock.schedule_once(lambda _dt: freeze_heap(), 0)
 
     def _start_preload(self) -> None:
         """The background imports begin once the first frame is drawn: started earlier they share the

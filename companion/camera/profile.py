@@ -6,8 +6,8 @@ and focus calibration measured, the die's size in pixels once teaching has seen 
 picture its features (not the picture).  Profiles live in the data folder's `camera/` (one per game for
 the app), and `export`/`import` are plain copies: nothing in a profile depends on where it lies.
 
-Which faces a game's dice have comes from the engine (the faces its prompt asks for at the first roll),
-not from a list here; a game whose faces are all pip counts 1-6 is read without teaching.
+Which faces a game's dice have comes from the game's declaration (`GamePlugin.dice`), not from a list
+here; a game whose faces are all pip counts 1-6 is read without teaching.
 """
 
 from __future__ import annotations
@@ -36,17 +36,14 @@ MAX_PROFILE_BYTES = 8 * 1024 * 1024
 
 
 def game_dice(game_id: str) -> tuple[tuple[str, ...], ...]:
-    """The dice a game's prompt asks for at its first roll (one tuple of face tokens per die).  A game the
-    engine does not know is a UserError."""
-    from companion.engine.core import Player, Setup
-    from companion.engine.registry import get_game
+    """The dice of a game's full roll as its plugin declares them (one tuple of face tokens per die).  A
+    game that is not installed is a UserError."""
+    from companion.engine.registry import GameUnavailable, plugin_for
 
     try:
-        game = get_game(game_id)
-    except KeyError:
+        return plugin_for(game_id).dice
+    except GameUnavailable:
         raise UserError(f"--game: no game {game_id!r}") from None
-    players = tuple(Player(name=f"P{seat + 1}") for seat in range(game.min_players))
-    return game.prompt(game.initial_state(Setup(game=game_id, players=players))).dice
 
 
 def game_faces(game_id: str) -> tuple[str, ...]:

@@ -12,7 +12,7 @@ from typing import Any
 _EXPORTS = {
     "N_": "core", "ActionModel": "core", "Event": "core", "Game": "core", "IllegalAction": "core",
     "Player": "core", "Prompt": "core", "Refusal": "core", "Setup": "core", "Value": "core",
-    "all_games": "registry", "get_game": "registry", "register": "registry",
+    "all_games": "registry", "get_game": "registry", "plugin_for": "registry",
 }
 
 __all__ = sorted(_EXPORTS)

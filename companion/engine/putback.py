@@ -9,11 +9,9 @@ way and a test can apply the changes to prove they lead back.
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
 
 from pydantic import Field
 
@@ -101,9 +99,8 @@ class Instruction(Phrase):
 
 
 class PutBack:
-    """One game's view of its table.  Subclasses set `game` and implement `table` and `say`."""
-
-    game: ClassVar[str]
+    """One game's view of its table.  Subclasses implement `table` and `say`; a game's plugin names its
+    subclass (`companion.engine.registry.GamePlugin.putback`)."""
 
     def table(self, state: Value) -> Table:
         """Every piece the table can see, on its place."""
@@ -130,16 +127,12 @@ class PutBack:
 _PUTBACKS: dict[str, PutBack] = {}
 
 
-def register_putback(cls: type[PutBack]) -> type[PutBack]:
-    """Class decorator: the put-back wording of the game `cls.game`."""
-    _PUTBACKS[cls.game] = cls()
-    return cls
-
-
 def putback_for(game_id: str) -> PutBack:
-    """The registered put-back of a game (imports `companion.games.<id>.putback` on first use)."""
+    """The put-back guide a game's plugin declares (its module imported on first use)."""
     if game_id not in _PUTBACKS:
-        importlib.import_module(f"companion.games.{game_id}.putback")
+        from companion.engine.registry import load_part, plugin_for
+
+        _PUTBACKS[game_id] = load_part(game_id, plugin_for(game_id).putback)()
     return _PUTBACKS[game_id]
 
 
@@ -215,4 +208,4 @@ def put_back_refused(game: Game, state: Value, action: ActionModel) -> list[Inst
 
 
 __all__ = ["Change", "Instruction", "Phrase", "PutBack", "Table", "apply_changes", "changes_between", "put_back",
-           "put_back_refused", "putback_for", "register_putback"]
+           "put_back_refused", "putback_for"]

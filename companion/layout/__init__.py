@@ -1,7 +1,8 @@
 """Board and card data in `layouts/`: one validated JSON file per board, checked and rendered by the CLI.
 
-A game registers a `LayoutKind` for each kind of file it reads.  Files name their kind in a top-level
-`"kind"` field, so `goldtable layout check FILE` can find the right schema and checks for any file.
+A game declares a `LayoutKind` for each kind of file it reads (`GamePlugin.layouts` in its package, with
+the board widget that draws it).  Files name their kind in a top-level `"kind"` field, so
+`goldtable layout check FILE` can find the right schema and checks for any file.
 """
 
 from __future__ import annotations
@@ -25,15 +26,13 @@ class LayoutKind:
     """How to read one kind of layout file.
 
     `problems` returns semantic problems (unknown references, unreachable fields, wrong counts), one
-    string per problem, each starting with the element it concerns.  `board_module` names the module
-    under `companion.app.boards` whose `board_widget(layout)` draws it (for render and the app), or None
-    for data that has no picture (e.g. scoring cards).
+    string per problem, each starting with the element it concerns.  Which widget draws a file of the
+    kind (if any) is the game's declaration's (`companion.engine.registry.Layout`).
     """
 
     kind: str
     model: type[BaseModel]
     problems: Callable[[Any], list[str]]
-    board_module: str | None = None
 
 
 #: Board files place things in screen pixels; no table screen or printed picture is wider than this,
@@ -45,21 +44,32 @@ Coordinate = Annotated[float, Field(ge=0, le=MAX_PIXELS, allow_inf_nan=False)]
 Length = Annotated[float, Field(gt=0, le=MAX_PIXELS, allow_inf_nan=False)]
 
 
-_KINDS: dict[str, LayoutKind] = {}
-
-
-def register_layout_kind(kind: LayoutKind) -> LayoutKind:
-    """Make a layout kind known to `load_layout` and the CLI."""
-    _KINDS[kind.kind] = kind
-    return kind
-
-
 def layout_kinds() -> dict[str, LayoutKind]:
-    """Every registered kind (importing all games first, since games register their kinds)."""
-    from companion.engine.registry import all_games
+    """Every kind of file the installed games read, by its name (imports each game's layout modules, not
+    its rules; a game that cannot be loaded is left out, as it is everywhere)."""
+    return {name: kind for name, (kind, _game, _board) in _declared_kinds().items()}
 
-    all_games()
-    return dict(_KINDS)
+
+def board_reference(kind: LayoutKind) -> tuple[str, str] | None:
+    """(game id, "module:function") of the widget that draws files of this kind, None for data without
+    a picture (e.g. scoring cards)."""
+    _kind, game_id, board = _declared_kinds().get(kind.kind, (kind, "", None))
+    return None if board is None else (game_id, board)
+
+
+def _declared_kinds() -> dict[str, tuple[LayoutKind, str, str | None]]:
+    """Each declared kind by name, with the game declaring it and its board widget."""
+    from companion.engine.registry import GameUnavailable, declared, load_part, plugin_for
+
+    kinds: dict[str, tuple[LayoutKind, str, str | None]] = {}
+    for game_id in declared():
+        try:
+            for layout in plugin_for(game_id).layouts:
+                kind = load_part(game_id, layout.kind)
+                kinds[kind.kind] = (kind, game_id, layout.board)
+        except GameUnavailable:
+            continue
+    return kinds
 
 
 def read_layout(path: str | Path, kind: LayoutKind | None = None) -> tuple[LayoutKind, BaseModel]:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from companion.engine.errors import UserError
-from companion.layout import check_layout, layout_kinds, read_layout
+from companion.layout import board_reference, check_layout, layout_kinds, read_layout
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -29,7 +29,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     check_png_output(output, "-o")
     width, height = _size(args.size)
     kind, layout = read_layout(args.file)  # the same checks as `layout check`: a broken file is not drawn
-    if kind.board_module is None:
+    if board_reference(kind) is None:
         raise UserError(f"{args.file}: kind: {kind.kind} files hold data without a board picture")
     render_layout(kind, layout, output, (width, height), verbose=args.verbose)
     print(args.output)

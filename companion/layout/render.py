@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from companion.engine.registry import load_part
 from companion.headless import export_png, prepare_kivy
-from companion.layout import LayoutKind
+from companion.layout import LayoutKind, board_reference
 
 
 def render_layout(kind: LayoutKind, layout: BaseModel, output: Path, size: tuple[int, int],
@@ -17,8 +17,9 @@ def render_layout(kind: LayoutKind, layout: BaseModel, output: Path, size: tuple
     prepare_kivy(size, offscreen=True, verbose=verbose)
     from kivy.core.window import Window  # noqa: F401 - creating the window gives the GL context
 
-    module = importlib.import_module(f"companion.app.boards.{kind.board_module}")
-    widget = module.board_widget(layout, show_ids=True)
+    drawn_by = board_reference(kind)
+    assert drawn_by is not None, f"{kind.kind} files have no board picture"
+    widget = load_part(*drawn_by)(layout, show_ids=True)
     widget.size_hint = (None, None)
     widget.size = size
     widget.pos = (0, 0)

@@ -15,12 +15,10 @@ from pathlib import Path
 LOCALE_DIR = Path(__file__).resolve().parent
 ROOT = LOCALE_DIR.parents[1]
 LANGUAGES = ("de", "en", "fr")
-APP_SOURCES = ("companion/app", "companion/engine/session.py", "companion/engine/journal.py",
-               "companion/engine/salvage.py", "companion/camera/vision.py")
-#: Table modules of other games keep their strings in their own domain (their .po files).
-APP_TABLES = {"__init__.py", "common.py", "common.kv", "generic.py", "digger.py", "digger.kv"}
-#: Game controllers other than these speak through their game's own catalog, like their table panels.
-APP_CONTROLLERS = {"__init__.py", "base.py", "worker.py", "digger.py"}
+#: Digger's table panel and controller speak through the app's catalog; the other games' app parts keep
+#: their strings in their own domain (their .po files).
+APP_SOURCES = ("companion/app", "companion/games/digger/app", "companion/engine/session.py",
+               "companion/engine/journal.py", "companion/engine/salvage.py", "companion/camera/vision.py")
 
 
 def app_sources() -> list[str]:
@@ -28,9 +26,7 @@ def app_sources() -> list[str]:
     for entry in APP_SOURCES:
         path = ROOT / entry
         found = sorted(path.rglob("*.py")) + sorted(path.rglob("*.kv")) if path.is_dir() else [path]
-        files += [str(p.relative_to(ROOT)) for p in found
-                  if (p.parent.name != "tables" or p.name in APP_TABLES)
-                  and (p.parent.name != "controllers" or p.name in APP_CONTROLLERS)]
+        files += [str(p.relative_to(ROOT)) for p in found]
     return files
 
 

@@ -16,10 +16,11 @@ from kivy.uix.label import Label
 from companion.app.demo import DEMO_PLAYERS, demo_session
 from companion.app.launch import SCREENSHOT_SCREENS, pump, show_screen
 from companion.engine.journal import Journal
+from companion.engine.registry import declared
 from companion.engine.session import Session
 from tests.app.ui import visible_widgets
 
-GAMES = ("digger", "gold_connection", "goldgraeber", "chinagold")
+GAMES = declared()  # every installed game (the shipped ones: no test plugin is installed here)
 NAMES = {name for name, _colour in DEMO_PLAYERS} | {"Émile", "Pi", "Goldtable", "Digger", "Gold Connection",
                                                    "Goldgräber", "Chinagold", "Golden City",
                                                    "Deutsch", "English", "Français"}  # languages by their own name

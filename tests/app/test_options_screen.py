@@ -12,7 +12,7 @@ from kivy.weakmethod import WeakMethod
 
 from companion.app.i18n import _
 from companion.app.launch import pump
-from companion.app.tables.digger import DiggerCardsPanel
+from companion.games.digger.app.table import DiggerCardsPanel
 from tests.app.ui import tap
 
 
@@ -222,7 +222,7 @@ def test_the_card_panel_keeps_its_widgets_through_an_unrelated_tap(fresh_app: An
 
 def _card_line(panel: DiggerCardsPanel, index: int | None) -> str:
     """The values of black card `index` (None: the white side) as the panel writes them."""
-    from companion.app.tables.digger import _card_text
+    from companion.games.digger.app.table import _card_text
     from companion.games.digger.cards import load_cards
 
     layout = load_cards(panel.model.values.get("cards_file") or None)

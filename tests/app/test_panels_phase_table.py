@@ -21,13 +21,12 @@ from companion.app.tables import table_for
 from companion.app.tables.common import DiceKeypad
 from companion.app.tables.generic import GenericPanel
 from companion.engine.core import ActionModel
+from companion.engine.registry import declared, load_part, plugin_for
 from companion.engine.session import Session
-from companion.games.gold_connection import bot as gc_bot
-from companion.games.goldgraeber import bot as gg_bot
 from tests.app.ui import visible_widgets
 from tests.table_helpers import played
 
-GAMES = ("digger", "gold_connection", "goldgraeber", "chinagold")
+GAMES = declared()  # every installed game (the shipped ones: no test plugin is installed here)
 STEPS = 45
 
 
@@ -116,15 +115,14 @@ def check_panel(app: Any, game_id: str, panel: Widget) -> None:
 
 
 def next_action(session: Session, rng: Random) -> ActionModel | None:
-    """A varied playout: the games' bots where they have one, else random choices; None: roll virtually."""
+    """A varied playout: the games' own autoplay where they have one, else random choices; None: roll
+    virtually."""
     game, state = session.game, session.state
-    if game.id == "gold_connection":
-        action = gc_bot.choose_action(game, state, rng)  # type: ignore[arg-type]
-        return None if action.type == "roll" else action
-    if game.id == "goldgraeber":
-        action = gg_bot.choose_action(game, state, rng)  # type: ignore[arg-type]
-        return None if action.type == "roll" else action
     roll = session.prompt().roll_action
+    autoplay = plugin_for(game.id).autoplay
+    if autoplay is not None:
+        action = load_part(game.id, autoplay)(game, state, rng)
+        return None if action.type == roll else action
     choices = [action for kind in game.expects(state) if kind != roll and kind in game.candidates
                for action in game.offered(state, kind, checked=True)]
     if roll in game.expects(state) and (not choices or rng.random() < 0.3):

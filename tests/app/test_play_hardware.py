@@ -12,8 +12,8 @@ from gpiozero.pins.mock import MockFactory
 
 from companion.app.demo import next_move
 from companion.app.launch import pump
-from companion.app.tables.digger import action_label
 from companion.engine.session import Session
+from companion.games.digger.app.table import action_label
 from firmware_bridge.config import load_pin_map
 from firmware_bridge.gpio import GpioSource
 from firmware_bridge.serial_source import SerialSource

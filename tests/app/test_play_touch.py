@@ -10,9 +10,9 @@ from kivy.uix.textinput import TextInput
 
 from companion.app.demo import next_move
 from companion.app.launch import pump
-from companion.app.tables.digger import action_label
 from companion.engine.record import load_record, replay
 from companion.engine.session import Session
+from companion.games.digger.app.table import action_label
 from tests.app.ui import label_texts, tap
 
 NAMES = ("Anna", "Ben", "Chloé", "David")

@@ -166,14 +166,25 @@ def test_every_controller_method_the_panels_and_the_app_call_waits_its_turn() ->
 
     import companion.app as app_package
     from companion.app.controllers import controller_class
+    from companion.engine.registry import declared, load_part, plugin_for
 
     readers = {"listen", "unlisten", "expects", "victim", "take_bars", "open", "close"}
-    folder = Path(app_package.__file__).parent
-    sources = [path.read_text(encoding="utf-8") for pattern in ("*.py", "*.kv", "*/*.py", "*/*.kv")
-               for path in folder.glob(pattern) if "controllers" not in path.parts]
+    folders = [Path(app_package.__file__).parent]  # the app, and each game's own app parts (panel, board)
+    controllers = set()
+    for game in declared():
+        plugin = plugin_for(game)
+        if plugin.table is not None:
+            folders.append(Path(str(load_part(game, plugin.table).__file__)).parent)
+        if plugin.controller is not None:
+            source = Path(str(inspect.getsourcefile(load_part(game, plugin.controller))))
+            controllers.add(source)
+            folders.append(source.parent)
+    sources = [path.read_text(encoding="utf-8") for folder in set(folders)
+               for pattern in ("*.py", "*.kv", "*/*.py", "*/*.kv") for path in folder.glob(pattern)
+               if "controllers" not in path.parts and path not in controllers]
     named = {name for text in sources for name in re.findall(r"controller\.(\w+)", text)} - readers
     assert {"submit", "undo", "on_bridge_event", "on_key", "press", "tap_site", "play_picks"} <= named
-    for game in ("digger", "gold_connection", "goldgraeber", "chinagold"):
+    for game in declared():
         cls = controller_class(game)
         for name in sorted(named):
             method = getattr(cls, name, None)

@@ -1,5 +1,5 @@
-"""A game's table module is found by its name: opening one game's Options or table imports that game's
-panel only (importing all four to find one pulled in every board and the Pi's worker)."""
+"""A game's table module is the one its declaration names: opening one game's Options or table imports that
+game's panel only (importing all four to find one pulled in every board and the Pi's worker)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ import sys
 from companion.headless import prepare_kivy
 prepare_kivy((800, 480), offscreen=True)
 from companion.app.tables import table_for
-found = table_for("digger").GAME_ID, table_for("no such game").__name__, table_for("common").__name__
-others = sorted(name for name in sys.modules if name.startswith(("companion.app.tables.", "companion.app.boards."))
-                and not name.endswith((".digger", ".common", ".generic", "widgets")))
+found = table_for("digger").__name__, table_for("no such game").__name__, table_for("common").__name__
+others = sorted(name for name in sys.modules if name.startswith(("companion.app.tables.", "companion.app.boards.",
+                                                                 "companion.games."))
+                and not name.startswith("companion.games.digger") and not name.endswith((".common", ".generic")))
 print("RESULT", *found, others)
 """
 
@@ -28,4 +29,5 @@ def test_only_the_chosen_games_table_is_imported(tmp_path: Path) -> None:
                             timeout=120)
     line = next((line for line in result.stdout.splitlines() if line.startswith("RESULT")), "")
     assert line, result.stderr[-2000:]
-    assert line == "RESULT digger companion.app.tables.generic companion.app.tables.generic []"
+    assert line == ("RESULT companion.games.digger.app.table companion.app.tables.generic "
+                    "companion.app.tables.generic []")

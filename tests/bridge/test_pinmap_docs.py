@@ -10,6 +10,7 @@ from types import ModuleType
 
 from PIL import Image
 
+from companion.engine.registry import all_games, declared, plugin_for
 from companion.games.digger.rules import FACES
 from firmware_bridge.config import load_pin_map
 
@@ -68,7 +69,6 @@ def test_the_wiring_picture_is_drawn_from_the_map(tmp_path: Path) -> None:
     assert "gpio-wiring.png" in HARDWARE.read_text(encoding="utf-8")
 
 
-GAMES = ("digger", "gold_connection", "goldgraeber", "chinagold")
 NO_USE = "no use in this game"
 
 
@@ -77,13 +77,19 @@ def section(title: str) -> str:
 
 
 def per_game_rows() -> dict[str, tuple[int, dict[str, str]]]:
-    """The per-game table: input name -> (GPIO in the doc, {game: what it does})."""
+    """The per-game table: input name -> (GPIO in the doc, {game id: what it does}); its columns are the
+    shipped games, by their titles."""
+    ids = {game.title: game_id for game_id, game in all_games().items()}
+    games: list[str] = []
     rows = {}
     for line in section("What each wired part does in each game").splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        name = re.match(r"`(\w+)`", cells[0]) if len(cells) == 2 + len(GAMES) else None
+        if cells[:2] == ["part", "GPIO"]:
+            games = [ids[title] for title in cells[2:]]
+            assert sorted(games) == declared(), "one column per game"
+        name = re.match(r"`(\w+)`", cells[0]) if games and len(cells) == 2 + len(games) else None
         if name:
-            rows[name.group(1)] = (int(cells[1]), dict(zip(GAMES, cells[2:])))
+            rows[name.group(1)] = (int(cells[1]), dict(zip(games, cells[2:])))
     return rows
 
 
@@ -98,14 +104,9 @@ def test_every_wired_input_has_a_job_or_no_use_in_every_game() -> None:
 
 
 def test_the_table_says_no_use_exactly_where_the_game_has_no_such_die_face() -> None:
-    from companion.games.chinagold.rules import TILE_FACES
-    from companion.games.gold_connection.rules import DIE_FACES as GC_FACES
-    from companion.games.goldgraeber.rules import DIE_FACES as GG_FACES
-
-    face_count = {"digger": len(FACES), "gold_connection": len(GC_FACES), "goldgraeber": len(GG_FACES),
-                  "chinagold": max(len(faces) for faces in TILE_FACES.values())}
-    colours = {"digger": set(FACES), "gold_connection": set(GC_FACES), "goldgraeber": set(GG_FACES),
-               "chinagold": {str(face) for faces in TILE_FACES.values() for face in faces}}
+    """The dice are each game's declared ones (`GamePlugin.dice`): what a sensor must read."""
+    face_count = {game: max(len(die) for die in plugin_for(game).dice) for game in declared()}
+    colours = {game: {face for die in plugin_for(game).dice for face in die} for game in declared()}
     for name, (_gpio, jobs) in per_game_rows().items():
         for game, job in jobs.items():
             if name.startswith("value_"):

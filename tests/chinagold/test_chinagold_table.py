@@ -43,7 +43,7 @@ def tap_site(panel: Any, site: int) -> None:
 def test_table_module_is_found() -> None:
     from companion.app.tables import table_for
 
-    assert table_for("chinagold").GAME_ID == "chinagold"
+    assert table_for("chinagold").__name__ == "companion.games.chinagold.app.table"
 
 
 def test_taps_turn_a_line_and_bad_lines_are_refused(kivy_ready: Any, tmp_path: Path) -> None:
@@ -139,8 +139,8 @@ def test_the_pi_thinks_off_the_ui_thread(kivy_ready: Any) -> None:
 
     from kivy.clock import Clock
 
-    from companion.app.controllers.chinagold import BOT_SECONDS
     from companion.app.launch import pump
+    from companion.games.chinagold.app.controller import BOT_SECONDS
     from companion.games.chinagold.bot import hint
 
     threads: list[str] = []
@@ -246,7 +246,7 @@ def test_the_pi_searches_in_a_worker_process(kivy_ready: Any) -> None:
 def test_a_full_board_costs_the_same_draw_calls_as_an_empty_one(kivy_ready: Any) -> None:
     """Markers and rings are one mesh per colour: late in a game, one wide line per taken site made the
     board's frame grow to ~90 ms on a software renderer (docs/performance.md)."""
-    from companion.app.boards.chinagold import BoardView
+    from companion.games.chinagold.app.board import BoardView
 
     _controller, panel = make_table(kivy_ready)
     board = panel.board
@@ -266,7 +266,7 @@ def test_a_taken_site_is_a_filled_dot_in_its_sides_colour_on_a_light_rim(kivy_re
 
     from kivy.graphics import Color, Mesh
 
-    from companion.app.boards.chinagold import TAKEN_RIM, TAKEN_SITE, BoardView
+    from companion.games.chinagold.app.board import TAKEN_RIM, TAKEN_SITE, BoardView
 
     _controller, panel = make_table(kivy_ready)
     board = panel.board
@@ -322,7 +322,7 @@ def test_action_labels_name_sites_with_their_articles(kivy_ready: Any, language:
     import re
 
     from companion.app.i18n import set_language
-    from companion.app.tables.chinagold import action_label
+    from companion.games.chinagold.app.table import action_label
     from companion.games.chinagold.rules import Bury, Turn
     from tests.test_place_words import BAD, ENGLISH
 
@@ -342,8 +342,8 @@ def test_action_labels_name_sites_with_their_articles(kivy_ready: Any, language:
 
 
 def test_setup_guide_names_a_board_only_when_it_is_not_the_shipped_one_and_tells_how_the_pi_plays() -> None:
-    from companion.app.tables.chinagold import setup_steps
     from companion.engine.core import Player, Setup
+    from companion.games.chinagold.app.table import setup_steps
 
     players = (Player(name="Anna"), Player(name="pi"))
     shipped = setup_steps(Setup(game="chinagold", players=players))

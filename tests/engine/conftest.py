@@ -7,7 +7,7 @@ import pytest
 
 from companion.engine import registry
 from companion.engine.journal import Journal
-from tests.engine.counting_game import GAME_ID, CountingGame
+from tests.engine.counting_game import COUNTING_ID, CountingGame
 
 
 @pytest.fixture(autouse=True)
@@ -15,7 +15,7 @@ def counting_game(monkeypatch: pytest.MonkeyPatch) -> CountingGame:
     """Register the plumbing-test game for one test only, so it never shows up elsewhere."""
     game = CountingGame()
     registry._load_all()
-    monkeypatch.setitem(registry._GAMES, GAME_ID, game)
+    monkeypatch.setitem(registry._GAMES, COUNTING_ID, game)
     return game
 
 

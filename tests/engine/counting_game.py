@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from companion.engine.core import N_, ActionModel, Event, Game, Prompt, Refusal, Setup, Value
 
-GAME_ID = "counting_test"
+COUNTING_ID = "counting_test"
 
 
 class CountingOptions(BaseModel):
@@ -37,7 +37,7 @@ CountingAction = Annotated[Roll | Pass, Field(discriminator="type")]
 
 
 class CountingGame(Game[CountingState, CountingOptions]):
-    id = GAME_ID
+    id = COUNTING_ID
     title = "Counting (test)"
     min_players = 1
     max_players = 4

@@ -15,13 +15,13 @@ import pytest
 from companion.engine.core import Player, Setup
 from companion.engine.journal import Journal
 from companion.engine.session import Session
-from tests.engine.counting_game import GAME_ID
+from tests.engine.counting_game import COUNTING_ID
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def setup(target: int = 40, names: tuple[str, ...] = ("Ada", "Bo")) -> Setup:
-    return Setup(game=GAME_ID, players=tuple(Player(name=name) for name in names), options={"target": target})
+    return Setup(game=COUNTING_ID, players=tuple(Player(name=name) for name in names), options={"target": target})
 
 
 def journal_with_games(path: Path, games: int = 3, rolls: int = 3) -> list[int]:

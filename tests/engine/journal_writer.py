@@ -23,14 +23,14 @@ from companion.engine.core import Player, Setup
 from companion.engine.journal import Journal
 from companion.engine.session import Outcome, Session
 from companion.engine.writer import JournalWriter
-from tests.engine.counting_game import GAME_ID, CountingGame
+from tests.engine.counting_game import COUNTING_ID, CountingGame
 
 
 def main(journal_path: str, seed: int, kill_at: str | None = None, occurrence: int = 1, game: str = "digger",
          writer: str = "inline") -> None:
-    if game == GAME_ID:
+    if game == COUNTING_ID:
         registry._load_all()
-        registry._GAMES[GAME_ID] = CountingGame()
+        registry._GAMES[COUNTING_ID] = CountingGame()
     rng = Random(seed)
     journal = Journal(journal_path)
     seen = 0

@@ -20,7 +20,7 @@ from companion.engine import registry
 from companion.engine.journal import Journal
 from companion.engine.session import Outcome, Session
 from companion.engine.writer import JournalWriter
-from tests.engine.counting_game import GAME_ID, CountingGame
+from tests.engine.counting_game import COUNTING_ID, CountingGame
 from tests.engine.journal_faults import setup
 
 MOVES = 10
@@ -28,7 +28,7 @@ MOVES = 10
 
 def main(path: str, mode: str) -> None:
     registry._load_all()
-    registry._GAMES[GAME_ID] = CountingGame()
+    registry._GAMES[COUNTING_ID] = CountingGame()
     journal = Journal(path)
     session = Session.new(setup(target=50), journal)
     ticks: list[float] = []

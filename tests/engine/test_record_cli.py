@@ -11,11 +11,11 @@ from companion.cli import main
 from companion.engine.core import Player, Setup
 from companion.engine.journal import Journal
 from companion.engine.session import Session
-from tests.engine.counting_game import GAME_ID
+from tests.engine.counting_game import COUNTING_ID
 
 
 def _finished_record(tmp_path: Path) -> Path:
-    session = Session.new(Setup(game=GAME_ID, players=(Player(name="Ada"), Player(name="Bo")),
+    session = Session.new(Setup(game=COUNTING_ID, players=(Player(name="Ada"), Player(name="Bo")),
                                 options={"target": 10}, seed=3))
     for value in ["6", "2", "5"]:
         assert session.submit({"type": "roll", "values": [value]}, "touch").accepted
@@ -34,7 +34,7 @@ def test_replay_json_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     code, out, err = _run(capsys, "replay", str(_finished_record(tmp_path)), "--json")
     assert code == 0 and err == ""
     info = json.loads(out)
-    assert info == {"game": GAME_ID, "over": True, "actions": 3, "scores": {"Ada": 11, "Bo": 2},
+    assert info == {"game": COUNTING_ID, "over": True, "actions": 3, "scores": {"Ada": 11, "Bo": 2},
                     "winners": ["Ada"]}
 
 
@@ -94,7 +94,7 @@ def test_missing_record_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 def test_games_and_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     journal_path = tmp_path / "j.sqlite3"
     journal = Journal(journal_path)
-    session = Session.new(Setup(game=GAME_ID, players=(Player(name="Ada"),), options={"target": 50}), journal)
+    session = Session.new(Setup(game=COUNTING_ID, players=(Player(name="Ada"),), options={"target": 50}), journal)
     session.submit({"type": "roll", "values": ["3"]}, "gpio")
     code, out, _ = _run(capsys, "games", "--journal", str(journal_path), "--json")
     assert code == 0

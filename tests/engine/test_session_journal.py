@@ -11,11 +11,11 @@ from companion.engine.core import Player, Setup
 from companion.engine.journal import Journal
 from companion.engine.record import replay
 from companion.engine.session import Session
-from tests.engine.counting_game import GAME_ID
+from tests.engine.counting_game import COUNTING_ID
 
 
 def _setup(target: int = 12, players: int = 2) -> Setup:
-    return Setup(game=GAME_ID, players=tuple(Player(name=f"P{i}") for i in range(players)),
+    return Setup(game=COUNTING_ID, players=tuple(Player(name=f"P{i}") for i in range(players)),
                  options={"target": target}, seed=7)
 
 
@@ -149,7 +149,7 @@ def test_bad_options_give_a_user_error_naming_the_option() -> None:
     with pytest.raises(UserError, match=r"^options: target: "):
         Session.new(_setup(target=0))
     with pytest.raises(UserError, match=r"^options: colour: "):
-        Session.new(Setup(game=GAME_ID, players=(Player(name="A"),), options={"colour": "red"}))
+        Session.new(Setup(game=COUNTING_ID, players=(Player(name="A"),), options={"colour": "red"}))
 
 
 def test_seats_that_do_not_fit_the_game_are_refused_at_start() -> None:
@@ -162,7 +162,7 @@ def test_seats_that_do_not_fit_the_game_are_refused_at_start() -> None:
     with pytest.raises(UserError, match=r"^first_player: must be a seat from 0 to 1$"):
         Session.new(_setup().evolve(first_player=2))
     with pytest.raises(UserError, match=r"^players: player names must be different$"):
-        Session.new(Setup(game=GAME_ID, players=(Player(name="A"), Player(name="A"))))
+        Session.new(Setup(game=COUNTING_ID, players=(Player(name="A"), Player(name="A"))))
 
 
 def test_reads_never_wait_for_a_commit_under_way_and_cannot_write(journal: Journal) -> None:

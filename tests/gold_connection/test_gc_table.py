@@ -72,12 +72,12 @@ def start_game(table: Any, panel: Any) -> None:
 
 def test_table_module_is_found_and_setup_guide_lists_the_dealt_safes() -> None:
     from companion.app.tables import table_for
-    from companion.app.tables.gold_connection import setup_steps
     from companion.engine.registry import get_game
+    from companion.games.gold_connection.app.table import setup_steps
     from companion.games.gold_connection.words import bars_words
     from tests.gold_connection.gc_helpers import setup
 
-    assert table_for("gold_connection").GAME_ID == "gold_connection"
+    assert table_for("gold_connection").__name__ == "companion.games.gold_connection.app.table"
     steps = setup_steps(setup(4, 4))
     dealt = get_game("gold_connection").initial_state(setup(4, 4)).safes
     assert f"Safe 7: {bars_words(dealt['S7'])}" in steps
@@ -135,7 +135,7 @@ def test_tap_destination_bars_odds_dice_end_and_sort(table_and_panel: Any, tmp_p
 def test_lit_safes_are_those_where_a_loot_or_plunder_could_succeed() -> None:
     """GC-8, GC-9, GC-16: not the start safe, not looted this turn, not under another stone (unless its box
     may be plundered), and distance plus the cheapest bar within two dice and the player's chips."""
-    from companion.app.tables.gold_connection import loot_targets
+    from companion.games.gold_connection.app.table import loot_targets
     from tests.gold_connection.gc_helpers import GAME, turn_state, with_chips, with_rows, with_safe
 
     state = turn_state({0: ("S12", "E"), 1: ("S1", "S2")})

@@ -48,7 +48,7 @@ def first_index(kind: str) -> int:
 def test_table_module_is_found() -> None:
     from companion.app.tables import table_for
 
-    assert table_for("goldgraeber").GAME_ID == "goldgraeber"
+    assert table_for("goldgraeber").__name__ == "companion.games.goldgraeber.app.table"
 
 
 def test_roll_highlight_tap_and_refusal(kivy_ready: Any, tmp_path: Path) -> None:
@@ -121,8 +121,8 @@ def test_brawl_is_shown_step_by_step(kivy_ready: Any) -> None:
 
 
 def test_setup_guide_names_each_players_house() -> None:
-    from companion.app.tables.goldgraeber import setup_steps
     from companion.engine.core import Player, Setup
+    from companion.games.goldgraeber.app.table import setup_steps
 
     setup = Setup(game="goldgraeber", players=(Player(name="Anna", colour="green"), Player(name="Ben"),
                                               Player(name="Chloé")), options={"look_variant": True})
@@ -149,7 +149,7 @@ def test_undo_marks_the_fields_to_put_back_on_the_board(kivy_ready: Any) -> None
 def test_highlighting_every_field_adds_no_draw_calls(kivy_ready: Any) -> None:
     """The highlighted fields are one mesh, however many a 6 reaches (one wide line each cost a draw call
     apiece on the table's busiest frame)."""
-    from companion.app.boards.goldgraeber import BoardView
+    from companion.games.goldgraeber.app.board import BoardView
 
     _table, panel = make_table(kivy_ready)
     try:
@@ -166,9 +166,9 @@ def test_highlighting_every_field_adds_no_draw_calls(kivy_ready: Any) -> None:
 def test_without_room_beside_the_board_the_loupe_covers_the_half_away_from_the_finger(kivy_ready: Any) -> None:
     """A board as wide as the window (a small screen): the loupe goes over the board's other half, so the
     finger's side stays in view."""
-    from companion.app.boards.goldgraeber import GoldgraeberBoard
     from companion.app.boards.loupe import BoardLoupe
     from companion.app.launch import pump
+    from companion.games.goldgraeber.app.board import GoldgraeberBoard
     from companion.games.goldgraeber.board import load_board
 
     board = GoldgraeberBoard(load_board().layout, size_hint=(None, None), size=kivy_ready.size, pos=(0, 0))

@@ -44,8 +44,6 @@ KEY_FACES = "byrgwk0"
 KEY_VALUES = "123456"
 SPACE, ESCAPE = 32, 27
 
-_CONTROLLERS: dict[str, type[TableController]] = {}
-
 P = ParamSpec("P")
 C = TypeVar("C", bound="TableController")
 #: What an input's caller hears once its action was journalled (True) or refused or not saved (False).
@@ -116,16 +114,8 @@ class TableController:
     `call_soon` runs a function on the UI thread (Kivy's Clock in the app).
     """
 
-    game_id: ClassVar[str] = ""
-    #: The Table screen offers the big Timer screen for this game.
-    uses_timer: ClassVar[bool] = False
     #: The name of a seat Goldtable itself plays (offered on the Players screen), if it can play one.
     bot_name: ClassVar[str | None] = None
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if cls.game_id:
-            _CONTROLLERS[cls.game_id] = cls
 
     def __init__(self, table: TableModel, timer: TimerModel | None = None, hardware: HardwareLink | None = None,
                  announce: Callable[[str], None] | None = None, show_table: Callable[[], None] | None = None,
@@ -594,11 +584,16 @@ def kivy_call_soon(callback: Callable[[], None]) -> None:
 
 
 def controller_class(game_id: str) -> type[TableController]:
-    """The controller of a game (`companion/app/controllers/<id>.py`), or the base one."""
-    import importlib
-    import importlib.util
+    """The controller a game declares (`GamePlugin.controller`, imported now), or the base one for a game
+    that declares none or is not installed (an empty table)."""
+    from companion.engine.registry import GameUnavailable, load_part, plugin_for
 
-    name = f"companion.app.controllers.{game_id.replace('-', '_')}"
-    if game_id not in _CONTROLLERS and importlib.util.find_spec(name) is not None:
-        importlib.import_module(name)
-    return _CONTROLLERS.get(game_id, TableController)
+    try:
+        reference = plugin_for(game_id).controller
+    except GameUnavailable:
+        return TableController
+    if reference is None:
+        return TableController
+    found = load_part(game_id, reference)
+    assert isinstance(found, type) and issubclass(found, TableController), f"{reference} is no TableController"
+    return found

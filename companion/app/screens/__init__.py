@@ -227,10 +227,16 @@ class TableScreen(Screen):
     """The shared table frame; the game's panel goes into `ids.panel`."""
 
     module: ModuleType | None = ObjectProperty(None, allownone=True)
+    #: The game on the table times its turns with its own sand timer: the Timer screen is offered.
+    sand_timer = BooleanProperty(False)
 
     def show_panel(self, module: ModuleType, controller: Any) -> None:
         """The game's panel, forwarding its taps to `controller`, replaces the previous one."""
+        from companion.engine.registry import plugin_for
+
         self.module = module
+        session = controller.session
+        self.sand_timer = session is not None and plugin_for(session.setup.game).sand_timer
         holder = self.ids.panel
         for old_panel in holder.children:
             getattr(old_panel, "detach", lambda: None)()  # stop listening to the table and the timer

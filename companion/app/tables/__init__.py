@@ -1,11 +1,9 @@
-"""Table screens per game, found automatically so each game adds its own without editing the app.
+"""Table screens per game: the module a game declares as its `table` (`GamePlugin.table`), else the generic one.
 
-A game `<id>` adds `companion/app/tables/<id with - as _>.py` (and optionally a `.kv` file of the same
-stem next to it, loaded before the module is used).  The module must define:
+A game's table module must define:
 
-- `GAME_ID: str` — the engine game id it serves;
 - `build_panel(controller: TableController) -> Widget` — the game's input area in the middle of the Table
-  screen; it draws and forwards taps to the controller (companion/app/controllers/).
+  screen; it draws and forwards taps to the controller (the game's own, `GamePlugin.controller`).
 
 and may define:
 
@@ -13,11 +11,13 @@ and may define:
 - `action_label(table: TableModel, action: ActionModel) -> str` — how a choice is written on a button;
 - `options_panel(model: OptionsModel) -> Widget | None` — extra Options widgets for fields the generic
   form cannot show (e.g. a list of card values); kept while the screen shows the same game again, so it
-  follows the model and the language itself, and its `detach()` (if any) is called when it is dropped.
+  follows the model and the language itself, and its `detach()` (if any) is called when it is dropped;
+- `FACE_COLOURS` and `face_letter(token)` — how a die's face is drawn in notices.
 
-A game's flow (its meaning of hardware buttons, what `confirm` and `next` play) is its controller's.
-Games without a module get `companion.app.tables.generic`, which offers the dice keypad from
-`Prompt.dice` and one button per candidate the phase table offers (`Game.offered`).  See README.md here.
+A .kv file of the same stem beside it is loaded before the module is used.  A game's flow (its meaning of
+hardware buttons, what `confirm` and `next` play) is its controller's.  Games without a table module get
+`companion.app.tables.generic`, which offers the dice keypad from `Prompt.dice` and one button per
+candidate the phase table offers (`Game.offered`).  See README.md here.
 """
 
 from __future__ import annotations
@@ -27,25 +27,23 @@ from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
-_NOT_TABLES = {"generic", "common"}
-
 
 @lru_cache
 def _table_module(game_id: str) -> ModuleType:
-    """The module named after the game (`-` as `_`) if it declares that GAME_ID, else the generic one.
-    Only the chosen game's module is imported: importing every game's table (boards, the Pi's worker)
-    to find one cost the Options screen a megabyte and a few tens of milliseconds."""
-    name = game_id.replace("-", "_")
-    if name.isidentifier() and name not in _NOT_TABLES and not name.startswith("_"):
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as missing:
-            if missing.name != f"{__name__}.{name}":
-                raise  # the game's module is there but something it imports is not
-        else:
-            if getattr(module, "GAME_ID", None) == game_id:
-                return module
-    return importlib.import_module(f"{__name__}.generic")
+    """The module the game declares, else the generic one (also for a game that is not installed).  Only
+    the chosen game's module is imported: importing every game's table (boards, the Pi's worker) to find
+    one cost the Options screen a megabyte and a few tens of milliseconds."""
+    from companion.engine.registry import GameUnavailable, load_part, plugin_for
+
+    try:
+        reference = plugin_for(game_id).table
+    except GameUnavailable:
+        reference = None
+    if reference is None:
+        return importlib.import_module(f"{__name__}.generic")
+    module = load_part(game_id, reference)
+    assert isinstance(module, ModuleType), f"{reference} is no module"
+    return module
 
 
 def table_for(game_id: str) -> ModuleType:

@@ -10,6 +10,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.stacklayout import StackLayout
 
 from companion.app.controllers import TableController
+from companion.app.i18n import game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import DiceKeypad, LanguageWatch
 from companion.app.widgets import resize
@@ -19,9 +20,13 @@ MAX_BUTTONS = 24
 
 
 def action_label(table: TableModel, action: ActionModel) -> str:
-    """`type` and the other fields, e.g. `take colour=Y`."""
+    """The action's type in the game's words (its catalog's entry for them, e.g. "stay" for `stay`) and the
+    other fields, e.g. `take colour=Y`."""
+    session = table.session
+    words = action.type.replace("_", " ")
+    name = game_text(session.game.id, words) if session is not None else words
     fields = " ".join(f"{key}={value}" for key, value in action.model_dump().items() if key != "type")
-    return f"{action.type} {fields}".strip()
+    return f"{name} {fields}".strip()
 
 
 class GenericPanel(BoxLayout):

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from companion.engine.errors import UserError
 from companion.games.chinagold.geometry import REFLECTIONS, Grid, grid, is_connected, mask_of, symmetry
-from companion.layout import LAYOUTS_DIR, LayoutKind, load_layout, register_layout_kind
+from companion.layout import LAYOUTS_DIR, LayoutKind, load_layout
 
 LAYOUT_KIND: Final = "chinagold-board"
 BOARD_DIR = LAYOUTS_DIR / "chinagold"
@@ -113,8 +113,7 @@ def board_problems(layout: ChinagoldBoardLayout) -> list[str]:
     return problems
 
 
-BOARD_KIND = register_layout_kind(LayoutKind(kind=LAYOUT_KIND, model=ChinagoldBoardLayout,
-                                            problems=board_problems, board_module="chinagold"))
+BOARD_KIND = LayoutKind(kind=LAYOUT_KIND, model=ChinagoldBoardLayout, problems=board_problems)
 
 
 # -- the generator -------------------------------------------------------------------------------------

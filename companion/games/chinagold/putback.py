@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 from companion.engine.core import N_, Value
-from companion.engine.putback import Change, Instruction, Phrase, PutBack, Table, register_putback
+from companion.engine.putback import Change, Instruction, Phrase, PutBack, Table
 from companion.games.chinagold.rules import GOLD, HIDDEN, ROLE_NAMES, TAKEN, ChinagoldState
 from companion.games.chinagold.words import site_words
 
@@ -17,10 +17,7 @@ def _listing(phrases: list[Phrase]) -> Phrase:
                   params={f"p{i}": phrase for i, phrase in enumerate(phrases)})
 
 
-@register_putback
 class ChinagoldPutBack(PutBack):
-    game = "chinagold"
-
     def table(self, state: Value) -> Table:
         assert isinstance(state, ChinagoldState)
         table: Table = Counter()

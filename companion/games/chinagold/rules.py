@@ -29,7 +29,6 @@ from companion.engine.core import (
     check_dice,
     refuse,
 )
-from companion.engine.registry import register
 from companion.games.chinagold.board import BOARD_DIR, GENERATED, Board, get_board
 from companion.games.chinagold.geometry import Grid, count_lines, sites_of
 from companion.games.chinagold.words import player_words, site_words
@@ -162,7 +161,6 @@ def apply_turn_masks(board: Board, hidden: int, gold: int, line: int, mover: int
     return hidden, gold, captures
 
 
-@register
 class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
     """Two players dig on the same sites, one for mountains, one for rivers; whoever completes a region
     takes its gold."""

@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from companion.engine.core import Value
-from companion.layout import LAYOUTS_DIR, LayoutKind, load_layout, register_layout_kind
+from companion.layout import LAYOUTS_DIR, LayoutKind, load_layout
 
 DEFAULT_CARDS_FILE = LAYOUTS_DIR / "digger_cards.json"
 
@@ -71,8 +71,7 @@ def card_problems(layout: DiggerCardsLayout) -> list[str]:
     return problems
 
 
-DIGGER_CARDS = register_layout_kind(LayoutKind(kind="digger_cards", model=DiggerCardsLayout,
-                                               problems=card_problems, board_module=None))
+DIGGER_CARDS = LayoutKind(kind="digger_cards", model=DiggerCardsLayout, problems=card_problems)
 
 
 class Card(Value):

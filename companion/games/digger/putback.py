@@ -6,15 +6,12 @@ from __future__ import annotations
 from collections import Counter
 
 from companion.engine.core import N_, Value
-from companion.engine.putback import Change, Instruction, Phrase, PutBack, Table, register_putback
+from companion.engine.putback import Change, Instruction, Phrase, PutBack, Table
 from companion.games.digger.rules import COLOURS, DiggerState
 from companion.games.digger.words import COLOUR_WORDS
 
 
-@register_putback
 class DiggerPutBack(PutBack):
-    game = "digger"
-
     def table(self, state: Value) -> Table:
         assert isinstance(state, DiggerState)
         table: Table = Counter()

@@ -31,7 +31,6 @@ from companion.engine.core import (
     refuse,
 )
 from companion.engine.errors import UserError
-from companion.engine.registry import register
 from companion.games.digger.cards import DEFAULT_CARDS_FILE, SCORING_COLOURS, Card, DiggerCardsLayout, load_cards
 from companion.games.digger.words import faces_words
 
@@ -260,7 +259,6 @@ def robbable(state: DiggerState) -> list[Colour]:
             and any(box.count(colour) for seat, box in enumerate(state.boxes) if seat != state.digger)]
 
 
-@register
 class Digger(Game[DiggerState, DiggerOptions]):
     """The rules of Digger."""
 

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from companion.layout import LAYOUTS_DIR, Coordinate, LayoutKind, Length, load_layout, register_layout_kind
+from companion.layout import LAYOUTS_DIR, Coordinate, LayoutKind, Length, load_layout
 
 SAFE_COUNT = 14
 NUMBERED_SAFES = 12
@@ -188,5 +188,4 @@ def load_vault(path: str | Path = LAYOUT_FILE) -> Vault:
     return vault_from(layout)
 
 
-LAYOUT_KIND = register_layout_kind(LayoutKind(kind="gold_connection", model=GoldConnectionLayout,
-                                              problems=layout_problems, board_module="gold_connection"))
+LAYOUT_KIND = LayoutKind(kind="gold_connection", model=GoldConnectionLayout, problems=layout_problems)

@@ -6,11 +6,15 @@ that playouts reach sorting, plundering and scoring; it is not meant to play wel
 
 from __future__ import annotations
 
+from collections import Counter
 from random import Random
 
 from companion.engine.core import ActionModel
 from companion.games.gold_connection.rules import (
+    ALL_BARS,
+    BARS_PER_SAFE,
     EndTurn,
+    EnterSafe,
     GoldConnection,
     GoldConnectionState,
     Loot,
@@ -43,6 +47,8 @@ def fitting_bars(state: GoldConnectionState, safe: str) -> tuple[str, ...]:
 def choose_action(game: GoldConnection, state: GoldConnectionState, rng: Random) -> ActionModel:
     """The bot's next action in whatever the phase table offers (dice rolls come from `rng`)."""
     expects = game.expects(state)
+    if "enter_safe" in expects:
+        return deal_safe(state, rng)
     if "roll" in expects:
         return Roll(values=(rng.randint(1, 6), rng.randint(1, 6)))
     if "sort" in expects:
@@ -55,6 +61,14 @@ def choose_action(game: GoldConnection, state: GoldConnectionState, rng: Random)
     legal = game.legal_actions(state)
     assert legal, f"the bot cannot choose among {expects}"
     return rng.choice(legal)
+
+
+def deal_safe(state: GoldConnectionState, rng: Random) -> EnterSafe:
+    """The table deals by hand (GC-2, option `deal: table`): six of the bars not laid yet, drawn at random,
+    into the first empty safe."""
+    left = list((Counter(ALL_BARS) - Counter(bar for bars in state.safes.values() for bar in bars)).elements())
+    safe = next(safe for safe, bars in state.safes.items() if not bars)
+    return EnterSafe(safe=safe, bars=tuple(rng.sample(left, BARS_PER_SAFE)))
 
 
 def _turn_action(game: GoldConnection, state: GoldConnectionState, rng: Random) -> ActionModel:

@@ -7,17 +7,14 @@ from __future__ import annotations
 from collections import Counter
 
 from companion.engine.core import N_, Value
-from companion.engine.putback import Change, Instruction, Phrase, PutBack, Table, register_putback
+from companion.engine.putback import Change, Instruction, Phrase, PutBack, Table
 from companion.games.gold_connection.rules import ALL_BARS, GoldConnectionState
 from companion.games.gold_connection.words import COLOUR_WORDS, bar_words, listing, safe_words
 
 OFF = "off"
 
 
-@register_putback
 class GoldConnectionPutBack(PutBack):
-    game = "gold_connection"
-
     def table(self, state: Value) -> Table:
         assert isinstance(state, GoldConnectionState)
         table: Table = Counter()

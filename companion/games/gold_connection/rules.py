@@ -33,7 +33,6 @@ from companion.engine.core import (
     check_dice,
     refuse,
 )
-from companion.engine.registry import register
 from companion.games.gold_connection.board import COUNTER_FIELDS, LAYOUT_FILE, Vault, load_vault
 from companion.games.gold_connection.words import bars_words, row_words, safe_words, safes_words
 
@@ -357,7 +356,6 @@ def box_score(robber: Robber) -> int:
     return total
 
 
-@register
 class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
     """Gold Connection for 2-4 players on the vault of `layouts/gold_connection.json`."""
 

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from companion.layout import LAYOUTS_DIR, LayoutKind, load_layout, register_layout_kind
+from companion.layout import LAYOUTS_DIR, LayoutKind, load_layout
 
 FieldType = Literal["town", "house", "path", "dig", "shore", "rail", "lake"]
 
@@ -245,10 +245,7 @@ def compile_board(layout: GoldgraeberLayout) -> Board:
 DEFAULT_LAYOUT = LAYOUTS_DIR / "goldgraeber.json"
 
 
-GOLDGRAEBER_BOARD = register_layout_kind(LayoutKind(
-    kind="goldgraeber-board", model=GoldgraeberLayout,
-    problems=problems,
-    board_module="goldgraeber"))
+GOLDGRAEBER_BOARD = LayoutKind(kind="goldgraeber-board", model=GoldgraeberLayout, problems=problems)
 
 
 @lru_cache(maxsize=4)

@@ -8,16 +8,13 @@ from __future__ import annotations
 from collections import Counter
 
 from companion.engine.core import N_, Value
-from companion.engine.putback import Change, Instruction, Phrase, PutBack, Table, register_putback
+from companion.engine.putback import Change, Instruction, Phrase, PutBack, Table
 from companion.games.goldgraeber.board import load_board
 from companion.games.goldgraeber.rules import GoldgraeberState
 from companion.games.goldgraeber.words import chip_words, field_words
 
 HIDDEN = "hidden"
-@register_putback
 class GoldgraeberPutBack(PutBack):
-    game = "goldgraeber"
-
     def table(self, state: Value) -> Table:
         assert isinstance(state, GoldgraeberState)
         board = load_board()

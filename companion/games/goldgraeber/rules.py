@@ -30,7 +30,6 @@ from companion.engine.core import (
     check_dice,
     refuse,
 )
-from companion.engine.registry import register
 from companion.games.goldgraeber.board import DEFAULT_LAYOUT, HEX_DIRECTIONS, Board, hex_rgb, load_board
 from companion.games.goldgraeber.movement import reachable
 from companion.games.goldgraeber.words import face_words, field_words, fields_words
@@ -209,7 +208,6 @@ def assign_houses(player_colours: list[str], house_colours: tuple[str, ...]) -> 
     return tuple(claimed[seat] if seat in claimed else next(left) for seat in range(len(player_colours)))
 
 
-@register
 class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
     """The rules of Goldgräber."""
 

@@ -313,5 +313,5 @@ class GoldgraeberBoard(Magnifiable, Widget):
 
 
 def board_widget(layout: GoldgraeberLayout, show_ids: bool = False) -> GoldgraeberBoard:
-    """The board widget for a layout (the contract of `companion.app.boards`)."""
+    """The board widget for a layout: what the table screen shows and `goldtable layout render` draws."""
     return GoldgraeberBoard(layout, show_ids=show_ids)

@@ -5,7 +5,7 @@ with "Bury" pressed, a tap on a gold site buries it.  Tile results come from the
 hardware roll), from the face buttons here, or from "Throw for me".  A seat whose player is named "Pi"
 is played by the bot: after the throw the panel marks the markers to turn, the table turns them on the
 real board and confirms with "Done" (or the hardware `confirm` button).  The panel only draws and
-forwards taps to the ChinagoldController (companion/app/controllers/chinagold.py).
+forwards taps to the ChinagoldController (controller.py here).
 """
 
 from __future__ import annotations
@@ -16,25 +16,26 @@ from typing import Any
 from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
-from companion.app.boards.chinagold import BoardView, ChinagoldBoard
 from companion.app.boards.loupe import BoardLoupe
-from companion.app.controllers.chinagold import ChinagoldController, is_pi
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
 from companion.app.tables.common import LanguageWatch, die_face_button
 from companion.app.widgets import resize
 from companion.engine.core import ActionModel, Setup
+from companion.games.chinagold.app.board import BoardView, ChinagoldBoard
+from companion.games.chinagold.app.controller import ChinagoldController, is_pi
 from companion.games.chinagold.board import layout_for, overlaid
 from companion.games.chinagold.rules import Bury, ChinagoldState, Turn
 from companion.games.chinagold.words import site_words
 
-GAME_ID = "chinagold"
+#: The game's catalog domain (its id).
+DOMAIN = "chinagold"
 
 
 def _(message: str) -> str:
     """A panel string from the game's own catalog (companion/locale/*/chinagold.po), else the app's."""
-    translated = catalog(GAME_ID).gettext(message)
+    translated = catalog(DOMAIN).gettext(message)
     return translated if translated != message else app_text(message)
 
 

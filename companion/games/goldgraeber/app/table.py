@@ -14,15 +14,15 @@ from kivy.factory import Factory
 from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
-from companion.app.boards.goldgraeber import BoardView, GoldgraeberBoard
 from companion.app.boards.loupe import BoardLoupe
-from companion.app.controllers.goldgraeber import GoldgraeberController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog, current_language, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import LanguageWatch
 from companion.app.widgets import resize
 from companion.engine.core import N_, ActionModel, Setup
+from companion.games.goldgraeber.app.board import BoardView, GoldgraeberBoard
+from companion.games.goldgraeber.app.controller import GoldgraeberController
 from companion.games.goldgraeber.rules import (
     CHIP_KINDS,
     DIE_FACES,
@@ -37,7 +37,8 @@ from companion.games.goldgraeber.rules import (
 )
 from companion.games.goldgraeber.words import field_words
 
-GAME_ID = "goldgraeber"
+#: The game's catalog domain (its id).
+DOMAIN = "goldgraeber"
 
 #: House colours of the layout as words to translate.
 COLOUR_WORDS: dict[str, str] = {"red": N_("red"), "yellow": N_("yellow"), "green": N_("green"),
@@ -46,7 +47,7 @@ COLOUR_WORDS: dict[str, str] = {"red": N_("red"), "yellow": N_("yellow"), "green
 
 def _(message: str) -> str:
     """A panel string from the game's own catalog (companion/locale/*/goldgraeber.po), else the app's."""
-    translated = catalog(GAME_ID).gettext(message)
+    translated = catalog(DOMAIN).gettext(message)
     return translated if translated != message else app_text(message)
 
 
@@ -127,9 +128,8 @@ class GoldgraeberPanel(BoxLayout):
     @property
     def state(self) -> GoldgraeberState | None:
         session = self.table.session
-        if session is None or session.game.id != GAME_ID:
-            return None
-        return session.state
+        state = session.state if session is not None else None
+        return state if isinstance(state, GoldgraeberState) else None
 
     # -- showing -------------------------------------------------------------------------------------
     def refresh(self, *_args: Any) -> None:
@@ -146,7 +146,7 @@ class GoldgraeberPanel(BoxLayout):
         self.train_progress = state.locomotive / (len(board.rail) - 1)
         odds = chip_odds(state)
         odds_template = N_("Face down: {count} chips\nRobber behind one: {chance:.0%}\nAverage dig: {gold:.1f} nuggets")
-        self.odds_text = game_text(GAME_ID, odds_template,
+        self.odds_text = game_text(DOMAIN, odds_template,
                                    {"count": odds.unseen, "chance": odds.robber_chance, "gold": odds.expected_gold})
         self.step_text = self._step_line(state)
         expects = self.game.expects(state)
@@ -190,12 +190,12 @@ class GoldgraeberPanel(BoxLayout):
         if row == "robber":
             stack = next(s for s in state.stacks if s.field == state.fight_field)
             robber = N_("Robber of strength {strength} on {field} (guarding {loot} chips): roll higher to win.")
-            return game_text(GAME_ID, robber, {"strength": stack.robber[1], "field": field_words(stack.field, state),
+            return game_text(DOMAIN, robber, {"strength": stack.robber[1], "field": field_words(stack.field, state),
                                                "loot": len(stack.loot)})
         if row == "away_roll":
             return _("{name} won the brawl and rolls to move away.").format(name=name(state.actor))
         if "move" in expects:
-            return game_text(GAME_ID, N_("Tap a highlighted field ({steps} steps)."), {"steps": state.steps})
+            return game_text(DOMAIN, N_("Tap a highlighted field ({steps} steps)."), {"steps": state.steps})
         if "raft" in expects:
             return _("Tap the shore field the raft should go to.")
         if "reveal" in expects:

@@ -31,8 +31,6 @@ SEARCH_DISTANCE = 17  # 12 on the dice plus at most 5 chips: no longer move can 
 class GoldConnectionController(TableController):
     """Gold Connection: what is being picked for the next action lives here until it is played."""
 
-    game_id = "gold_connection"
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.game = GoldConnection()

@@ -21,9 +21,6 @@ if TYPE_CHECKING:
 class DiggerController(TableController):
     """Digger: the sand timer follows the game; `stop` calls Stop (or confirms time up), `next` too."""
 
-    game_id = "digger"
-    uses_timer = True
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.time_up_pending = False

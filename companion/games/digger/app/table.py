@@ -1,7 +1,7 @@
 """Digger's table panel: the sand timer, the roll, the stones it allows, Stop, fumble and time up.
 
 The panel only draws and forwards taps: the sand-timer protocol and time up are the DiggerController's
-(companion/app/controllers/digger.py).
+(controller.py here).
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, Strin
 from kivy.uix.boxlayout import BoxLayout
 from kivy.utils import get_color_from_hex
 
-from companion.app.controllers.digger import DiggerController
 from companion.app.i18n import _, current_language, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import DiceKeypad, LanguageWatch, colour_letter
 from companion.app.widgets import make, resize
 from companion.engine.core import N_, ActionModel, Setup
+from companion.games.digger.app.controller import DiggerController
 
-GAME_ID = "digger"
-USES_TIMER = True
+#: The game's catalog domain (its id).
+DOMAIN = "digger"
 
 FACE_COLOURS = {"B": "#2f6fd6", "Y": "#f2c230", "R": "#d93b30", "G": "#2e9e4f", "W": "#f0f0f0", "K": "#202020"}
 COLOUR_WORDS = {"B": N_("blue"), "Y": N_("yellow"), "R": N_("red"), "G": N_("green"), "W": N_("white"),
@@ -36,7 +36,7 @@ face_letter = colour_letter
 
 
 def colour_word(token: str) -> str:
-    return game_text(GAME_ID, COLOUR_WORDS[token])
+    return game_text(DOMAIN, COLOUR_WORDS[token])
 
 
 def action_label(table: TableModel, action: ActionModel) -> str:

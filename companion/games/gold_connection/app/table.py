@@ -18,15 +18,15 @@ from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectP
 from kivy.uix.boxlayout import BoxLayout
 from kivy.utils import colormap, get_color_from_hex
 
-from companion.app.boards.gold_connection import VaultBoard
 from companion.app.boards.loupe import BoardLoupe
-from companion.app.controllers.gold_connection import GoldConnectionController
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import LanguageWatch, colour_letter, die_face_button
 from companion.app.widgets import BUTTON_TEXT_MARGIN, MIN_TAP_PX, resize, word_width
 from companion.engine.core import N_, ActionModel, Setup
+from companion.games.gold_connection.app.board import VaultBoard
+from companion.games.gold_connection.app.controller import GoldConnectionController
 from companion.games.gold_connection.rules import (
     BEST_ROLL,
     COLOURS,
@@ -49,12 +49,13 @@ from companion.games.gold_connection.rules import (
 )
 from companion.games.gold_connection.words import bars_words, safe_words
 
-GAME_ID = "gold_connection"
+#: The game's catalog domain (its id).
+DOMAIN = "gold_connection"
 
 
 def _(message: str) -> str:
     """A panel string from the game's own catalog (companion/locale/*/gold_connection.po), else the app's."""
-    translated = catalog(GAME_ID).gettext(message)
+    translated = catalog(DOMAIN).gettext(message)
     return translated if translated != message else app_text(message)
 
 
@@ -229,7 +230,7 @@ class GoldConnectionPanel(BoxLayout):
                 for safe, distance in sorted(self.targets.items(), key=lambda item: (item[1], item[0]))))
         else:
             return ""
-        return game_text(GAME_ID, N_("Roll {target} or more: {chance}% · with {chips} chips {with_chips}%"),
+        return game_text(DOMAIN, N_("Roll {target} or more: {chance}% · with {chips} chips {with_chips}%"),
                          {"target": odds.target, "chance": odds.percent(odds.without_chips), "chips": odds.chips,
                           "with_chips": odds.percent(odds.with_chips)})
 
@@ -244,7 +245,7 @@ class GoldConnectionPanel(BoxLayout):
                 cells = [f"{row[1:]}:{''.join(map(str, numbers)) or '-'}" for row, numbers in robber.rows.items()
                          if row[0] == colour_code]
                 rows.append(f"{bar_code(colour_code)} " + " ".join(cells))
-            head = game_text(GAME_ID, N_("{name}: {score} points, {chips} chips, {bars} bars"),
+            head = game_text(DOMAIN, N_("{name}: {score} points, {chips} chips, {bars} bars"),
                              {"name": name, "score": scores[seat], "chips": robber.chips, "bars": robber.bar_count()})
             marker = "> " if seat == self.game.to_move(state) else ""
             lines.append(f"[b][color={colour}]{marker}{head}[/color][/b]\n" + "  ".join(rows))
@@ -320,7 +321,7 @@ class GoldConnectionPanel(BoxLayout):
             self._button(_("Point to {safe}").format(safe=safe_words(arrow.heading).text(_)), action=arrow)
         for spend in sorted(offered(state, "use_chips"), key=lambda action: -getattr(action, "count", 0)):
             assert isinstance(spend, UseChips)
-            self._button(game_text(GAME_ID, N_("Spend {count} chips"), {"count": spend.count}) if spend.count
+            self._button(game_text(DOMAIN, N_("Spend {count} chips"), {"count": spend.count}) if spend.count
                          else _("Accept the failure"), action=spend)
         if "sort" in self.expects:
             rows = state.robbers[state.current].rows

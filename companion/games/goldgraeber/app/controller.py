@@ -8,8 +8,6 @@ from companion.app.controllers.base import TableController, in_turn
 class GoldgraeberController(TableController):
     """Goldgräber: turns pass on by themselves, so `next` and `confirm` only answer notices."""
 
-    game_id = "goldgraeber"
-
     @in_turn
     def tap_field(self, field: str) -> None:
         """The field a figure should move to (or a raft cross to); refused with its rule when not allowed."""

@@ -37,7 +37,6 @@ BOT_SECONDS = 0.8
 class ChinagoldController(TableController):
     """Chinagold: `hint` asks the bot, `confirm`/`next` play the Pi's marked move."""
 
-    game_id = "chinagold"
     bot_name = PI_NAME
 
     def __init__(self, *args: Any, search: Callable[[ChinagoldState, float], ActionModel | None] = hint,

@@ -1,0 +1,1 @@
+"""Goldgräber at the table (Kivy): its controller, its table panel and the board widget."""
