@@ -57,10 +57,14 @@ def run(command: Sequence[str], log: Log, *, check: bool = True, timeout: float 
     if result.stderr:
         log.write(result.stderr)
     if check and result.returncode != 0:
-        last = (result.stderr or result.stdout).strip().splitlines()
-        reason = last[-1] if last else f"exit {result.returncode}"
-        raise Failure(f"{what or shlex.join(command)}: {reason}")
+        raise failed(result, what or shlex.join(command))
     return result
+
+
+def failed(result: subprocess.CompletedProcess[str], what: str) -> Failure:
+    """The Failure for a command that exited non-zero: `what`, and the last line it said."""
+    last = (result.stderr or result.stdout).strip().splitlines()
+    return Failure(f"{what}: {last[-1] if last else f'exit {result.returncode}'}")
 
 
 def missing_host_packages() -> list[str]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pisim.host import Failure, Log, run
+from pisim.host import Failure, Log, failed, run
 from pisim.image import Target, ssh_key
 
 SCREEN = (800, 480)
@@ -256,8 +256,7 @@ class Machine:
             if attempt + 1 < connect_tries:
                 time.sleep(5)
         if check and result.returncode != 0:
-            last = (result.stderr or result.stdout).strip().splitlines()
-            raise Failure(f"{what}: {last[-1] if last else f'exit {result.returncode}'}")
+            raise failed(result, what)
         self.last_status = result.returncode
         errors = result.stderr.strip().splitlines()
         self.last_error = errors[-1] if errors else ""
