@@ -341,11 +341,11 @@ class ClockBar(BoxLayout):
 
     def _update(self, *_args: Any) -> None:
         """The line is rendered only while the clock runs: a hidden label whose text changes at every
-        turn still renders a texture, which waits for the renderer to finish the frame before."""
+        turn still renders a texture, which waits for the renderer to finish the frame before, and a
+        hidden label's last text is still drawn in every frame."""
         model = self.model
         self.shown = bool(model.active)
-        if self.shown:
-            self.line_text = self.line(model.seat, model.bank_text, model.turn_text)
+        self.line_text = self.line(model.seat, model.bank_text, model.turn_text) if self.shown else ""
 
     def line(self, seat: int, bank: str, turn: str) -> str:
         """`Anna   24:10   0:45`: whose clock runs, the bank left (if any), the turn's time."""

@@ -108,6 +108,13 @@ def test_turned_to_portrait_the_game_keeps_the_whole_width(table_app: Any) -> No
         pump(3)
         assert screen.ids.middle.orientation == "vertical"
         assert screen.ids.panel.width >= 480 - 2 * 6 - 1 > landscape - 204
+        # the turn banner has a row of its own (beside the buttons it was left 68 px: "..."), and the
+        # prompt, scores and log stay under the panel instead of spilling over its buttons
+        banner = screen.ids.banner
+        assert banner.width >= 480 - 2 * 6 > banner._label.get_extents(banner.text)[0]  # not shortened
+        side = screen.ids.prompt.parent
+        assert side.top <= screen.ids.panel.y + 1 and side.y >= 0
+        assert not problems(screen)
     finally:
         Window.size = (800, 480)
         pump(3)
