@@ -324,17 +324,17 @@ def open_game(app: Any, game: str, players: list[str], seed: int = 5) -> Any:
     """A new game on the Table screen through the app's own steps; its panel."""
     from companion.app.launch import pump
 
-    app.choose_game(game)
-    app.new_game()
+    app.flow.choose_game(game)
+    app.flow.new_game()
     model = app.players_model
     while len(model.seats) > len(players):
         model.remove(len(model.seats) - 1)
     while len(model.seats) < len(players):
         model.add()
     model.seats = [{**seat, "name": name} for seat, name in zip(model.seats, players)]
-    app.players_done()
-    app.options_done()
-    app.start_game(seed=seed)
+    app.flow.players_done()
+    app.flow.options_done()
+    app.flow.start_game(seed=seed)
     pump(3)
     return app.root.get_screen("table").ids.panel.children[0]
 
@@ -381,8 +381,8 @@ def options_taps(app: Any, repeats: int) -> dict[str, float]:
     from companion.app.launch import pump
     from tests.app.ui import find_button
 
-    app.choose_game("digger")
-    app.new_game()
+    app.flow.choose_game("digger")
+    app.flow.new_game()
     model = app.players_model
     while len(model.seats) > 4:
         model.remove(len(model.seats) - 1)
@@ -392,7 +392,7 @@ def options_taps(app: Any, repeats: int) -> dict[str, float]:
     pump(2)
     visits, taps = [], []
     for index in range(repeats):
-        visits.append(frame_time(app.players_done))
+        visits.append(frame_time(app.flow.players_done))
         app.options_model.set("side", "black")  # the scoring-card panel at its largest: a card row per seat
         app.options_model.set("black_cards", ["1", "2", "3", "4"])
         pump(2)
@@ -425,7 +425,7 @@ def home_visits(app: Any, journal_path: Path, repeats: int) -> float:
     from companion.app.launch import pump
     from companion.engine.journal import Journal
 
-    app.open_journal(Journal(journal_path))
+    app.journal_desk.open(Journal(journal_path))
     app.go("rules")
     pump(2)
     times = []
@@ -445,7 +445,7 @@ def longest_frames(app: Any) -> dict[str, tuple[float, str]]:
     worst: dict[str, tuple[float, str]] = {}
     for game in GAMES:
         open_game(app, game, ["Anna", "Pi"] if game == "chinagold" else GAME_PLAYERS[game])
-        table, controller = app.table, app.controller
+        table, controller = app.table, app.flow.controller
         longest, what = 0.0, ""
 
         def note(seconds: float, label: str) -> None:
@@ -589,9 +589,9 @@ class TouchGame:
             self.enter(move)
             if len(session.actions) == played and not session.is_over():  # no touch could enter it
                 if move == {"type": "roll"}:
-                    self.app.controller.virtual_roll("virtual")
+                    self.app.flow.controller.virtual_roll("virtual")
                 else:
-                    self.app.controller.submit(move)
+                    self.app.flow.controller.submit(move)
                 pump(1)  # its write lands and its answer reaches the table before the next move is chosen
                 if len(session.actions) == played and not session.is_over():
                     raise RuntimeError(f"{self.game}: the table refused the benchmark's move {move}")
@@ -624,7 +624,7 @@ class TouchGame:
             self.cell(move.get("safe") or move.get("heading"))
         elif kind == "move":
             self.cell(move["path"][-1])
-            if self.app.controller.pending_move is not None:  # an unnumbered safe: where the arrow points
+            if self.app.flow.controller.pending_move is not None:  # an unnumbered safe: where the arrow points
                 self.button(action=action) or self.button(kind="move")
         elif kind == "loot" and game == "gold_connection":
             self.loot(move["bars"])

@@ -254,8 +254,9 @@ class ClockModel(EventDispatcher):
         (when speech is on)."""
         low = alert.kind.endswith("_low")
         app = App.get_running_app()
-        if getattr(app, "sounds", None) is not None and app.settings.sound:
-            app.sounds.play("warning" if low else "expired")
+        preferences = getattr(app, "preferences", None)
+        if preferences is not None:
+            preferences.play_sound("warning" if low else "expired")
         if getattr(app, "hardware", None) is not None:
             app.hardware.beep(150 if low else 800)
         name = self.names[alert.seat]
