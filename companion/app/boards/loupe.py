@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any
 
-from kivy.core.window import Window
+from kivy.core.window import Window, WindowBase
 from kivy.factory import Factory
 from kivy.graphics import Color, InstructionGroup, Line, Rectangle
 from kivy.uix.boxlayout import BoxLayout
@@ -104,7 +104,7 @@ class BoardLoupe:
         screenshot or a walk of the screen's widgets includes it), or over the window without one."""
         self.close()
         board = self.board
-        host: Widget = next((widget for widget in self._ancestors() if isinstance(widget, Screen)), Window)
+        host: Widget | WindowBase = next((widget for widget in self._ancestors() if isinstance(widget, Screen)), Window)
         if self._view is None:
             self._view = LoupeView(self)
         self._view.show(host, self._frame(board.to_window(*pos)[0]), board.board_point(*pos), board.to_window(*pos))
@@ -212,7 +212,7 @@ class LoupeView(FloatLayout):
         self.header.add_widget(self.close_button)
         self.add_widget(self.header)
 
-    def show(self, host: Widget, frame: tuple[float, float, float, float], centre: tuple[float, float],
+    def show(self, host: Widget | WindowBase, frame: tuple[float, float, float, float], centre: tuple[float, float],
              touch: tuple[float, float]) -> None:
         """Lay the loupe out over `host` (what it is added to) with a new magnified copy centred on `centre`
         (board units); `frame` (x, y, width, height) and `touch` in window coordinates."""
