@@ -55,7 +55,18 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The app's frame interval (Kivy's default of at most 60 frames a second).
 FRAME_SECONDS = 1 / 60
 
-GAMES = ("digger", "gold_connection", "goldgraeber", "chinagold")
+
+def installed_games() -> tuple[str, ...]:
+    """Every game the registry finds installed, Digger (the baseline of rows 3 and 5) first."""
+    from companion.engine.registry import declared
+
+    games = declared()
+    return (BASELINE, *(game for game in games if game != BASELINE))
+
+
+#: The game the others are measured against (rows 3 and 5).
+BASELINE = "digger"
+GAMES = installed_games()
 #: The players of each game's benchmark game (Chinagold between two people: the Pi's game is row 6's).
 GAME_PLAYERS = {"digger": ["Anna", "Ben", "Chloé", "David"], "gold_connection": ["Anna", "Ben", "Chloé"],
                 "goldgraeber": ["Anna", "Ben", "Chloé", "David"], "chinagold": ["Anna", "Ben"]}
@@ -739,13 +750,13 @@ def main() -> None:
         print(f"6. {game}: longest touch to drawn frame {longest * 1000:.0f} ms (goal <= 100 ms: "
               f"{'met' if longest <= 0.1 else 'NOT met'}); the three longest: "
               + "; ".join(f"{seconds * 1000:.0f} ms {kind}" for seconds, kind in worst))
-    digger_rss = played["digger"]["rss_kb"]
+    digger_rss = played[BASELINE]["rss_kb"]
     for game in GAMES:
         rss = played[game]["rss_kb"]
         print(ratio_line(f"5. {game}: resident memory after the full game vs hello-world", rss, hello_rss, 1.25, "MB"))
-        if game != "digger":
+        if game != BASELINE:
             print("   " + ratio_line(f"{game} vs Digger's", rss, digger_rss, 1.10, "MB"))
-    built, bare_rss = (int(value) for value in child(BARE_WIDGETS, str(played["digger"]["widgets"])).split())
+    built, bare_rss = (int(value) for value in child(BARE_WIDGETS, str(played[BASELINE]["widgets"])).split())
     pydantic_kb = int(child(PYDANTIC))
     print(f"   for scale: a bare Kivy app holding as many widgets as after the Digger game ({built}, each drawn) "
           f"{bare_rss / 1024:.1f} MB = {bare_rss / hello_rss:.2f}x; pydantic and one model in a bare "
@@ -758,11 +769,11 @@ def main() -> None:
             print("3. boards, one frame drawn each, vs Digger:")
             for game in GAMES[1:]:
                 print("   " + ratio_line(f"{game}: a frame with nothing changed", board_times[f"{game} frame"],
-                                         board_times["digger frame"], 2.0))
+                                         board_times[f"{BASELINE} frame"], 2.0))
                 print("   " + ratio_line(f"{game}: table refreshed, nothing changed", board_times[f"{game} refresh"],
-                                         board_times["digger refresh"], 2.0))
+                                         board_times[f"{BASELINE} refresh"], 2.0))
                 print("   " + ratio_line(f"{game}: every layer of pieces repainted vs Digger's table refreshed",
-                                         board_times[f"{game} pieces"], board_times["digger refresh"], 2.0))
+                                         board_times[f"{game} pieces"], board_times[f"{BASELINE} refresh"], 2.0))
                 print(f"   ({game} board rebuilt whole, as after a size change: "
                       f"{board_times[f'{game} whole'] * 1000:.1f} ms)")
             empty, full = data / "empty.sqlite3", data / "full.sqlite3"
