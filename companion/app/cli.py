@@ -84,7 +84,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("app", help="start the touchscreen app")
     p.add_argument("--size", help="window size WIDTHxHEIGHT (default 800x480, the Pi 7\" screen)")
     p.add_argument("--fullscreen", action="store_true", help="full screen (default on a Raspberry Pi)")

@@ -34,8 +34,8 @@ from kivy.uix.screenmanager import Screen
 from kivy.utils import escape_markup
 
 from companion.app.i18n import _, tr
-from companion.app.settings import data_dir
 from companion.app.speech import Speaker
+from companion.engine.paths import data_dir
 from companion.engine.registry import plugin_for
 from companion.engine.timebank import Alert, BankState, TimeBank, clock_text
 from companion.engine.timebank import Clock as MonotonicClock

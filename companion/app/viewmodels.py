@@ -42,7 +42,7 @@ class PlayersModel(EventDispatcher):
     max_players = NumericProperty(6)
     problem = StringProperty("")
 
-    def load(self, game: Game, settings: AppSettings, bot_name: str | None = None) -> None:
+    def load(self, game: Game[Any, Any], settings: AppSettings, bot_name: str | None = None) -> None:
         """Start from the last table (as many remembered players as the game allows, at least its minimum)."""
         self.min_players, self.max_players = game.min_players, game.max_players
         self.bot_name = bot_name or ""
@@ -207,7 +207,7 @@ class OptionsModel(EventDispatcher):
     #: The players' names in seat order (a game's own panel may offer a choice per seat).
     seats = ListProperty([])
 
-    def load(self, game: Game, values: dict[str, Any] | None = None,
+    def load(self, game: Game[Any, Any], values: dict[str, Any] | None = None,
              seats: list[str] | None = None) -> None:
         self.game = game
         self.game_id = game.id
@@ -243,7 +243,8 @@ class OptionsModel(EventDispatcher):
         """The options as the game accepts them, or None with `problem` saying what is wrong."""
         raw = {key: value for key, value in self.values.items() if value not in ("", None)}
         try:
-            return self.game.options(raw).model_dump(mode="json")
+            options: dict[str, Any] = self.game.options(raw).model_dump(mode="json")
+            return options
         except ValidationError as error:
             self.problem = describe_validation_error(_("Options"), error)
             return None

@@ -251,7 +251,8 @@ class LoupeView(FloatLayout):
 
     def shows(self, cell: Any) -> bool:
         """The whole of `cell`'s tap target lies in the magnified part."""
-        x, y = self.board.centre_of(cell)
+        centre: tuple[float, float] = self.board.centre_of(cell)
+        x, y = centre
         half = LOUPE_SPACING / 2
         lens = self.lens
         return lens.x + half <= x <= lens.right - half and lens.y + half <= y <= lens.top - half
