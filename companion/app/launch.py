@@ -24,8 +24,9 @@ from companion.headless import (
 SCREENSHOT_SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "table", "timer", "end",
                                        "hardware", "settings", "rules", "refusal", "notice", "history", "stats",
                                        "clocks", "undo", "loupe")
-#: Screens only one game has, with that game: Chinagold's preview after a line's first tap.
-GAME_SCREENS: dict[str, str] = {"line": "chinagold"}
+#: Screens of a game's board, for a game whose declaration names one: `line` is the board after one tap
+#: on the middle of the cells a first tap may choose (the start of a line, where a game draws lines).
+BOARD_SCREENS: tuple[str, ...] = ("line",)
 
 
 def _configure(fullscreen: bool, max_fps: int = 60) -> None:
@@ -184,18 +185,19 @@ def show_screen(app: Any, screen: str) -> None:
             app.flow.controller.hardware_roll(values, [len(values) // 2], "serial")
         elif screen == "rules":
             app.go("rules")
-        elif screen == "loupe":  # the board's loupe (Goldgräber, Chinagold, Gold Connection)
+        elif screen == "loupe":  # the board's loupe (the games with a board)
             from companion.app.boards.loupe import show_loupe
 
             pump(2)
             show_loupe(app.root.current_screen)
-        elif screen == "line":  # Chinagold: a site tapped, every line of the thrown length from it shown
-            from companion.games.chinagold.app.controller import ChinagoldController
+        elif screen == "line":  # the board after a first tap (Chinagold: every line of the thrown length shown)
+            from companion.app.boards.loupe import looked_after_board
 
-            state = app.flow.controller.state if isinstance(app.flow.controller, ChinagoldController) else None
-            hidden = [site for site, mark in enumerate(state.sites) if mark == "h"] if state is not None else []
-            if hidden:
-                app.flow.controller.tap_site(hidden[len(hidden) // 2])
+            pump(2)
+            board = looked_after_board(app.root.current_screen)
+            cells = sorted(board.loupe.choosable()) if board is not None else []
+            if cells:
+                board.loupe.choose(cells[len(cells) // 2])
     elif screen == "end":
         journal = app.journal
         finished = next((g.id for g in journal.games() if g.finished), journal.games()[-1].id)

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from companion.app.i18n import _, choice_text, game_text
 from companion.app.rules_doc import rule_book
-from companion.app.settings import SEAT_COLOURS, AppSettings, RememberedPlayer
+from companion.app.settings import DEFAULT_GAME, SEAT_COLOURS, AppSettings, RememberedPlayer
 from companion.engine.core import Game, Player
 from companion.engine.errors import describe_validation_error
 from companion.engine.session import Session
@@ -318,7 +318,7 @@ class EndModel(EventDispatcher):
 class RulesModel(EventDispatcher):
     """Every rule of one game, filtered by a search text."""
 
-    game_id = StringProperty("digger")
+    game_id = StringProperty(DEFAULT_GAME)
     query = StringProperty("")
     results = ListProperty([])
     title = StringProperty("")

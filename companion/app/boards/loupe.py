@@ -167,11 +167,15 @@ class BoardLoupe:
         return x, bottom, half, board.height
 
 
+def looked_after_board(screen: Widget) -> Any:
+    """The board on `screen` that has a loupe (the board of a game's table), None without one."""
+    return next((widget for widget in screen.walk() if isinstance(widget, Magnifiable) and widget.loupe), None)
+
+
 def show_loupe(screen: Widget) -> None:
     """`goldtable screenshot loupe`: the loupe of the screen's board opened on the cell nearest the middle
     of those the next tap may choose (on the board's middle if none); nothing without such a board."""
-    board: Any = next((widget for widget in screen.walk() if isinstance(widget, Magnifiable) and widget.loupe),
-                      None)
+    board = looked_after_board(screen)
     if board is not None:
         centres = [board.centre_of(cell) for cell in board.loupe.choosable()]
         middle = (sum(x for x, _y in centres) / len(centres), sum(y for _x, y in centres) / len(centres)) \
