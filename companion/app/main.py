@@ -30,13 +30,13 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from companion.app import i18n
 from companion.app.announcer import Announcer
-from companion.app.game_flow import GameFlow, playable_game
+from companion.app.game_flow import GameFlow
 from companion.app.heap import freeze_heap
 from companion.app.journal_desk import JournalDesk
 from companion.app.keyboard import onscreen_keyboard_wanted, use_onscreen_keyboard
 from companion.app.keys import TableKeys
 from companion.app.preferences import Preferences
-from companion.app.settings import settings_path
+from companion.app.settings import DEFAULT_GAME, settings_path
 
 if TYPE_CHECKING:
     from companion.app.camera import CameraSetup
@@ -71,7 +71,7 @@ def preload(first_game: str, first_ready: threading.Event, tap_served: threading
         try:
             get_game(first_game)
         except KeyError:  # a game of an older version named in the settings: Home falls back to the default
-            get_game(playable_game(first_game))
+            get_game(DEFAULT_GAME)
         import companion.app.controllers
         import companion.app.table
         import companion.app.timer
