@@ -55,7 +55,18 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The app's frame interval (Kivy's default of at most 60 frames a second).
 FRAME_SECONDS = 1 / 60
 
-GAMES = ("digger", "gold_connection", "goldgraeber", "chinagold")
+
+def installed_games() -> tuple[str, ...]:
+    """Every game the registry finds installed, Digger (the baseline of rows 3 and 5) first."""
+    from companion.engine.registry import declared
+
+    games = declared()
+    return (BASELINE, *(game for game in games if game != BASELINE))
+
+
+#: The game the others are measured against (rows 3 and 5).
+BASELINE = "digger"
+GAMES = installed_games()
 #: The players of each game's benchmark game (Chinagold between two people: the Pi's game is row 6's).
 GAME_PLAYERS = {"digger": ["Anna", "Ben", "Chloé", "David"], "gold_connection": ["Anna", "Ben", "Chloé"],
                 "goldgraeber": ["Anna", "Ben", "Chloé", "David"], "chinagold": ["Anna", "Ben"]}
@@ -324,17 +335,17 @@ def open_game(app: Any, game: str, players: list[str], seed: int = 5) -> Any:
     """A new game on the Table screen through the app's own steps; its panel."""
     from companion.app.launch import pump
 
-    app.choose_game(game)
-    app.new_game()
+    app.flow.choose_game(game)
+    app.flow.new_game()
     model = app.players_model
     while len(model.seats) > len(players):
         model.remove(len(model.seats) - 1)
     while len(model.seats) < len(players):
         model.add()
     model.seats = [{**seat, "name": name} for seat, name in zip(model.seats, players)]
-    app.players_done()
-    app.options_done()
-    app.start_game(seed=seed)
+    app.flow.players_done()
+    app.flow.options_done()
+    app.flow.start_game(seed=seed)
     pump(3)
     return app.root.get_screen("table").ids.panel.children[0]
 
@@ -381,8 +392,8 @@ def options_taps(app: Any, repeats: int) -> dict[str, float]:
     from companion.app.launch import pump
     from tests.app.ui import find_button
 
-    app.choose_game("digger")
-    app.new_game()
+    app.flow.choose_game("digger")
+    app.flow.new_game()
     model = app.players_model
     while len(model.seats) > 4:
         model.remove(len(model.seats) - 1)
@@ -392,7 +403,7 @@ def options_taps(app: Any, repeats: int) -> dict[str, float]:
     pump(2)
     visits, taps = [], []
     for index in range(repeats):
-        visits.append(frame_time(app.players_done))
+        visits.append(frame_time(app.flow.players_done))
         app.options_model.set("side", "black")  # the scoring-card panel at its largest: a card row per seat
         app.options_model.set("black_cards", ["1", "2", "3", "4"])
         pump(2)
@@ -425,7 +436,7 @@ def home_visits(app: Any, journal_path: Path, repeats: int) -> float:
     from companion.app.launch import pump
     from companion.engine.journal import Journal
 
-    app.open_journal(Journal(journal_path))
+    app.journal_desk.open(Journal(journal_path))
     app.go("rules")
     pump(2)
     times = []
@@ -445,7 +456,7 @@ def longest_frames(app: Any) -> dict[str, tuple[float, str]]:
     worst: dict[str, tuple[float, str]] = {}
     for game in GAMES:
         open_game(app, game, ["Anna", "Pi"] if game == "chinagold" else GAME_PLAYERS[game])
-        table, controller = app.table, app.controller
+        table, controller = app.table, app.flow.controller
         longest, what = 0.0, ""
 
         def note(seconds: float, label: str) -> None:
@@ -589,9 +600,9 @@ class TouchGame:
             self.enter(move)
             if len(session.actions) == played and not session.is_over():  # no touch could enter it
                 if move == {"type": "roll"}:
-                    self.app.controller.virtual_roll("virtual")
+                    self.app.flow.controller.virtual_roll("virtual")
                 else:
-                    self.app.controller.submit(move)
+                    self.app.flow.controller.submit(move)
                 pump(1)  # its write lands and its answer reaches the table before the next move is chosen
                 if len(session.actions) == played and not session.is_over():
                     raise RuntimeError(f"{self.game}: the table refused the benchmark's move {move}")
@@ -624,7 +635,7 @@ class TouchGame:
             self.cell(move.get("safe") or move.get("heading"))
         elif kind == "move":
             self.cell(move["path"][-1])
-            if self.app.controller.pending_move is not None:  # an unnumbered safe: where the arrow points
+            if self.app.flow.controller.pending_move is not None:  # an unnumbered safe: where the arrow points
                 self.button(action=action) or self.button(kind="move")
         elif kind == "loot" and game == "gold_connection":
             self.loot(move["bars"])
@@ -739,13 +750,13 @@ def main() -> None:
         print(f"6. {game}: longest touch to drawn frame {longest * 1000:.0f} ms (goal <= 100 ms: "
               f"{'met' if longest <= 0.1 else 'NOT met'}); the three longest: "
               + "; ".join(f"{seconds * 1000:.0f} ms {kind}" for seconds, kind in worst))
-    digger_rss = played["digger"]["rss_kb"]
+    digger_rss = played[BASELINE]["rss_kb"]
     for game in GAMES:
         rss = played[game]["rss_kb"]
         print(ratio_line(f"5. {game}: resident memory after the full game vs hello-world", rss, hello_rss, 1.25, "MB"))
-        if game != "digger":
+        if game != BASELINE:
             print("   " + ratio_line(f"{game} vs Digger's", rss, digger_rss, 1.10, "MB"))
-    built, bare_rss = (int(value) for value in child(BARE_WIDGETS, str(played["digger"]["widgets"])).split())
+    built, bare_rss = (int(value) for value in child(BARE_WIDGETS, str(played[BASELINE]["widgets"])).split())
     pydantic_kb = int(child(PYDANTIC))
     print(f"   for scale: a bare Kivy app holding as many widgets as after the Digger game ({built}, each drawn) "
           f"{bare_rss / 1024:.1f} MB = {bare_rss / hello_rss:.2f}x; pydantic and one model in a bare "
@@ -758,11 +769,11 @@ def main() -> None:
             print("3. boards, one frame drawn each, vs Digger:")
             for game in GAMES[1:]:
                 print("   " + ratio_line(f"{game}: a frame with nothing changed", board_times[f"{game} frame"],
-                                         board_times["digger frame"], 2.0))
+                                         board_times[f"{BASELINE} frame"], 2.0))
                 print("   " + ratio_line(f"{game}: table refreshed, nothing changed", board_times[f"{game} refresh"],
-                                         board_times["digger refresh"], 2.0))
+                                         board_times[f"{BASELINE} refresh"], 2.0))
                 print("   " + ratio_line(f"{game}: every layer of pieces repainted vs Digger's table refreshed",
-                                         board_times[f"{game} pieces"], board_times["digger refresh"], 2.0))
+                                         board_times[f"{game} pieces"], board_times[f"{BASELINE} refresh"], 2.0))
                 print(f"   ({game} board rebuilt whole, as after a size change: "
                       f"{board_times[f'{game} whole'] * 1000:.1f} ms)")
             empty, full = data / "empty.sqlite3", data / "full.sqlite3"

@@ -10,7 +10,7 @@ after a second tap.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kivy.clock import Clock, ClockEvent
 from kivy.event import EventDispatcher
@@ -19,6 +19,12 @@ from kivy.properties import NumericProperty, ObjectProperty, OptionProperty, Str
 from companion.app.i18n import _, tr
 from companion.engine.core import N_
 from companion.engine.errors import UserError
+
+if TYPE_CHECKING:
+    from companion.app.game_flow import GameFlow
+    from companion.app.hardware import HardwareLink
+    from companion.app.table import TableModel
+    from firmware_bridge.camera_source import CameraSource
 
 #: Preview refreshes per second while the Hardware screen shows it.
 PREVIEW_RATE = 4
@@ -36,19 +42,21 @@ class CameraSetup(EventDispatcher):
     problem = StringProperty("")
     preview = ObjectProperty(None, allownone=True)
 
-    def __init__(self, app: Any, **kwargs: Any) -> None:
+    def __init__(self, hardware: HardwareLink, table: TableModel, flow: GameFlow, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.app = app
+        self.hardware = hardware
+        self._table = table
+        self._flow = flow
         self._preview_event: ClockEvent | None = None
 
     @property
-    def camera(self) -> Any:
-        hardware = self.app.hardware
-        return None if hardware is None else hardware.camera
+    def camera(self) -> CameraSource | None:
+        return self.hardware.camera
 
     def chosen_game(self) -> str:
-        session = self.app.table.session
-        return str(session.setup.game if session is not None else self.app.game_id)
+        """The game at the table, else the one chosen on Home."""
+        session = self._table.session
+        return str(session.setup.game if session is not None else self._flow.game_id)
 
     def _profile(self) -> Any:
         from companion.camera.profile import load_profile, profile_path
@@ -129,12 +137,12 @@ class CameraSetup(EventDispatcher):
         if profile is not None and profile.taught and self.step != "recalibrate":
             self.step = "recalibrate"
             return
-        frame = self._frame()
-        if frame is None:
+        camera, frame = self.camera, self._frame()
+        if camera is None or frame is None:
             return
         try:
             calibration = calibrate(frame)
-            save_profile(Profile.from_calibration(self.game, calibration, self.camera.url), self._path(),
+            save_profile(Profile.from_calibration(self.game, calibration, camera.url), self._path(),
                          replace=True)
         except VisionError as error:
             self.problem = str(error)
@@ -144,7 +152,7 @@ class CameraSetup(EventDispatcher):
             self.problem = str(error)
             return
         self.face, self.shown = "", 0
-        self.app.hardware.reload_camera_profile()
+        self.hardware.reload_camera_profile()
         self.refresh()
 
     def take_picture(self) -> None:
@@ -175,7 +183,7 @@ class CameraSetup(EventDispatcher):
         except UserError as error:
             self.problem = str(error)
             return
-        self.app.hardware.reload_camera_profile()
+        self.hardware.reload_camera_profile()
         self.refresh()
 
     # -- export and import (a profile made at one table, used at another with the same tray and camera) --
@@ -226,7 +234,7 @@ class CameraSetup(EventDispatcher):
             self.problem = str(error)
             return
         self.step, self.face, self.problem = "none", "", ""
-        self.app.hardware.reload_camera_profile()
+        self.hardware.reload_camera_profile()
         self.refresh()
 
     def _path(self) -> Any:

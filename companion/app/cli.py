@@ -9,6 +9,7 @@ import argparse
 import re
 from pathlib import Path
 
+from companion.app.settings import DEFAULT_GAME
 from companion.engine.errors import UserError
 
 VERBOSE_HELP = "show Kivy's log on stderr too (it always goes to kivy.log in the data folder)"
@@ -62,19 +63,21 @@ def _journal_path(path: Path) -> Path:
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:
-    from companion.app.launch import GAME_SCREENS, SCREENSHOT_SCREENS, run_screenshot
-    from companion.engine.registry import all_games
+    from companion.app.launch import BOARD_SCREENS, SCREENSHOT_SCREENS, run_screenshot
+    from companion.engine.registry import all_games, plugin_for
     from companion.headless import check_png_output
 
-    known = (*SCREENSHOT_SCREENS, *GAME_SCREENS)
+    known = (*SCREENSHOT_SCREENS, *BOARD_SCREENS)
     if args.screen not in known:
         raise UserError(f"SCREEN: {args.screen!r} is not a screen (known: {', '.join(known)})")
-    if GAME_SCREENS.get(args.screen, args.game) != args.game:
-        raise UserError(f"SCREEN: {args.screen!r} is a {GAME_SCREENS[args.screen]} screen: add --game "
-                        f"{GAME_SCREENS[args.screen]}")
+    games = sorted(all_games())
+    if args.screen in BOARD_SCREENS and args.game in games:
+        with_board = [game for game in games if any(layout.board for layout in plugin_for(game).layouts)]
+        if args.game not in with_board:
+            raise UserError(f"SCREEN: {args.screen!r} shows a game's board: add --game with one "
+                            f"({', '.join(with_board)})")
     if args.lang not in ("en", "de", "fr"):
         raise UserError(f"--lang: {args.lang!r} is not one of en, de, fr")
-    games = sorted(all_games())
     if args.game not in games:
         raise UserError(f"--game: {args.game!r} is not a game (known: {', '.join(games)})")
     size = parse_size(args.size) or (800, 480)
@@ -84,7 +87,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("app", help="start the touchscreen app")
     p.add_argument("--size", help="window size WIDTHxHEIGHT (default 800x480, the Pi 7\" screen)")
     p.add_argument("--fullscreen", action="store_true", help="full screen (default on a Raspberry Pi)")
@@ -98,10 +101,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("screenshot", help="render one app screen with a demo game to a PNG")
     p.add_argument("screen", help="home, players, options, setup, table, timer, end, hardware, settings, rules, "
-                                  "refusal, notice, history, stats, clocks, undo, loupe; line (--game chinagold)")
+                                  "refusal, notice, history, stats, clocks, undo, loupe; "
+                                  "line (a board's first tap: --game with a board)")
     p.add_argument("output", help="PNG file to write")
     p.add_argument("--size", help="WIDTHxHEIGHT (default 800x480)")
     p.add_argument("--lang", default="en", help="en, de or fr")
-    p.add_argument("--game", default="digger", help="game id for the game screens (default digger)")
+    p.add_argument("--game", default=DEFAULT_GAME, help=f"game id for the game screens (default {DEFAULT_GAME})")
     p.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     p.set_defaults(handler=cmd_screenshot)

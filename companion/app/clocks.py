@@ -34,8 +34,8 @@ from kivy.uix.screenmanager import Screen
 from kivy.utils import escape_markup
 
 from companion.app.i18n import _, tr
-from companion.app.settings import data_dir
 from companion.app.speech import Speaker
+from companion.engine.paths import data_dir
 from companion.engine.registry import plugin_for
 from companion.engine.timebank import Alert, BankState, TimeBank, clock_text
 from companion.engine.timebank import Clock as MonotonicClock
@@ -254,8 +254,9 @@ class ClockModel(EventDispatcher):
         (when speech is on)."""
         low = alert.kind.endswith("_low")
         app = App.get_running_app()
-        if getattr(app, "sounds", None) is not None and app.settings.sound:
-            app.sounds.play("warning" if low else "expired")
+        preferences = getattr(app, "preferences", None)
+        if preferences is not None:
+            preferences.play_sound("warning" if low else "expired")
         if getattr(app, "hardware", None) is not None:
             app.hardware.beep(150 if low else 800)
         name = self.names[alert.seat]

@@ -43,6 +43,7 @@ from firmware_bridge.protocol import nak_reason
 
 if TYPE_CHECKING:
     from companion.camera.vision import Image
+    from firmware_bridge.camera_source import CameraSource
 
 log = logging.getLogger(__name__)
 
@@ -235,10 +236,12 @@ class HardwareLink(EventDispatcher):
 
     # -- the camera ----------------------------------------------------------------------------------
     @property
-    def camera(self) -> Any:
-        """The camera source (a `firmware_bridge.camera_source.CameraSource`), or None without one."""
+    def camera(self) -> CameraSource | None:
+        """The camera source, or None without one."""
+        from firmware_bridge.camera_source import CameraSource
+
         return next((source for source in [*self.bridge.sources, *self._to_start]
-                     if getattr(source, "latest_frame", None) is not None), None)
+                     if isinstance(source, CameraSource)), None)
 
     def expect_dice(self, game: str | None, dice: list[tuple[str, ...]]) -> None:
         """The table's game and the dice due now (none: nothing to read); the camera reads with that game's

@@ -24,8 +24,9 @@ from companion.headless import (
 SCREENSHOT_SCREENS: tuple[str, ...] = ("home", "players", "options", "setup", "table", "timer", "end",
                                        "hardware", "settings", "rules", "refusal", "notice", "history", "stats",
                                        "clocks", "undo", "loupe")
-#: Screens only one game has, with that game: Chinagold's preview after a line's first tap.
-GAME_SCREENS: dict[str, str] = {"line": "chinagold"}
+#: Screens of a game's board, for a game whose declaration names one: `line` is the board after one tap
+#: on the middle of the cells a first tap may choose (the start of a line, where a game draws lines).
+BOARD_SCREENS: tuple[str, ...] = ("line",)
 
 
 def _configure(fullscreen: bool, max_fps: int = 60) -> None:
@@ -69,7 +70,7 @@ def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | No
     from companion.app.main import GoldtableApp
 
     app = GoldtableApp(journal_path=journal, serial_url=serial_url, gpio=gpio)
-    app.fullscreen = fullscreen  # Settings shows the window as it is, also when the kiosk's flag made it so
+    app.preferences.fullscreen = fullscreen  # Settings shows the window as it is, also when the kiosk's flag made it so
     # systemd stops the kiosk with SIGTERM: close the app as Quit does, so exit handlers still run
     signal.signal(signal.SIGTERM, lambda *_: Clock.schedule_once(lambda _dt: app.stop()))
     if frames is not None:
@@ -159,16 +160,16 @@ def show_screen(app: Any, screen: str) -> None:
     if screen in ("home", "settings", "hardware", "history", "stats", "clocks"):
         app.go(screen)
     elif screen in ("players", "options", "setup"):
-        app.new_game()
+        app.flow.new_game()
         if screen in ("options", "setup"):
-            app.players_done()
+            app.flow.players_done()
         if screen == "setup":
-            app.options_done()
+            app.flow.options_done()
     elif screen in ("table", "timer", "refusal", "notice", "rules", "undo", "loupe", "line"):
-        app.resume()
+        app.flow.resume()
         for _step in range(6 if screen == "undo" else 0):  # back to a move that moved something
             undone: list[bool] = []
-            app.controller.undo(then=undone.append)
+            app.flow.controller.undo(then=undone.append)
             pump(1)
             if not undone[0] or "•" in app.table.notice_text:
                 break
@@ -176,32 +177,33 @@ def show_screen(app: Any, screen: str) -> None:
             app.timer.start(30)
             app.go("timer")
         elif screen == "refusal":
-            app.controller.submit({"type": "rob", "colour": "W", "victim": 1})
+            app.flow.controller.submit({"type": "rob", "colour": "W", "victim": 1})
         elif screen == "notice":  # the sensors unsure of one die of a roll, in the game's own dice
             _play_until_dice_are_due(app)
             dice = app.table.dice
             values = [faces[(2 * index + 1) % len(faces)] for index, faces in enumerate(dice)]
-            app.controller.hardware_roll(values, [len(values) // 2], "serial")
+            app.flow.controller.hardware_roll(values, [len(values) // 2], "serial")
         elif screen == "rules":
             app.go("rules")
-        elif screen == "loupe":  # the board's loupe (Goldgräber, Chinagold, Gold Connection)
+        elif screen == "loupe":  # the board's loupe (the games with a board)
             from companion.app.boards.loupe import show_loupe
 
             pump(2)
             show_loupe(app.root.current_screen)
-        elif screen == "line":  # Chinagold: a site tapped, every line of the thrown length from it shown
-            from companion.games.chinagold.app.controller import ChinagoldController
+        elif screen == "line":  # the board after a first tap (Chinagold: every line of the thrown length shown)
+            from companion.app.boards.loupe import looked_after_board
 
-            state = app.controller.state if isinstance(app.controller, ChinagoldController) else None
-            hidden = [site for site, mark in enumerate(state.sites) if mark == "h"] if state is not None else []
-            if hidden:
-                app.controller.tap_site(hidden[len(hidden) // 2])
+            pump(2)
+            board = looked_after_board(app.root.current_screen)
+            cells = sorted(board.loupe.choosable()) if board is not None else []
+            if cells:
+                board.loupe.choose(cells[len(cells) // 2])
     elif screen == "end":
         journal = app.journal
         finished = next((g.id for g in journal.games() if g.finished), journal.games()[-1].id)
         from companion.engine.session import Session
 
-        app._open_table(Session.resume(journal, finished))  # a finished game: the End screen follows
+        app.flow.open_table(Session.resume(journal, finished))  # a finished game: the End screen follows
     pump(4)
 
 
@@ -226,7 +228,7 @@ def _play_until_dice_are_due(app: Any) -> None:
             session.submit(towards, "touch")
         elif not play_move(session):
             break
-    app.controller.open(session)
+    app.flow.controller.open(session)
 
 
 def run_screenshot(screen: str, output: Path, size: tuple[int, int], language: str, game: str,

@@ -13,10 +13,12 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from companion.engine.paths import data_dir
+from companion.engine.paths import data_dir as data_dir  # History finds its exports folder here
 
 SEAT_COLOURS: tuple[str, ...] = ("#d64541", "#3a7bd5", "#2e9e5b", "#e3b505", "#8e44ad", "#e67e22")
 LANGUAGE_CHOICES: tuple[str, ...] = ("system", "en", "de", "fr")
+#: The game Home offers on a first start (and when the remembered one is no longer installed).
+DEFAULT_GAME = "digger"
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class AppSettings:
     #: The camera over the dice tray (picamera:0, v4l2:0, ...); empty: no camera.
     camera_url: str = ""
     players: tuple[RememberedPlayer, ...] = field(default_factory=tuple)
-    last_game: str = "digger"
+    last_game: str = DEFAULT_GAME
 
     def model_copy(self, update: dict[str, Any]) -> AppSettings:
         """A copy with some fields changed (same name as pydantic's, which the rest of the code uses)."""
@@ -57,7 +59,7 @@ class AppSettings:
         values["language"] = raw.get("language") if raw.get("language") in LANGUAGE_CHOICES else "system"
         values["serial_url"] = raw["serial_url"] if isinstance(raw.get("serial_url"), str) else ""
         values["camera_url"] = raw["camera_url"] if isinstance(raw.get("camera_url"), str) else ""
-        values["last_game"] = raw["last_game"] if isinstance(raw.get("last_game"), str) else "digger"
+        values["last_game"] = raw["last_game"] if isinstance(raw.get("last_game"), str) else DEFAULT_GAME
         listed = raw.get("players")
         players = listed if isinstance(listed, list) else []
         values["players"] = tuple(

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from companion.app.i18n import _, choice_text, game_text
 from companion.app.rules_doc import rule_book
-from companion.app.settings import SEAT_COLOURS, AppSettings, RememberedPlayer
+from companion.app.settings import DEFAULT_GAME, SEAT_COLOURS, AppSettings, RememberedPlayer
 from companion.engine.core import Game, Player
 from companion.engine.errors import describe_validation_error
 from companion.engine.session import Session
@@ -42,7 +42,7 @@ class PlayersModel(EventDispatcher):
     max_players = NumericProperty(6)
     problem = StringProperty("")
 
-    def load(self, game: Game, settings: AppSettings, bot_name: str | None = None) -> None:
+    def load(self, game: Game[Any, Any], settings: AppSettings, bot_name: str | None = None) -> None:
         """Start from the last table (as many remembered players as the game allows, at least its minimum)."""
         self.min_players, self.max_players = game.min_players, game.max_players
         self.bot_name = bot_name or ""
@@ -207,7 +207,7 @@ class OptionsModel(EventDispatcher):
     #: The players' names in seat order (a game's own panel may offer a choice per seat).
     seats = ListProperty([])
 
-    def load(self, game: Game, values: dict[str, Any] | None = None,
+    def load(self, game: Game[Any, Any], values: dict[str, Any] | None = None,
              seats: list[str] | None = None) -> None:
         self.game = game
         self.game_id = game.id
@@ -243,7 +243,8 @@ class OptionsModel(EventDispatcher):
         """The options as the game accepts them, or None with `problem` saying what is wrong."""
         raw = {key: value for key, value in self.values.items() if value not in ("", None)}
         try:
-            return self.game.options(raw).model_dump(mode="json")
+            options: dict[str, Any] = self.game.options(raw).model_dump(mode="json")
+            return options
         except ValidationError as error:
             self.problem = describe_validation_error(_("Options"), error)
             return None
@@ -317,7 +318,7 @@ class EndModel(EventDispatcher):
 class RulesModel(EventDispatcher):
     """Every rule of one game, filtered by a search text."""
 
-    game_id = StringProperty("digger")
+    game_id = StringProperty(DEFAULT_GAME)
     query = StringProperty("")
     results = ListProperty([])
     title = StringProperty("")

@@ -74,14 +74,14 @@ def app(app_data: Path, clock: ManualClock) -> Iterator[Any]:
 def fresh_app(app: Any) -> Iterator[Any]:
     """The shared app back on Home in English with no game on the table; its settings (the players a
     table remembers, the game chosen) are put back afterwards, so no test sees another's players."""
-    app.set_language("en")
-    app.controller.open(None)
+    app.preferences.set_language("en")
+    app.flow.controller.open(None)
     app.go("home")
     pump(2)
-    settings = app.settings
+    settings = app.preferences.settings
     yield app
-    app.settings = settings
-    app.save_settings()
+    app.preferences.settings = settings
+    app.preferences.save()
 
 
 def back_home(app: Any) -> None:

@@ -22,10 +22,10 @@ def main(data: Path) -> None:
                          use_system_hardware=False, clock=clock)
     setup = Setup(game="goldgraeber", players=tuple(Player(name=name) for name in ("Anna", "Ben", "Cleo")))
     session = Session.new(setup, app.journal)
-    app.resume(session.game_id)
+    app.flow.resume(session.game_id)
     pump(2)
     clock.now += 30
-    app.controller.submit({"type": "roll", "values": ["L"]})  # Anna is charged, Ben's clock runs (saved now)
+    app.flow.controller.submit({"type": "roll", "values": ["L"]})  # Anna is charged, Ben's clock runs (saved now)
     pump(1)
     clock.now += 12
     app.clocks.update()  # the tick after 5 s and more: the periodic save

@@ -26,22 +26,22 @@ def main(data: Path) -> None:
     assert wait(lambda: app.ready)
     pump(2)
     find_button(app, "Salvage the journal")
-    print("OFFERED", json.dumps({"screen": app.root.current, "notice": app.journal_notice,
-                                 "resume": app.resume_text}), flush=True)
+    print("OFFERED", json.dumps({"screen": app.root.current, "notice": app.journal_desk.journal_notice,
+                                 "resume": app.journal_desk.resume_text}), flush=True)
     tap(app, "Salvage the journal")  # the one tap
-    print("SALVAGING", json.dumps({"notice": app.journal_notice}), flush=True)
-    assert wait(lambda: app.journal.needs_salvage is None and app.resume_text)
+    print("SALVAGING", json.dumps({"notice": app.journal_desk.journal_notice}), flush=True)
+    assert wait(lambda: app.journal.needs_salvage is None and app.journal_desk.resume_text)
     pump(2)
-    print("SALVAGED", json.dumps({"notice": app.journal_notice, "resume": app.resume_text,
-                                  "offered": app.salvage_offered}), flush=True)
-    tap(app, app.resume_text)
+    print("SALVAGED", json.dumps({"notice": app.journal_desk.journal_notice, "resume": app.journal_desk.resume_text,
+                                  "offered": app.journal_desk.salvage_offered}), flush=True)
+    tap(app, app.journal_desk.resume_text)
     session = app.table.session
     print("RESUMED", json.dumps({"screen": app.root.current, "notice": app.table.notice_text,
                                  "game": session.game_id, "moves": len(session.actions)}), flush=True)
     legal = session.game.legal_actions(session.state) or []
     move = next((action for action in legal if action.type != "roll"), None)
-    accepted = (played(session, app.controller.submit, move.model_dump(mode="json")) if move is not None
-                else played(session, app.controller.submit_roll, ["Y", "R", "B", "K", "G"], "touch"))
+    accepted = (played(session, app.flow.controller.submit, move.model_dump(mode="json")) if move is not None
+                else played(session, app.flow.controller.submit_roll, ["Y", "R", "B", "K", "G"], "touch"))
     print("PLAYED", json.dumps({"accepted": accepted, "moves": len(session.actions)}), flush=True)
     app.stop()
 

@@ -27,9 +27,9 @@ def main(data: Path, url: str) -> None:
     app = start_headless((800, 480), journal_path=data / "journal.sqlite3", settings_file=data / "settings.json",
                          use_system_hardware=False, sources=[sensor])
     if app.journal.latest_unfinished() is None:
-        app._open_table(Session.new(SETUP, app.journal))
+        app.flow.open_table(Session.new(SETUP, app.journal))
     else:
-        app.resume()
+        app.flow.resume()
     pump(2)
     print("READY", flush=True)
     while True:  # the app's own loop: frames go on while the journal writes on its thread

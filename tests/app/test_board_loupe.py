@@ -36,7 +36,7 @@ def crowded(board: Any, cells: set[Any]) -> Any:
 def goldgraeber_moving(app: Any) -> Any:
     """Goldgräber at the table with the first player's move due (several fields highlighted)."""
     panel = open_table(app, "goldgraeber", 4)
-    assert played(app.table.session, app.controller.virtual_roll, "virtual")
+    assert played(app.table.session, app.flow.controller.virtual_roll, "virtual")
     pump(1)
     assert app.table.session.state.phase == "move" and len(panel._choosable()) > 1
     return panel
@@ -125,7 +125,7 @@ def test_gold_connection_clear_touch_chooses_at_once(table_app: Any) -> None:
     app = table_app
     panel = open_table(app, "gold_connection", 4)
     board = panel.board
-    assert played(app.table.session, app.controller.virtual_roll, "virtual")
+    assert played(app.table.session, app.flow.controller.virtual_roll, "virtual")
     pump(1)
     allowed = set(board.highlighted)
     alone = [cell for cell in sorted(allowed) if all(
@@ -145,17 +145,18 @@ def test_loupe_closes_when_the_state_changes(table_app: Any) -> None:
     board = panel.board
     target = crowded(board, panel._choosable())
     open_loupe_on(board, target)
-    assert played(app.table.session, app.controller.undo)  # the roll taken back
+    assert played(app.table.session, app.flow.controller.undo)  # the roll taken back
     pump(1)
     assert board.loupe.magnified is None
-    assert played(app.table.session, app.controller.virtual_roll, "virtual")
+    assert played(app.table.session, app.flow.controller.virtual_roll, "virtual")
     pump(1)
     target = crowded(board, panel._choosable())
     open_loupe_on(board, target)
-    assert played(app.table.session, app.controller.submit, {"type": "move", "to": target})  # a move made another way
+    # a move made another way
+    assert played(app.table.session, app.flow.controller.submit, {"type": "move", "to": target})
     pump(1)
     assert board.loupe.magnified is None
-    assert played(app.table.session, app.controller.virtual_roll, "virtual")  # the next player's roll
+    assert played(app.table.session, app.flow.controller.virtual_roll, "virtual")  # the next player's roll
     pump(1)
     magnified = open_loupe_on(board, crowded(board, panel._choosable()))
     open_table(app, "chinagold", 2)                                # a new game: the old panel goes
@@ -179,7 +180,7 @@ def test_a_notice_closes_the_loupe(table_app: Any) -> None:
 def chinagold_line_start(app: Any, panel: Any) -> Any:
     """Tiles thrown for a line of three; the hidden site nearest the board's middle from which a line of
     three hidden markers leads away, chosen in the loupe as the line's start."""
-    assert played(app.table.session, app.controller.submit, {"type": "throw", "values": [0, 2, 1]})
+    assert played(app.table.session, app.flow.controller.submit, {"type": "throw", "values": [0, 2, 1]})
     pump(1)
     board = panel.board
     sites = app.table.session.state.sites
@@ -188,7 +189,7 @@ def chinagold_line_start(app: Any, panel: Any) -> Any:
         key=lambda site: math.dist(board.centre_of(site), board.center))
     magnified = open_loupe_on(board, start)
     touch_at(*window_point(magnified.board, start))
-    assert app.controller.selected == start and app.table.session.state.total == 3
+    assert app.flow.controller.selected == start and app.table.session.state.total == 3
     assert board.loupe.magnified is magnified, "the loupe should stay to show the line's ends"
     assert magnified.board.view.selected == start and magnified.board.view.line_length == 3
     return start
@@ -213,7 +214,7 @@ def test_chinagold_line_by_two_taps_in_the_loupe_or_on_the_board(table_app: Any)
     start = chinagold_line_start(app, panel)                       # the other player: the far end on the board
     magnified = board.loupe.magnified
     touch_at(*magnified.close_button.to_window(*magnified.close_button.center))
-    assert board.loupe.magnified is None and app.controller.selected == start
+    assert board.loupe.magnified is None and app.flow.controller.selected == start
     sites = app.table.session.state.sites
     end = next(end for end in sorted(panel._choosable())
                if all(sites[site] == "h" for site in board.grid.line_between(start, end)))
@@ -226,14 +227,14 @@ def test_chinagold_line_by_two_taps_in_the_loupe_or_on_the_board(table_app: Any)
 def test_loupe_speaks_the_table_language(table_app: Any) -> None:
     app = table_app
     panel = open_table(app, "chinagold", 2)
-    app.set_language("de")
+    app.preferences.set_language("de")
     magnified = panel.board.loupe.open(panel.board.center)
     try:
         texts = {widget.text for widget in magnified.walk() if isinstance(getattr(widget, "text", None), str)}
         assert {"Schließen", "Tippe auf die gewünschte Stelle."} <= texts
     finally:
         panel.board.loupe.close()
-        app.set_language("en")  # the language is process-wide: later tests expect English
+        app.preferences.set_language("en")  # the language is process-wide: later tests expect English
 
 
 def test_gold_connection_bars_in_the_loupe_are_bars(table_app: Any) -> None:

@@ -72,17 +72,17 @@ def test_a_camera_set_in_settings_reads_the_dice_the_table_asked_for(table_app: 
     save_profile(profile(GOLDGRAEBER), profile_path("goldgraeber"), replace=True)
     session = open_game(app, "goldgraeber")
     try:
-        refused = app.apply_camera("ftp://tray")
+        refused = app.preferences.apply_camera("ftp://tray")
         assert "ftp://tray" in refused and "\n" not in refused and app.hardware.camera is None
-        assert not app.settings.camera_url
-        assert "Hardware screen" in app.apply_camera(f"{frames}?fps=30&hold=8")
-        assert app.settings.camera_url == f"{frames}?fps=30&hold=8"
+        assert not app.preferences.settings.camera_url
+        assert "Hardware screen" in app.preferences.apply_camera(f"{frames}?fps=30&hold=8")
+        assert app.preferences.settings.camera_url == f"{frames}?fps=30&hold=8"
         wait_for(lambda: session.actions)
         assert [(action.source, list(action.action["values"])) for action in session.actions] == \
             [("camera", list(roll.faces))]
-        assert "No camera" in app.apply_camera("")
+        assert "No camera" in app.preferences.apply_camera("")
         wait_for(lambda: app.hardware.camera is None, "the camera to be dropped")
-        assert not app.settings.camera_url
+        assert not app.preferences.settings.camera_url
     finally:
         camera = app.hardware.camera
         if camera is not None:

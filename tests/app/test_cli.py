@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
     (["screenshot", "lobby", "x.png"], "SCREEN: 'lobby' is not a screen"),
     (["screenshot", "home", "x.png", "--size", "big"], "--size: 'big' is not WIDTHxHEIGHT"),
     (["screenshot", "home", "x.png", "--lang", "es"], "--lang: 'es' is not one of en, de, fr"),
-    (["screenshot", "line", "x.png"], "SCREEN: 'line' is a chinagold screen: add --game chinagold"),
+    (["screenshot", "line", "x.png"], "SCREEN: 'line' shows a game's board: add --game with one "
+                                      "(chinagold, gold_connection, goldgraeber)"),
     (["app", "--size", "800"], "--size: '800' is not WIDTHxHEIGHT"),
 ])
 def test_bad_arguments_are_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

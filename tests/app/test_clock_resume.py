@@ -133,14 +133,14 @@ def test_a_killed_app_resumes_with_its_clocks_from_home_and_history(fresh_app: A
     game, saved = int(line.split()[1]), BankState.from_json(line.split(maxsplit=2)[2])
     assert saved.seat == 1 and round(saved.used[0]) == 30 and round(saved.turn) == 12
     app = fresh_app
-    app.open_journal(Journal(tmp_path / "journal.sqlite3"))
+    app.journal_desk.open(Journal(tmp_path / "journal.sqlite3"))
     try:
         with clock.held():  # the seconds shown must not tick on while a loaded machine pauses
             app.go("settings")
             app.go("home")
             pump(2)
             clock.advance(3600)  # the hour the app was dead is charged to no one
-            tap(app, app.resume_text)
+            tap(app, app.journal_desk.resume_text)
             assert app.root.current == "table" and app.table.player == app.clocks.seat == 1
             app.clocks.update()
             assert (app.clocks.turn_text, app.clocks.bank_text) == ("0:12", "9:48")
@@ -174,20 +174,20 @@ def test_a_read_only_journal_resumes_the_kept_clock_and_still_plays(fresh_app: A
     journal.close()
     app = fresh_app
     with read_only_view(folder, tmp_path / "card") as card:
-        app.open_journal(Journal(card / "journal.sqlite3", exclusive=True))
+        app.journal_desk.open(Journal(card / "journal.sqlite3", exclusive=True))
         try:
             assert app.journal.read_only
-            app.resume(game)
+            app.flow.resume(game)
             pump(2)
             app.clocks.update()
             assert (app.clocks.seat, app.clocks.turn_text, app.clocks.bank_text) == (0, "0:15", "9:05")
-            app.press_button("flat", "gpio")
+            app.flow.press_button("flat", "gpio")
             assert app.clocks.paused
-            app.press_button("next", "gpio")
+            app.flow.press_button("next", "gpio")
             clock.advance(SAVE_SECONDS + 1)
             app.clocks.update()  # the periodic save is skipped, nothing raised
             assert not app.clocks.paused and app.clocks.turn_text == "0:21"
         finally:
             app.table.attach(None)
-            app.open_journal(Journal(folder / "journal.sqlite3"))  # closes the read-only one
+            app.journal_desk.open(Journal(folder / "journal.sqlite3"))  # closes the read-only one
             app.go("home")

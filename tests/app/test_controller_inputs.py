@@ -52,10 +52,10 @@ def own_journal(fresh_app: Any, tmp_path: Path) -> Iterator[None]:
     """A journal of this test's own: frame references are answered from the whole journal, so frames
     of other tests' games must not look like resends."""
     shared = fresh_app.journal.path
-    fresh_app.open_journal(Journal(tmp_path / "journal.sqlite3"))
+    fresh_app.journal_desk.open(Journal(tmp_path / "journal.sqlite3"))
     yield
-    fresh_app.controller.open(None)
-    fresh_app.open_journal(Journal(shared))
+    fresh_app.flow.controller.open(None)
+    fresh_app.journal_desk.open(Journal(shared))
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def answers(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> Answers:
 def open_game(app: Any, game: str) -> Session:
     names, _ = GAMES[game]
     session = Session.new(Setup(game=game, players=tuple(Player(name=name) for name in names), seed=5), app.journal)
-    app._open_table(session)
+    app.flow.open_table(session)
     pump(2)
     return session
 
@@ -98,21 +98,21 @@ def test_every_input_reaches_the_game_on_any_screen(fresh_app: Any, answers: Ans
     for face in roll:  # touch, on the table
         tap(app, face)
     played.append(last_roll())
-    app.controller.undo()
+    app.flow.controller.undo()
 
     app.go("rules")
     for _ in roll:  # keyboard: 1 is the value_1 button
         key("1")
     assert app.root.current == "rules"
     played.append(last_roll())
-    app.controller.undo()
+    app.flow.controller.undo()
 
     app.go("settings")
     for _ in roll:
         hardware(app, ButtonEvent(source="gpio", name="value_1", action="down"))
     assert app.root.current == "settings"
     played.append(last_roll())
-    app.controller.undo()
+    app.flow.controller.undo()
 
     app.go("hardware")
     frame = sensor_roll(values=tuple(roll), seq=7)
@@ -144,7 +144,7 @@ def test_refused_roll_is_answered_refused_and_a_resend_is_not_played_twice(fresh
     assert answers.calls[-1][:3] == (second, False, "roll.not_expected")
 
     app.go("table")
-    app.controller.undo()
+    app.flow.controller.undo()
     wrong = sensor_roll(values=("1",), seq=3)  # the Goldgräber die has no 1 (it shows the locomotive)
     hardware(app, wrong)
     assert answers.calls[-1][:3] == (wrong, False, "roll.bad_face") and session.actions == []
@@ -215,9 +215,9 @@ def test_a_recorded_frame_resent_before_any_game_is_open_is_answered_recorded(fr
     frame = sensor_roll(values=("B", "Y", "R", "G", "W"), seq=77)
     hardware(app, frame)
     assert session.actions[-1].ref == "sensor:77" and answers.calls[-1][:2] == (frame, True)
-    app.controller.close()
-    app.controller = app._new_controller("")  # the app right after a restart: no game on the table
-    app.controller.open(None)
+    app.flow.controller.close()
+    app.flow.controller = app.flow.new_controller("")  # the app right after a restart: no game on the table
+    app.flow.controller.open(None)
     hardware(app, frame)
     assert answers.calls[-1][:3] == (frame, True, None) and len(session.actions) == 1
     assert app.journal.is_recorded("sensor:77") and not app.journal.is_recorded("sensor:76")
@@ -240,8 +240,8 @@ def test_input_with_no_game_is_told_on_screen_and_refused(fresh_app: Any, answer
     frame = sensor_roll(values=("3",), seq=4)
     hardware(app, frame)
     assert answers.calls[-1][:3] == (frame, False, "table.no_game")
-    assert "No game is being played" in app.announcement
-    banner = next(widget for widget in Window.children if getattr(widget, "text", None) == app.announcement)
+    assert "No game is being played" in app.announcer.text
+    banner = next(widget for widget in Window.children if getattr(widget, "text", None) == app.announcer.text)
     assert banner.height > 0 and banner.top <= Window.height  # shown over the Settings screen
     assert app.root.current == "settings"
 
@@ -287,7 +287,7 @@ def test_next_button_passes_play_on(fresh_app: Any) -> None:
     for _ in range(5):
         key("2")
     hardware(app, ButtonEvent(source="gpio", name="value_2", action="down"))  # no die due until it is taken
-    app.controller.submit({"type": "take", "colour": "Y"})
+    app.flow.controller.submit({"type": "take", "colour": "Y"})
     hardware(app, ButtonEvent(source="gpio", name="next", action="down"))
     assert session.actions[-1].action == {"type": "stop"} and session.state.digger == 1
 
@@ -304,7 +304,7 @@ def test_resuming_a_game_with_colour_names_shows_the_table(fresh_app: Any) -> No
     app.go("settings")
     app.go("home")
     pump(2)
-    tap(app, app.resume_text)
+    tap(app, app.journal_desk.resume_text)
     pump(2)
     assert app.root.current == "table"
     assert app.table.turn_colour.startswith("#") and len(app.table.turn_colour) == 7
@@ -330,7 +330,7 @@ def test_hardware_undo_after_the_last_move_goes_back_to_the_table(fresh_app: Any
     session = Session.new(finished.setup, app.journal)
     for entry in finished.actions:
         assert session.submit(entry.action, entry.source).accepted
-    app._open_table(session)
+    app.flow.open_table(session)
     pump(2)
     assert app.root.current == "end"
     played = len(session.actions)
@@ -347,7 +347,7 @@ def test_a_roll_of_too_few_or_too_many_dice_is_told_with_each_count_in_its_numbe
                 "de": ("1 Würfel gelesen, aber 2 nötig", "2 Würfel gelesen, aber 1 nötig"),
                 "fr": ("1 dé lu mais 2 attendus", "2 dés lus mais 1 attendu")}[language]
     app = fresh_app
-    app.set_language(language)
+    app.preferences.set_language(language)
     try:
         for game, values, words in (("gold_connection", ("3",), expected[0]), ("goldgraeber", ("3", "4"), expected[1])):
             session = open_game(app, game)
@@ -356,4 +356,4 @@ def test_a_roll_of_too_few_or_too_many_dice_is_told_with_each_count_in_its_numbe
             assert answers.calls[-1][:3] == (frame, False, "roll.wrong_count") and session.actions == []
             assert words in app.table.notice_text
     finally:
-        app.set_language("en")
+        app.preferences.set_language("en")

@@ -91,7 +91,7 @@ def chart_of(app: Any) -> ScoreChart:
 
 def test_end_screen_chart_legend_times_and_sizes(fresh_app: Any, finished: Any) -> None:
     app = fresh_app
-    app._open_table(journalled(app, finished))  # a finished game: the End screen follows
+    app.flow.open_table(journalled(app, finished))  # a finished game: the End screen follows
     app.clocks.totals = [{"name": "Anna", "used": "12:03"}, {"name": "Ben", "used": "9:41"}]  # as a clock leaves them
     pump(4)
     assert app.root.current == "end"
@@ -135,7 +135,7 @@ def test_the_end_screen_is_built_before_the_last_move(fresh_app: Any) -> None:
         app.root.remove_widget(app.root.get_screen("end"))
     started = demo_session(None, 3)
     session = type(started).from_record(started.record(), app.journal)
-    app._open_table(session)
+    app.flow.open_table(session)
     assert not app.root.has_screen("end")  # not inside the tap that opened the table
     pump(2)
     assert app.root.current == "table" and app.root.has_screen("end")
@@ -163,7 +163,7 @@ def test_history_draws_the_same_chart(fresh_app: Any, finished: Any) -> None:
     from companion.app.history import read_game
 
     app = fresh_app
-    app._open_table(journalled(app, finished))
+    app.flow.open_table(journalled(app, finished))
     pump(2)
     app.go("history")
     pump(3)

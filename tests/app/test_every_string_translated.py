@@ -51,7 +51,7 @@ def allowed(text: str, language: str) -> bool:
 
 def screens_in(app: Any, language: str, journal: Path) -> dict[str, set[str]]:
     """Every screen of the demo journal, then each game's options, setup and table screens, in `language`."""
-    app.set_language(language)
+    app.preferences.set_language(language)
     shown: dict[str, set[str]] = {}
     for screen in SCREENSHOT_SCREENS:
         app.go("home")
@@ -59,7 +59,7 @@ def screens_in(app: Any, language: str, journal: Path) -> dict[str, set[str]]:
         show_screen(app, screen)
         shown[screen] = texts(app)
     for game in GAMES:  # every game's options (labels and values) and its setup guide
-        app.game_id = game
+        app.flow.game_id = game
         for screen in ("options", "setup"):
             app.go("home")
             pump(1)
@@ -69,9 +69,9 @@ def screens_in(app: Any, language: str, journal: Path) -> dict[str, set[str]]:
         app.go("home")
         pump(1)
         journal_file = Journal(journal)
-        app.open_journal(journal_file)
+        app.journal_desk.open(journal_file)
         game_id = next(g.id for g in reversed(journal_file.games()) if g.game == game and not g.finished)
-        app._open_table(Session.resume(journal_file, game_id))
+        app.flow.open_table(Session.resume(journal_file, game_id))
         pump(4)
         shown[f"table:{game}"] = texts(app)
     return shown
@@ -86,13 +86,14 @@ def demo_journal(fresh_app: Any, tmp_path: Path) -> Iterator[Path]:
     for game in GAMES:
         demo_session(path, moves=9, game=game)
     demo_session(path, moves=9)  # the Digger game Resume and the table screenshots show
-    original, settings, game_id = fresh_app.journal.path, fresh_app.settings, fresh_app.game_id
-    fresh_app.open_journal(Journal(path))
+    original, settings, game_id = fresh_app.journal.path, fresh_app.preferences.settings, fresh_app.flow.game_id
+    fresh_app.journal_desk.open(Journal(path))
     yield path
-    fresh_app.controller.open(None)
-    fresh_app.open_journal(Journal(original))
-    fresh_app.settings, fresh_app.game_id = settings, game_id  # the players and game the screens remembered
-    fresh_app.save_settings()
+    fresh_app.flow.controller.open(None)
+    fresh_app.journal_desk.open(Journal(original))
+    # the players and game the screens remembered
+    fresh_app.preferences.settings, fresh_app.flow.game_id = settings, game_id
+    fresh_app.preferences.save()
 
 
 @pytest.mark.parametrize("language", ["de", "fr"])
@@ -100,10 +101,10 @@ def test_no_english_left_on_any_screen(fresh_app: Any, demo_journal: Path, langu
     app = fresh_app
     try:
         english = screens_in(app, "en", demo_journal)
-        app.open_journal(Journal(demo_journal))
+        app.journal_desk.open(Journal(demo_journal))
         translated = screens_in(app, language, demo_journal)
     finally:
-        app.set_language("en")
+        app.preferences.set_language("en")
         app.go("home")
         pump(1)
     assert set(translated) == set(english) and all(english.values())
@@ -129,19 +130,19 @@ def test_journal_notices_on_home_speak_the_language(fresh_app: Any, tmp_path: Pa
     app = fresh_app
     original = app.journal.path
     journal = Journal(path)
-    app.open_journal(journal)
+    app.journal_desk.open(journal)
     try:
-        app.set_language(language)
+        app.preferences.set_language(language)
         app.go("home")
         pump(2)
         english = journal.notices
         assert len(english) == 1 and english[0].startswith("game ")  # the CLI's sentence stays English
-        shown = app.journal_notice
+        shown = app.journal_desk.journal_notice
         assert all(word in shown for word in words) and shown not in english and str(path) in shown
         assert shown in {w.text for w in visible_widgets(app.root.current_screen) if isinstance(w, Label)}
-        app.open_journal(Journal.unavailable(tmp_path / "other.sqlite3", "the file is locked"))
-        assert app.journal_notice.endswith(": the file is locked.")
-        assert app.journal_notice != "Games cannot be saved or resumed: the file is locked."
+        app.journal_desk.open(Journal.unavailable(tmp_path / "other.sqlite3", "the file is locked"))
+        assert app.journal_desk.journal_notice.endswith(": the file is locked.")
+        assert app.journal_desk.journal_notice != "Games cannot be saved or resumed: the file is locked."
     finally:
-        app.set_language("en")
-        app.open_journal(Journal(original))
+        app.preferences.set_language("en")
+        app.journal_desk.open(Journal(original))

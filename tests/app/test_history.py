@@ -122,14 +122,15 @@ def test_undo_on_the_table_says_what_to_put_back(fresh_app: Any) -> None:
     app = fresh_app
     set_up_four_players(app)
     session = app.table.session
-    assert played(app.table.session, app.controller.submit, {"type": "roll", "values": ["Y", "R", "R", "B", "B"]})
-    assert played(app.table.session, app.controller.submit, {"type": "take", "colour": "Y"})
+    assert played(app.table.session, app.flow.controller.submit, {"type": "roll", "values": ["Y", "R", "R", "B", "B"]})
+    assert played(app.table.session, app.flow.controller.submit, {"type": "take", "colour": "Y"})
     digger = session.setup.players[session.state.digger].name
-    assert played(app.table.session, app.controller.undo)  # the Undo button and the hardware undo button both end here
+    # the Undo button and the hardware undo button both end here
+    assert played(app.table.session, app.flow.controller.undo)
     assert f"Put the yellow stone from {digger}'s hand back into the middle." in app.table.notice_text
-    app.controller.answer_notice("dismiss")
+    app.flow.controller.answer_notice("dismiss")
     # red shows twice: refused
-    assert not played(app.table.session, app.controller.submit, {"type": "take", "colour": "R"})
+    assert not played(app.table.session, app.flow.controller.submit, {"type": "take", "colour": "R"})
     assert f"Put the red stone from {digger}'s hand back into the middle." in app.table.refusal_text
 
 

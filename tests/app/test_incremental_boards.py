@@ -38,12 +38,12 @@ def test_goldgraeber_a_roll_and_a_move_repaint_only_their_layers(table_app: Any)
     panel = open_table(app, "goldgraeber", 4)
     board = panel.board
     before = drawn(board)
-    assert played(app.table.session, app.controller.virtual_roll, "virtual")  # the destinations light up
+    assert played(app.table.session, app.flow.controller.virtual_roll, "virtual")  # the destinations light up
     assert app.table.session.state.phase == "move"
     assert repainted(before, board) == {"highlights"}
     before = drawn(board)
     target = sorted(panel._choosable())[0]
-    assert played(app.table.session, app.controller.tap_field, target)  # a figure leaves its house
+    assert played(app.table.session, app.flow.controller.tap_field, target)  # a figure leaves its house
     assert "printed" not in repainted(before, board)
     assert {"figures", "highlights"} <= repainted(before, board) <= {"figures", "highlights", "chips", "stacks",
                                                                        "locomotive"}
@@ -53,11 +53,11 @@ def test_goldgraeber_a_roll_and_a_move_repaint_only_their_layers(table_app: Any)
 def test_chinagold_the_first_tap_of_a_line_leaves_the_markers_as_drawn(table_app: Any) -> None:
     app = table_app
     panel = open_table(app, "chinagold", 2)
-    assert played(app.table.session, app.controller.submit, {"type": "throw", "values": [0, 2, 1]})
+    assert played(app.table.session, app.flow.controller.submit, {"type": "throw", "values": [0, 2, 1]})
     board = panel.board
     start = app.table.session.state.sites.index("h")
     before = drawn(board)
-    app.controller.tap_site(start)  # the line's start: its possible ends are ringed
+    app.flow.controller.tap_site(start)  # the line's start: its possible ends are ringed
     pump(1)
     assert repainted(before, board) == {"bands", "rings"}
 
@@ -65,7 +65,7 @@ def test_chinagold_the_first_tap_of_a_line_leaves_the_markers_as_drawn(table_app
 def test_gold_connection_a_bar_picked_repaints_the_bars_only(table_app: Any) -> None:
     app = table_app
     panel = open_table(app, "gold_connection", 2)
-    controller, session = app.controller, app.table.session
+    controller, session = app.flow.controller, app.table.session
     board = panel.board
     rng = Random(3)
     for _ in range(100):  # the seeded bot plays until a turn's arrow has moved onto bars

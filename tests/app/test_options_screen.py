@@ -18,15 +18,15 @@ from tests.app.ui import tap
 
 def open_options(app: Any, game: str) -> Any:
     """A new game of `game` through Players to its Options screen."""
-    app.choose_game(game)
-    app.new_game()
+    app.flow.choose_game(game)
+    app.flow.new_game()
     pump(2)
     return revisit(app)
 
 
 def revisit(app: Any) -> Any:
     """Next on the Players screen (after Back from Options, or after a new game)."""
-    app.players_done()
+    app.flow.players_done()
     pump(2)
     assert app.root.current == "options"
     return app.root.current_screen
@@ -111,7 +111,7 @@ def test_labels_follow_a_language_switch_between_visits(fresh_app: Any) -> None:
     panel = panels(screen)[0]
     assert panel.children[-1].text.startswith("Scoring-card values")
     back(app)
-    app.set_language("de")
+    app.preferences.set_language("de")
     screen = revisit(app)
     model = app.options_model
     assert option_rows(screen) == rows and panels(screen) == [panel]

@@ -35,7 +35,7 @@ def panel_of(app: Any) -> Widget:
 
 
 def open_session(app: Any, session: Session) -> Widget:
-    app._open_table(session)
+    app.flow.open_table(session)
     pump(2)
     return panel_of(app)
 
@@ -138,7 +138,7 @@ def test_panels_offer_only_what_the_phase_table_offers_and_the_rules_accept(tabl
     session = Session.new(demo_setup(game_id, seed=5))
     panel = open_session(app, session)
     if generic:
-        app.root.get_screen("table").show_panel(table_for("no such game"), app.controller)
+        app.root.get_screen("table").show_panel(table_for("no such game"), app.flow.controller)
         panel = panel_of(app)
         assert isinstance(panel, GenericPanel)
     rng = Random(game_id)
@@ -150,8 +150,8 @@ def test_panels_offer_only_what_the_phase_table_offers_and_the_rules_accept(tabl
         if session.is_over():
             break
         action = next_action(session, rng)
-        assert played(app.table.session, app.controller.virtual_roll, "virtual") if action is None else \
-            played(app.table.session, app.controller.submit, action)
+        assert played(app.table.session, app.flow.controller.virtual_roll, "virtual") if action is None else \
+            played(app.table.session, app.flow.controller.submit, action)
     assert len(kinds) >= 3, kinds  # the playout went through several kinds of choice
 
 
@@ -165,15 +165,15 @@ def test_a_language_switch_redraws_every_panel_text_at_once(table_app: Any, game
     panel = open_session(app, demo_session(None, moves=8, game=game_id))
     english = panel_texts(panel)
     for language in ("de", "fr"):
-        app.set_language(language)
+        app.preferences.set_language(language)
         pump(2)
         switched = panel_texts(panel_of(app))
-        app.root.get_screen("table").show_panel(table_for(game_id), app.controller)
+        app.root.get_screen("table").show_panel(table_for(game_id), app.flow.controller)
         pump(2)
         fresh = panel_texts(panel_of(app))
         assert switched == fresh, f"{language}: after the switch {switched}, a fresh panel shows {fresh}"
         assert switched != english, f"{language}: the panel still shows {english}"
-    app.set_language("en")
+    app.preferences.set_language("en")
     pump(2)
     assert panel_texts(panel_of(app)) == english
 

@@ -73,7 +73,7 @@ def test_whole_game_through_hardware(fresh_app: Any) -> None:
         assert session.state.roll == tuple("GGRBK")
 
         # Read, but the sensors are unsure: confirm the reading.
-        app.controller.hardware_roll(list("BYRGW"), [3], "serial")
+        app.flow.controller.hardware_roll(list("BYRGW"), [3], "serial")
         pump(2)
         tap(app, "Confirm reading")
         assert mirror.submit({"type": "roll", "values": list("BYRGW")}, "touch").accepted

@@ -16,16 +16,16 @@ def hint(app: Any) -> Any:
 
 def test_the_empty_column_says_what_it_is_for(fresh_app: Any) -> None:
     app = fresh_app
-    app.choose_game("digger")
-    app.new_game()
+    app.flow.choose_game("digger")
+    app.flow.new_game()
     model = app.players_model
     model.remembered, model.knows_names = [], False
     pump(2)
     assert hint(app) is not None and hint(app).text == "Names from your games will appear here."
-    app.set_language("de")
+    app.preferences.set_language("de")
     pump(2)
     assert hint(app).text == "Hier erscheinen die Namen aus euren Partien."
-    app.set_language("en")
+    app.preferences.set_language("en")
     model.remembered = ["Anna", "Ben"]
     pump(2)
     chips = [widget.text for widget in reversed(app.root.get_screen("players").ids.remembered.children)]
@@ -38,8 +38,8 @@ def test_the_empty_column_says_what_it_is_for(fresh_app: Any) -> None:
 def test_chinagold_offers_the_pi_as_a_chip_that_seats_it_and_says_so(fresh_app: Any) -> None:
     """Playing against the Pi was only found by naming a seat "Pi"; the Players screen now offers it."""
     app = fresh_app
-    app.choose_game("chinagold")
-    app.new_game()
+    app.flow.choose_game("chinagold")
+    app.flow.new_game()
     pump(2)
     screen = app.root.get_screen("players")
     chips = list(reversed(screen.ids.remembered.children))
@@ -49,7 +49,7 @@ def test_chinagold_offers_the_pi_as_a_chip_that_seats_it_and_says_so(fresh_app: 
     pump(2)
     assert "Pi" in [seat["name"] for seat in app.players_model.seats]
     assert hint(app).text == "Goldtable plays Pi's seat."
-    app.set_language("fr")
+    app.preferences.set_language("fr")
     pump(2)
     assert hint(app).text == "Goldtable joue la place de Pi."
-    app.set_language("en")
+    app.preferences.set_language("en")

@@ -19,10 +19,10 @@ from tests.plugin_games import installed, plugin_folder
 def home(table_app: Any) -> Iterator[Any]:
     """The shared app on Home; afterwards its games are read again (the test's plugin is gone by then) and
     the game chosen before is chosen again."""
-    chosen = table_app.game_id
+    chosen = table_app.flow.game_id
     yield table_app
-    table_app.choose_game(chosen)
-    table_app.show_games()
+    table_app.flow.choose_game(chosen)
+    table_app.flow.show_games()
     pump(1)
 
 
@@ -32,11 +32,11 @@ def game_buttons(app: Any) -> list[str]:
 
 def test_home_offers_the_plugin_and_it_is_played_by_touch(home: Any, dice_race: str) -> None:
     app = home
-    app.show_games()
+    app.flow.show_games()
     pump(1)
     assert game_buttons(app) == ["Chinagold", "Dice race", "Digger", "Gold Connection", "Goldgräber"]
     tap(app, "Dice race")
-    assert app.game_id == dice_race
+    assert app.flow.game_id == dice_race
     tap(app, "New game")
     assert app.root.current == "players" and len(app.players_model.seats) == 2
     tap(app, "Next", frames=2)
@@ -46,10 +46,10 @@ def test_home_offers_the_plugin_and_it_is_played_by_touch(home: Any, dice_race: 
     assert app.root.current == "table"
     session = app.table.session
     assert session.setup.game == dice_race and session.game_id is not None
-    app.set_language("de")
+    app.preferences.set_language("de")
     pump(1)
     assert app.table.prompt_text.endswith(": würfle.")
-    app.set_language("en")
+    app.preferences.set_language("en")
     while not session.is_over():
         if "roll" in session.prompt().expects:
             tap(app, "6")  # the generic keypad, with the faces the prompt asks for
@@ -68,11 +68,11 @@ def test_home_names_a_broken_plugin_and_offers_every_other_game(home: Any, tmp_p
     folder = plugin_folder(tmp_path / "site", "broken_game", "broken = broken_game:GAME", "import no_such_dependency\n")
     app = home
     with installed(folder):
-        app.show_games()
+        app.flow.show_games()
         pump(2)
         assert game_buttons(app) == ["Chinagold", "Digger", "Gold Connection", "Goldgräber"]
         assert any(text.startswith("A game cannot be played: game 'broken' cannot be loaded: broken_game:GAME "
                                    "cannot be imported") for text in label_texts(app))
-    app.show_games()
+    app.flow.show_games()
     pump(2)
     assert not any("cannot be played" in text for text in label_texts(app))

@@ -19,12 +19,12 @@ from tests.app.ui import label_texts, tap, visible_widgets
 def test_resume_after_kill(fresh_app: Any, tmp_path: Path) -> None:
     acknowledged = int(kill_when_ready("tests.app.killed_app", tmp_path).split()[1])
     app = fresh_app
-    app.open_journal(Journal(tmp_path / "journal.sqlite3"))
+    app.journal_desk.open(Journal(tmp_path / "journal.sqlite3"))
     app.go("settings")
     app.go("home")
     pump(2)
-    assert "Anna, Ben, Chloé, David (2 moves)" in app.resume_text
-    tap(app, app.resume_text)
+    assert "Anna, Ben, Chloé, David (2 moves)" in app.journal_desk.resume_text
+    tap(app, app.journal_desk.resume_text)
     assert app.root.current == "table"
     session = app.table.session
     assert len(session.actions) == acknowledged == 2
@@ -42,18 +42,18 @@ def test_resume_line_counts_moves_in_each_language(fresh_app: Any, tmp_path: Pat
     journal = Journal(tmp_path / "journal.sqlite3")
     session = Session.new(demo_setup("digger", seed=1), journal)
     play_move(session)
-    app.open_journal(journal)
+    app.journal_desk.open(journal)
     expected = {1: {"en": "(1 move)", "de": "(1 Zug)", "fr": "(1 coup)"},
                 2: {"en": "(2 moves)", "de": "(2 Züge)", "fr": "(2 coups)"}}
     try:
         for moves in (1, 2):
             for language, words in expected[moves].items():
-                app.set_language(language)
-                app.refresh_resume()
-                assert words in app.resume_text
+                app.preferences.set_language(language)
+                app.journal_desk.refresh_resume()
+                assert words in app.journal_desk.resume_text
             play_move(session)
     finally:
-        app.set_language("en")
+        app.preferences.set_language("en")
 
 
 def test_language_switch(fresh_app: Any) -> None:
@@ -84,12 +84,12 @@ def test_language_switch_at_the_table(fresh_app: Any) -> None:
     app.go("table")
     pump(2)
     english_log = list(app.table.log)
-    app.set_language("de")
+    app.preferences.set_language("de")
     pump(2)
     assert app.table.turn_text.endswith(" ist dran")
     assert len(app.table.log) == len(english_log) and app.table.log != english_log
     assert "Zug zurück" in label_texts(app)  # Undo, no longer the same word as Back
-    app.set_language("en")
+    app.preferences.set_language("en")
     pump(1)
     assert app.table.log == english_log
 
@@ -105,8 +105,8 @@ def test_no_text_clipped_and_targets_big_enough(fresh_app: Any, language: str, s
     pump(2)
     demo_session(tmp_path / "journal.sqlite3", moves=None)
     demo_session(tmp_path / "journal.sqlite3", moves=9)
-    app.open_journal(Journal(tmp_path / "journal.sqlite3"))
-    app.set_language(language)
+    app.journal_desk.open(Journal(tmp_path / "journal.sqlite3"))
+    app.preferences.set_language(language)
     for screen in SCREENSHOT_SCREENS:
         app.go("home")
         show_screen(app, screen)
@@ -130,6 +130,6 @@ def test_no_text_clipped_and_targets_big_enough(fresh_app: Any, language: str, s
                 assert width <= widget.width + 1 and height <= widget.height + 1, (
                     f"{screen}/{language}: {widget.text[:40]!r} needs {width}x{height}, "
                     f"has {widget.width:.0f}x{widget.height:.0f}")
-    app.set_language("en")
+    app.preferences.set_language("en")
     Window.size = (800, 480)
     pump(2)

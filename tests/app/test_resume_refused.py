@@ -19,15 +19,15 @@ def test_home_says_why_a_game_cannot_be_resumed_in_the_apps_words(fresh_app: Any
     game_id = journal.new_game(record.setup())
     for entry in record.actions:  # written as the journal holds them, without the rules' check
         journal.append(game_id, "action", entry)
-    app.open_journal(journal)
+    app.journal_desk.open(journal)
     try:
-        app.resume(game_id)
+        app.flow.resume(game_id)
         assert app.root.current == "home"
-        assert app.journal_notice.startswith("That game cannot be resumed: journal game")
-        assert app.journal_notice.endswith("Spend exactly 1 chip to reach the target, or none.")
-        app.set_language("de")
-        app.resume(game_id)
-        assert "Setze genau 1 Chip ein" in app.journal_notice
+        assert app.journal_desk.journal_notice.startswith("That game cannot be resumed: journal game")
+        assert app.journal_desk.journal_notice.endswith("Spend exactly 1 chip to reach the target, or none.")
+        app.preferences.set_language("de")
+        app.flow.resume(game_id)
+        assert "Setze genau 1 Chip ein" in app.journal_desk.journal_notice
     finally:
-        app.set_language("en")
-        app.open_journal(Journal(shared))
+        app.preferences.set_language("en")
+        app.journal_desk.open(Journal(shared))

@@ -14,7 +14,7 @@ def _rows(app: Any) -> list[Any]:
 
 def test_a_long_step_wraps_under_its_own_text_and_rows_are_kept(fresh_app: Any) -> None:
     app = fresh_app
-    app.game_id = "gold_connection"  # its first step is longer than one line at 800x480
+    app.flow.game_id = "gold_connection"  # its first step is longer than one line at 800x480
     show_screen(app, "setup")
     pump(3)
     rows = _rows(app)
@@ -28,7 +28,7 @@ def test_a_long_step_wraps_under_its_own_text_and_rows_are_kept(fresh_app: Any) 
     english = [row.ids.body.text for row in rows]
 
     app.go("home")
-    app.set_language("de")
+    app.preferences.set_language("de")
     pump(1)
     show_screen(app, "setup")
     pump(3)
@@ -36,5 +36,5 @@ def test_a_long_step_wraps_under_its_own_text_and_rows_are_kept(fresh_app: Any) 
     assert [id(row) for row in again[:len(rows)]] == [id(row) for row in rows[:len(again)]]  # kept, not rebuilt
     assert again[0].ids.body.text.startswith("Jeder erhält") and again[0].ids.body.text not in english
     app.go("home")
-    app.set_language("en")
+    app.preferences.set_language("en")
     pump(1)

@@ -47,10 +47,10 @@ class Acknowledgements:
 def own_journal(fresh_app: Any, tmp_path: Path) -> Iterator[Path]:
     shared = fresh_app.journal.path
     path = tmp_path / "journal.sqlite3"
-    fresh_app.open_journal(Journal(path))
+    fresh_app.journal_desk.open(Journal(path))
     yield path
-    fresh_app.controller.open(None)
-    fresh_app.open_journal(Journal(shared))
+    fresh_app.flow.controller.open(None)
+    fresh_app.journal_desk.open(Journal(shared))
 
 
 def frames_while_held(count: int) -> list[float]:
@@ -119,14 +119,14 @@ def test_a_new_game_asked_for_during_a_slow_commit_opens_after_it_and_gets_the_i
     app = fresh_app
     old, told, slow = roll_held(app, monkeypatch)
     app.go("home")
-    app.choose_game("digger")
-    app.new_game()
+    app.flow.choose_game("digger")
+    app.flow.new_game()
     while len(app.players_model.seats) < 2:
         app.players_model.add()
-    app.players_done()
-    app.options_done()
-    app.start_game(seed=3)
-    app.start_game(seed=4)  # a second tap on Start while the first waits: no second game
+    app.flow.players_done()
+    app.flow.options_done()
+    app.flow.start_game(seed=3)
+    app.flow.start_game(seed=4)  # a second tap on Start while the first waits: no second game
     roll = sensor_roll(values=("W", "W", "W", "K", "K"), seq=5)  # sent after Start: for the new game
     app.hardware.dispatch("on_event", roll)
     assert len(frames_while_held(10)) >= 10 and app.root.current == "setup"
@@ -151,7 +151,7 @@ def test_closing_the_journal_during_a_slow_commit_finishes_it_and_answers_the_de
     app.hardware.dispatch("on_event", roll)
     assert slow.held.wait(5)
     threading.Timer(0.3, slow.release).start()  # the card takes its time; closing waits for it
-    app.open_journal(Journal(tmp_path / "other.sqlite3"))
+    app.journal_desk.open(Journal(tmp_path / "other.sqlite3"))
     assert len(session.actions) == 1 and told.settled == [(roll, True, None, 1)]
     reopened = Journal(own_journal, read_only=True)
     assert [entry.ref for entry in reopened.actions(session.game_id)] == ["sensor:12"]

@@ -138,7 +138,7 @@ def test_timer_screen_saves_and_the_hourglass_and_next_button_drive_the_clock(fr
     try:
         setup = Setup(game="goldgraeber", players=tuple(Player(name=n) for n in ("Anna", "Ben", "Cleo")))
         session = Session.new(setup, app.journal)
-        app.resume(session.game_id)
+        app.flow.resume(session.game_id)
         pump(2)
         assert app.root.current == "table" and app.clocks.active and app.clocks.seat == app.table.player
         bar = next(widget for widget in app.root.current_screen.walk() if type(widget).__name__ == "ClockBar")
@@ -148,19 +148,19 @@ def test_timer_screen_saves_and_the_hourglass_and_next_button_drive_the_clock(fr
         clock.advance(5)
         app.clocks.update()  # what the 0.2 s tick does
         assert app.clocks.turn_text in ("0:25", "0:24") and app.clocks.bank_text in ("9:55", "9:54")
-        app.controller.on_bridge_event(TimerEvent(source="gpio", state="flat"))
+        app.flow.controller.on_bridge_event(TimerEvent(source="gpio", state="flat"))
         assert app.clocks.paused
         clock.advance(120)
-        app.press_button("next", "gpio")
+        app.flow.press_button("next", "gpio")
         app.clocks.update()
         assert not app.clocks.paused and app.clocks.turn_text in ("0:25", "0:24")
-        app.controller.submit({"type": "roll", "values": ["L"]})  # the train moves: the next player's clock runs
+        app.flow.controller.submit({"type": "roll", "values": ["L"]})  # the train moves: the next player's clock runs
         pump(1)
         assert app.clocks.seat == app.table.player == 1
         assert bar.line_text.startswith(app.table.player_name(1))
         app.clocks.active = False  # a game without the chess clock: the hidden line is not rendered anew
         shown = bar.line_text
-        app.controller.submit({"type": "roll", "values": ["L"]})
+        app.flow.controller.submit({"type": "roll", "values": ["L"]})
         pump(1)
         assert app.table.player == 2 and bar.line_text == shown and bar.height == 0
     finally:

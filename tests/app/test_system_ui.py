@@ -22,7 +22,7 @@ from tests.app.ui import find_button, tap
 def actions(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What the Settings screen asked the app to do (the shared test app must not really stop)."""
     done: list[str] = []
-    monkeypatch.setattr(fresh_app, "system_action", done.append)
+    monkeypatch.setattr(fresh_app.preferences, "system_action", done.append)
     return done
 
 
@@ -86,7 +86,7 @@ def test_a_refused_power_off_is_shown_and_the_app_keeps_running(fresh_app: Any,
     stopped: list[bool] = []
     monkeypatch.setattr(fresh_app, "stop", lambda *args: stopped.append(True))
     fresh_app.go("settings")
-    fresh_app.system_action("shutdown")
+    fresh_app.preferences.system_action("shutdown")
     assert stopped == []
     assert fresh_app.root.current_screen.message == "The Pi could not be shut down: Access denied"
 
@@ -97,7 +97,7 @@ def docked_keyboard(fresh_app: Any) -> Iterator[Any]:
     yield fresh_app
     Window.release_all_keyboards()
     use_onscreen_keyboard(False)
-    fresh_app.set_language("en")
+    fresh_app.preferences.set_language("en")
 
 
 def _keyboards() -> list[VKeyboard]:
@@ -106,7 +106,7 @@ def _keyboards() -> list[VKeyboard]:
 
 def test_focusing_a_name_field_brings_up_the_docked_keyboard_in_the_language_layout(docked_keyboard: Any) -> None:
     app = docked_keyboard
-    app.new_game()
+    app.flow.new_game()
     pump(2)
     field = next(widget for widget in app.root.current_screen.walk() if isinstance(widget, TextInput))
     assert _keyboards() == []
@@ -118,7 +118,7 @@ def test_focusing_a_name_field_brings_up_the_docked_keyboard_in_the_language_lay
     assert keyboard.docked and keyboard.layout == "qwerty"
     assert tuple(keyboard.pos) == (0, 0) and keyboard.width * keyboard.scale == pytest.approx(Window.width)
     for lang, layout in (("de", "de"), ("fr", "azerty"), ("en", "qwerty")):
-        app.set_language(lang)
+        app.preferences.set_language(lang)
         pump(2)
         assert keyboard.layout == layout
     before = field.text
@@ -132,7 +132,7 @@ def test_focusing_a_name_field_brings_up_the_docked_keyboard_in_the_language_lay
 
 def test_without_the_keyboard_mode_no_keyboard_appears(fresh_app: Any) -> None:
     use_onscreen_keyboard(False)
-    fresh_app.new_game()
+    fresh_app.flow.new_game()
     pump(2)
     field = next(widget for widget in fresh_app.root.current_screen.walk() if isinstance(widget, TextInput))
     field.focus = True
@@ -189,19 +189,19 @@ def test_a_new_sensor_address_replaces_the_sensor(fresh_app: Any) -> None:
 
     hardware.add_source(SerialSource(None))  # as a Pi starts: looking for a Pico (maybe a second one)
     try:
-        message = fresh_app.apply_serial("socket://127.0.0.1:9")
+        message = fresh_app.preferences.apply_serial("socket://127.0.0.1:9")
         assert "socket://127.0.0.1:9" in message
         deadline = time.monotonic() + 5
         while sensors() != ["socket://127.0.0.1:9"]:
             assert time.monotonic() < deadline, hardware.bridge.sources
             pump(1)
-        assert "Raspberry Pi Pico" in fresh_app.apply_serial("")
+        assert "Raspberry Pi Pico" in fresh_app.preferences.apply_serial("")
         while sensors() != [None]:
             assert time.monotonic() < deadline, hardware.bridge.sources
             pump(1)
     finally:
         hardware.bridge.remove_source("serial")
-        fresh_app.update_settings(serial_url="")
+        fresh_app.preferences.update(serial_url="")
 
 
 def test_settings_opens_at_once_while_logind_is_slow_to_answer(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -230,10 +230,10 @@ def test_the_full_screen_switch_shows_the_window_as_it_is(fresh_app: Any, monkey
     """The kiosk starts the app with `--fullscreen` (a Pi does by itself) while the saved setting says
     windowed: Settings shows the switch on, without saving the flag as the setting; switched off, it is."""
     saved: list[dict[str, Any]] = []
-    monkeypatch.setattr(fresh_app, "update_settings", lambda **changes: saved.append(changes))
+    monkeypatch.setattr(fresh_app.preferences, "update", lambda **changes: saved.append(changes))
     monkeypatch.setattr(power, "can_power_off", lambda: False)
-    assert not fresh_app.settings.fullscreen
-    fresh_app.fullscreen = True  # as launch.run_app sets it for the kiosk
+    assert not fresh_app.preferences.settings.fullscreen
+    fresh_app.preferences.fullscreen = True  # as launch.run_app sets it for the kiosk
     try:
         fresh_app.go("settings")
         pump(2)
@@ -242,6 +242,6 @@ def test_the_full_screen_switch_shows_the_window_as_it_is(fresh_app: Any, monkey
         switch.active = False  # what a finger on the switch does
         assert saved == [{"fullscreen": False}]
     finally:
-        fresh_app.fullscreen = False
+        fresh_app.preferences.fullscreen = False
         fresh_app.go("home")
         pump(1)

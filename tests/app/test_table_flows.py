@@ -93,7 +93,7 @@ def test_refusal_shows_rule_and_way_on(fresh_app: Any) -> None:
     set_up_four_players(app)
     for face in "yykgg":
         tap(app, face.upper())
-    assert not played(app.table.session, app.controller.submit, {"type": "take", "colour": "Y"})
+    assert not played(app.table.session, app.flow.controller.submit, {"type": "take", "colour": "Y"})
     pump(2)
     shown = label_texts(app)
     assert any("Yellow shows on 2 dice" in text for text in shown)
@@ -103,10 +103,10 @@ def test_refusal_shows_rule_and_way_on(fresh_app: Any) -> None:
     assert not app.table.refusal_text
     tap(app, "Undo")
     assert not app.table.can_undo  # the on-screen Undo is greyed out now
-    app.press_button("undo", "gpio")  # the hardware undo button at the wrong moment: TABLE-1 refusal
+    app.flow.press_button("undo", "gpio")  # the hardware undo button at the wrong moment: TABLE-1 refusal
     assert app.table.refusal_rule.startswith("TABLE-1")
     assert app.table.session.actions == []
-    app.press_button("next", "gpio")  # a button this game does not use: said so, nothing changes
+    app.flow.press_button("next", "gpio")  # a button this game does not use: said so, nothing changes
     assert "next button has no use" in app.table.notice_text
     tap(app, "OK")
     assert app.table.session.actions == [] and not app.table.notice_text
@@ -148,7 +148,7 @@ def test_timer_warns_and_time_up_keeps_what_was_stowed(fresh_app: Any, clock: Ma
 def test_hourglass_before_the_first_roll_keeps_running_and_undo_resets(fresh_app: Any) -> None:
     app = fresh_app
     set_up_four_players(app)
-    app.press_button("hourglass", "gpio")  # the keeper turns the sand timer a moment before the roll
+    app.flow.press_button("hourglass", "gpio")  # the keeper turns the sand timer a moment before the roll
     pump(2)
     assert app.timer.running
     for face in "YRBKG":
@@ -169,17 +169,17 @@ def test_corrupt_journal_is_reported_on_home(fresh_app: Any, tmp_path: Path) -> 
     path.write_bytes(bytes(data))
     damaged = bytes(data)
     original = app.journal.path
-    app.open_journal(Journal(path, exclusive=True))
+    app.journal_desk.open(Journal(path, exclusive=True))
     try:
         app.go("settings")
         app.go("home")
         pump(2)
         assert any("is damaged" in text and "Salvage copies every move" in text for text in label_texts(app))
-        assert not app.resume_text and app.salvage_offered
+        assert not app.journal_desk.resume_text and app.journal_desk.salvage_offered
         find_button(app, "Salvage the journal")
         assert path.read_bytes() == damaged  # offered, not done: the file is the user's
     finally:
-        app.open_journal(Journal(original))
+        app.journal_desk.open(Journal(original))
 
 
 def test_options_chosen_on_screen_reach_the_game(fresh_app: Any) -> None:
@@ -237,12 +237,13 @@ def test_a_damaged_latest_game_is_named_on_home_and_resume_offers_the_one_before
     conn.execute("UPDATE entries SET action = substr(action, 1, 10) WHERE game_id = ? AND n = 3", (newer.game_id,))
     conn.commit()
     conn.close()
-    app.open_journal(Journal(path))
+    app.journal_desk.open(Journal(path))
     app.go("settings")
     app.go("home")
     pump(2)
-    assert f"game {newer.game_id} in the journal" in app.journal_notice and "damaged" in app.journal_notice
-    assert "(5 moves)" in app.resume_text
-    app.resume()
+    notice = app.journal_desk.journal_notice
+    assert f"game {newer.game_id} in the journal" in notice and "damaged" in notice
+    assert "(5 moves)" in app.journal_desk.resume_text
+    app.flow.resume()
     pump(2)
     assert app.root.current == "table" and len(app.table.session.actions) == 5

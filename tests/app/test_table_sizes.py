@@ -87,7 +87,7 @@ def test_table_screen_text_and_targets_are_big_enough(table_app: Any, game: str)
     app.table.show_notice("A notice with two ways on", choices=["confirm", "touch"])
     pump(2)
     seen.update(dict.fromkeys(problems(screen), "notice"))
-    app.controller.submit({"type": "no such action"})
+    app.flow.controller.submit({"type": "no such action"})
     pump(2)
     assert app.table.refusal_text
     seen.update(dict.fromkeys(problems(screen), "refusal"))

@@ -27,15 +27,15 @@ MOVES = 40
 
 def open_table(app: Any, game: str, players: int) -> Any:
     """A new game of `game` on the Table screen, started the way the screens start it."""
-    app.choose_game(game)
-    app.new_game()
+    app.flow.choose_game(game)
+    app.flow.new_game()
     while len(app.players_model.seats) < players:
         app.players_model.add()
     while len(app.players_model.seats) > players:
         app.players_model.remove(len(app.players_model.seats) - 1)
-    app.players_done()
-    app.options_done()
-    app.start_game(seed=11)
+    app.flow.players_done()
+    app.flow.options_done()
+    app.flow.start_game(seed=11)
     pump(3)
     assert app.root.current == "table" and app.table.session.setup.game == game
     return app.root.current_screen.ids.panel.children[0]
@@ -101,8 +101,8 @@ def tap_reaches(button: Widget, panel: Widget) -> None:
 def restore(app: Any, actions_before: int) -> None:
     """Back to the situation before the tap: undo what was played, drop messages and half-made choices."""
     while len(app.table.session.actions) > actions_before:
-        assert played(app.table.session, app.controller.undo)
-    app.controller.clear_entry()
+        assert played(app.table.session, app.flow.controller.undo)
+    app.flow.controller.clear_entry()
     app.table.clear_messages()
     app.table.refresh()
     pump(1)
@@ -152,9 +152,9 @@ def advance(app: Any) -> bool:
     if move is None:
         return False
     if move == {"type": "roll"}:
-        assert played(app.table.session, app.controller.virtual_roll, "virtual")
+        assert played(app.table.session, app.flow.controller.virtual_roll, "virtual")
     else:
-        assert played(app.table.session, app.controller.submit, move, "touch"), \
+        assert played(app.table.session, app.flow.controller.submit, move, "touch"), \
             f"{move} refused: {app.table.refusal_text}"
     pump(1)
     return True

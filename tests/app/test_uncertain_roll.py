@@ -22,7 +22,7 @@ def take_buttons(app: Any) -> list[Button]:
 def rolled_by_touch(app: Any) -> Any:
     """A four-player Digger game whose first roll (B Y R G W) was entered by touch; its session."""
     set_up_four_players(app)
-    assert played(app.table.session, app.controller.submit, {"type": "roll", "values": list("BYRGW")}, "touch")
+    assert played(app.table.session, app.flow.controller.submit, {"type": "roll", "values": list("BYRGW")}, "touch")
     pump(2)
     return app.table.session
 
@@ -41,7 +41,7 @@ def test_notice_marks_the_uncertain_die_and_covers_old_choices(fresh_app: Any) -
     assert old, "the roll offers colours to take"
     old_centres = [old_button.to_window(*old_button.center) for old_button in old]
 
-    app.controller.hardware_roll(list("YRRBK"), [1], "serial")
+    app.flow.controller.hardware_roll(list("YRRBK"), [1], "serial")
     pump(2)
     assert notice_dice(app) == [("Y", False), ("R?", True), ("R", False), ("B", False), ("K", False)]
 
@@ -86,7 +86,7 @@ def test_drop_clears_the_dice(fresh_app: Any) -> None:
     """Entering the roll by touch instead takes the dice (and the shield) away with the question."""
     app = fresh_app
     set_up_four_players(app)
-    app.controller.hardware_roll(list("BBRGW"), [0, 4], "serial")
+    app.flow.controller.hardware_roll(list("BBRGW"), [0, 4], "serial")
     pump(2)
     assert [uncertain for _text, uncertain in notice_dice(app)] == [True, False, False, False, True]
     tap(app, "Enter by touch", frames=2)

@@ -39,8 +39,8 @@ def test_the_players_screen_refills_its_rows_in_place(fresh_app: Any) -> None:
     """Adding, moving and removing players changes what the rows show, not the rows: every seat row has
     a text field, and building one per change grew the screen's memory with every tap."""
     app = fresh_app
-    app.choose_game("digger")
-    app.new_game()
+    app.flow.choose_game("digger")
+    app.flow.new_game()
     pump(2)
     model, seats = app.players_model, app.root.get_screen("players").ids.seats
 
@@ -68,8 +68,8 @@ def test_only_the_arrows_that_can_move_a_seat_are_live(fresh_app: Any) -> None:
     """The first seat cannot move up nor the last down: their arrows are greyed, and follow the rows
     as players are added and removed."""
     app = fresh_app
-    app.choose_game("digger")
-    app.new_game()
+    app.flow.choose_game("digger")
+    app.flow.new_game()
     pump(2)
     model, seats = app.players_model, app.root.get_screen("players").ids.seats
 
@@ -99,7 +99,7 @@ def test_history_rows_and_rule_cards_are_refilled_not_rebuilt(fresh_app: Any, tm
         session = Session.new(demo_setup("digger", seed=moves), journal)
         for _ in range(moves):
             play_move(session)
-    app.open_journal(journal)
+    app.journal_desk.open(journal)
     app.go("history")
     pump(2)
     screen = app.root.get_screen("history")

@@ -197,7 +197,9 @@ class Magnifiable:
     def magnified_copy(self, **properties: Any) -> Widget:
         """A board of the same class and layout showing the same, made with `properties` (zoom, centre, size)."""
         shown = {name: getattr(self, name) for name in self.view_properties}
-        return type(self)(self.layout, **shown, **properties)  # type: ignore[call-arg]
+        copy = type(self)(self.layout, **shown, **properties)  # type: ignore[call-arg]
+        assert isinstance(copy, Widget), "a board is a widget with Magnifiable mixed in"
+        return copy
 
     def in_view(self, x: float, y: float, margin: float) -> bool:
         """Whether something at (x, y) reaching `margin` pixels round it can be seen: always on the whole

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any
 
-from kivy.core.window import Window
+from kivy.core.window import Window, WindowBase
 from kivy.factory import Factory
 from kivy.graphics import Color, InstructionGroup, Line, Rectangle
 from kivy.uix.boxlayout import BoxLayout
@@ -104,7 +104,7 @@ class BoardLoupe:
         screenshot or a walk of the screen's widgets includes it), or over the window without one."""
         self.close()
         board = self.board
-        host: Widget = next((widget for widget in self._ancestors() if isinstance(widget, Screen)), Window)
+        host: Widget | WindowBase = next((widget for widget in self._ancestors() if isinstance(widget, Screen)), Window)
         if self._view is None:
             self._view = LoupeView(self)
         self._view.show(host, self._frame(board.to_window(*pos)[0]), board.board_point(*pos), board.to_window(*pos))
@@ -167,11 +167,15 @@ class BoardLoupe:
         return x, bottom, half, board.height
 
 
+def looked_after_board(screen: Widget) -> Any:
+    """The board on `screen` that has a loupe (the board of a game's table), None without one."""
+    return next((widget for widget in screen.walk() if isinstance(widget, Magnifiable) and widget.loupe), None)
+
+
 def show_loupe(screen: Widget) -> None:
     """`goldtable screenshot loupe`: the loupe of the screen's board opened on the cell nearest the middle
     of those the next tap may choose (on the board's middle if none); nothing without such a board."""
-    board: Any = next((widget for widget in screen.walk() if isinstance(widget, Magnifiable) and widget.loupe),
-                      None)
+    board = looked_after_board(screen)
     if board is not None:
         centres = [board.centre_of(cell) for cell in board.loupe.choosable()]
         middle = (sum(x for x, _y in centres) / len(centres), sum(y for _x, y in centres) / len(centres)) \
@@ -212,7 +216,7 @@ class LoupeView(FloatLayout):
         self.header.add_widget(self.close_button)
         self.add_widget(self.header)
 
-    def show(self, host: Widget, frame: tuple[float, float, float, float], centre: tuple[float, float],
+    def show(self, host: Widget | WindowBase, frame: tuple[float, float, float, float], centre: tuple[float, float],
              touch: tuple[float, float]) -> None:
         """Lay the loupe out over `host` (what it is added to) with a new magnified copy centred on `centre`
         (board units); `frame` (x, y, width, height) and `touch` in window coordinates."""
@@ -251,7 +255,8 @@ class LoupeView(FloatLayout):
 
     def shows(self, cell: Any) -> bool:
         """The whole of `cell`'s tap target lies in the magnified part."""
-        x, y = self.board.centre_of(cell)
+        centre: tuple[float, float] = self.board.centre_of(cell)
+        x, y = centre
         half = LOUPE_SPACING / 2
         lens = self.lens
         return lens.x + half <= x <= lens.right - half and lens.y + half <= y <= lens.top - half

@@ -38,8 +38,8 @@ class HomeScreen(Screen):
         box.clear_widgets()
         for game_id, game in sorted(all_games().items(), key=lambda item: item[1].title):
             button = Factory.GToggle(text=game.title, group="game", allow_no_selection=False,
-                                     state="down" if game_id == app.game_id else "normal")
-            button.bind(on_release=lambda _b, gid=game_id: app.choose_game(gid))
+                                     state="down" if game_id == app.flow.game_id else "normal")
+            button.bind(on_release=lambda _b, gid=game_id: app.flow.choose_game(gid))
             box.add_widget(button)
 
 
@@ -163,7 +163,7 @@ class SetupScreen(Screen):
         from companion.app.tables import table_for
 
         app = App.get_running_app()
-        setup = app.setup_for_guide()
+        setup = app.flow.setup_for_guide()
         module = table_for(setup.game)
         steps = list(getattr(module, "setup_steps", lambda _s: [])(setup))
         seats = ", ".join(f"{index + 1}. {player.name}" for index, player in enumerate(setup.players))
@@ -245,19 +245,19 @@ class TableScreen(Screen):
 
 
 class AnnouncementBanner(Label):
-    """`app.announcement` over whatever screen is showing (added to the window above the screens); it
+    """`app.announcer.text` over whatever screen is showing (added to the window above the screens); it
     takes no touches, so it never hides a button from a tap."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(font_size="20sp", bold=True, size_hint=(None, None), halign="center", valign="middle",
                          **kwargs)
-        app = App.get_running_app()
-        app.bind(announcement=self._show)
+        announcer = App.get_running_app().announcer
+        announcer.bind(text=self._show)
         Window.bind(size=self._place)
         with self.canvas.before:
             self._colour = Color(0.42, 0.35, 0.12, 0)
             self._box = Rectangle()
-        self._show(app, app.announcement)
+        self._show(announcer, announcer.text)
 
     def _place(self, *_args: Any) -> None:
         self.width = Window.width
@@ -267,7 +267,7 @@ class AnnouncementBanner(Label):
         self.pos = (0, Window.height - self.height - 70)
         self._box.pos, self._box.size = self.pos, self.size
 
-    def _show(self, _app: Any, text: str) -> None:
+    def _show(self, _announcer: Any, text: str) -> None:
         self.text = text
         self._colour.a = 0.95 if text else 0
         self._place()

@@ -72,7 +72,7 @@ def handle(app: Any, request: dict[str, Any], height: int, export_png: Any, back
         app.go(request["go"])
         return {"ok": True}
     if "choose" in request:
-        app.choose_game(request["choose"])
+        app.flow.choose_game(request["choose"])
         return {"ok": True}
     if "power_off" in request:  # whether the guest may power off (Settings then shows Shut down)
         from companion.system import power
@@ -92,7 +92,7 @@ def handle(app: Any, request: dict[str, Any], height: int, export_png: Any, back
         from companion.engine.session import Session
 
         record = GameRecord.model_validate_json(Path(request["record"]).read_text(encoding="utf-8"))
-        app._open_table(Session.from_record(record, app.journal))
+        app.flow.open_table(Session.from_record(record, app.journal))
         return {"actions": len(record.actions)}
     if "place" in request or "bar" in request:
         board = topmost_board(app)
@@ -123,17 +123,17 @@ def handle(app: Any, request: dict[str, Any], height: int, export_png: Any, back
         touch.touch_up()
         return {"ok": True}
     if "roll" in request:
-        app.controller.hardware_roll(list(request["roll"]), [], "serial")
+        app.flow.controller.hardware_roll(list(request["roll"]), [], "serial")
         return {"ok": True}
     if "button" in request:
-        app.controller.press(request["button"], "serial")
+        app.flow.controller.press(request["button"], "serial")
         return {"ok": True}
     if "resume_text" in request:  # Home's Resume button says which game and how far it went
-        return {"text": app.resume_text}
+        return {"text": app.journal_desk.resume_text}
     if "expects" in request:
-        return {"expects": list(app.controller.expects())}
+        return {"expects": list(app.flow.controller.expects())}
     if "offered" in request:
-        session = app.controller.session
+        session = app.flow.controller.session
         actions = session.game.offered(session.state, request["offered"], checked=True)
         return {"actions": [action.model_dump(mode="json") for action in actions]}
     if "shot" in request:

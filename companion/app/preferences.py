@@ -1,0 +1,129 @@
+"""The Settings screen's part of the app: what the user chose, saved at once and applied at once.
+
+Kv binds to it as `app.preferences` (`app.preferences.settings.sound`, `app.preferences.set_language("de")`).
+The language itself is the App's `lang`, which every screen's text is bound to; this object only changes it.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kivy.core.window import Window
+from kivy.event import EventDispatcher
+from kivy.properties import BooleanProperty
+
+from companion.app import i18n
+from companion.app.i18n import _
+from companion.app.settings import AppSettings, load_settings, save_settings
+
+if TYPE_CHECKING:
+    from companion.app.main import GoldtableApp
+
+log = logging.getLogger(__name__)
+
+
+class Preferences(EventDispatcher):
+    """The app's settings (`settings`, read once at start) and the Settings screen's switches and fields."""
+
+    #: The window fills the screen now (the setting, `--fullscreen` or a Raspberry Pi at start; Settings' switch).
+    fullscreen = BooleanProperty(False)
+
+    def __init__(self, app: GoldtableApp, settings_file: Path, serial_url: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._app = app
+        self.settings_file = settings_file
+        self.settings: AppSettings = load_settings(settings_file)
+        if serial_url is not None:
+            self.settings = self.settings.model_copy(update={"serial_url": serial_url})
+
+    def set_language(self, language: str) -> None:
+        """Switch every screen's text at once (kv rules rebind on `app.lang`; view-models recompute)."""
+        self.update(language=language)
+        app = self._app
+        app.lang = i18n.set_language(language)
+        if app.table is not None:
+            app.table.relabel()
+        app.journal_desk.refresh_resume()
+
+    def save(self) -> None:
+        try:
+            save_settings(self.settings, self.settings_file)
+        except OSError as error:
+            log.warning("settings not saved: %s", error)
+
+    def set_fullscreen(self, on: bool) -> None:
+        """Settings' switch. Drawn, it takes the window's state, which must not save it as the setting (a
+        kiosk's `--fullscreen` would otherwise become the setting of every later start)."""
+        if on != self.fullscreen:
+            self.update(fullscreen=on)
+
+    def update(self, **changes: Any) -> None:
+        self.settings = self.settings.model_copy(update=changes)
+        self.save()
+        if "fullscreen" in changes:
+            Window.fullscreen = "auto" if changes["fullscreen"] else False
+            self.fullscreen = changes["fullscreen"]
+
+    def play_sound(self, name: str) -> None:
+        """A warning through the speaker, when the sound setting is on."""
+        if self.settings.sound and self._app.sounds is not None:
+            self._app.sounds.play(name)
+
+    def apply_serial(self, url: str) -> str:
+        """Settings: attach a serial sensor now; returns a message for the screen."""
+        url = url.strip()
+        hardware = self._app.hardware
+        if hardware is None:
+            return _("The hardware is still starting; try again in a moment.")
+        from firmware_bridge.serial_source import SerialSource
+
+        try:
+            source = SerialSource(url or None)
+        except ValueError as error:
+            return str(error)
+        self.update(serial_url=url)
+        hardware.replace_source(source)
+        if not url:
+            return _("No address given: Goldtable looks for the sensor board on USB (a Raspberry Pi Pico).")
+        return _("Serial sensor {url} added.").format(url=url)
+
+    def apply_camera(self, url: str) -> str:
+        """Settings: use the camera at `url` now (empty: none); returns a message for the screen."""
+        url = url.strip()
+        hardware = self._app.hardware
+        if hardware is None:
+            return _("The hardware is still starting; try again in a moment.")
+        from companion.app.hardware import camera_source
+        from companion.engine.errors import UserError
+
+        if url:
+            try:
+                source = camera_source(url)
+            except ImportError:
+                return _("The camera needs OpenCV: sudo apt install python3-opencv")
+            except UserError as error:
+                return str(error)
+        self.update(camera_url=url)
+        hardware.remove_camera()
+        if not url:
+            return _("No camera: rolls are entered by touch, buttons or the sensor board.")
+        hardware.replace_source(source)  # once attached, it reads what the table last said is due
+        return _("Camera {url} added; calibrate it on the Hardware screen.").format(url=url)
+
+    def system_action(self, action: str) -> None:
+        """Settings, after its confirmation step: "quit", "restart" (the app) or "shutdown" (the Pi).
+        Every move is already journalled, so stopping loses nothing."""
+        from companion.system import power
+
+        if action == "shutdown":
+            problem = power.power_off()
+            if problem is not None:
+                self._app.screen("settings").message = _("The Pi could not be shut down: {problem}").format(
+                    problem=problem)
+                return
+        self._app.stop()
+        if action == "restart":
+            power.restart()

@@ -1,0 +1,3 @@
+from kivy.uix.layout import Layout
+
+class FloatLayout(Layout): ...

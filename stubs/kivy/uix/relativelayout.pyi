@@ -1,0 +1,3 @@
+from kivy.uix.floatlayout import FloatLayout
+
+class RelativeLayout(FloatLayout): ...

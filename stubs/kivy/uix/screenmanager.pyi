@@ -1,0 +1,29 @@
+from typing import Any
+
+from kivy.event import EventDispatcher
+from kivy.properties import StringProperty
+from kivy.uix.floatlayout import FloatLayout
+from kivy.uix.relativelayout import RelativeLayout
+
+class Screen(RelativeLayout):
+    name: StringProperty
+    manager: ScreenManager | None
+    def on_pre_enter(self, *args: Any) -> None: ...
+    def on_enter(self, *args: Any) -> None: ...
+    def on_pre_leave(self, *args: Any) -> None: ...
+    def on_leave(self, *args: Any) -> None: ...
+
+class TransitionBase(EventDispatcher):
+    def __init__(self, **kwargs: Any) -> None: ...
+
+class NoTransition(TransitionBase): ...
+
+class ScreenManager(FloatLayout):
+    current: StringProperty
+    screens: list[Screen]
+    screen_names: list[str]
+    transition: TransitionBase
+    @property
+    def current_screen(self) -> Screen | None: ...
+    def get_screen(self, name: str) -> Screen: ...
+    def has_screen(self, name: str) -> bool: ...

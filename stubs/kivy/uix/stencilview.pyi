@@ -1,0 +1,3 @@
+from kivy.uix.widget import Widget
+
+class StencilView(Widget): ...
