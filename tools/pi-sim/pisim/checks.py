@@ -697,8 +697,14 @@ def check_power_cuts(run: Run, vm: Machine, cuts: int = 10, seed: int = 25) -> N
     rng = random.Random(seed)
     faces = "BYRGWK"
 
-    def acked_refs() -> set[str]:
+    def every_ack() -> set[str]:
         return {"serial:" + frame_seq(line) for kind, line, _ in run.sensor.answers if kind == "ACK"}
+
+    earlier = every_ack()  # the sensor served the checks before this one too, in games not played here
+
+    def acked_refs() -> set[str]:
+        """The rolls the board heard ACKed in this check."""
+        return every_ack() - earlier
 
     def body() -> str:
         on_sd_card(vm)
