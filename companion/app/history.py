@@ -28,8 +28,9 @@ from kivy.utils import colormap, get_hex_from_color
 
 from companion.app.clocks import kept_totals
 from companion.app.i18n import _, n_
-from companion.app.settings import SEAT_COLOURS, data_dir
+from companion.app.settings import SEAT_COLOURS
 from companion.app.widgets import resize
+from companion.engine.paths import data_dir
 from companion.engine.writer import InlineWriter, Writer
 
 if TYPE_CHECKING:  # the engine is imported on first use, so Home's first frame does not wait for it
