@@ -16,6 +16,7 @@ import contextlib
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -438,17 +439,20 @@ class Journal:
 
     def games(self) -> list[GameSummary]:
         """Every journalled game, newest first; each is read in full, so damaged ones are marked."""
+        return list(self.each_game())
+
+    def each_game(self) -> Iterator[GameSummary]:
+        """`games()` one game at a time, for a reader that shows each as soon as it is read (History, on
+        its worker thread); JournalDamaged before the first when the journal cannot list its games."""
         try:
             rows = self._conn.execute(self._SUMMARY + "GROUP BY g.id ORDER BY g.id DESC").fetchall()
         except sqlite3.DatabaseError as error:
             raise JournalDamaged(self.path, error) from None
-        summaries = []
         for row in rows:
             try:
-                summaries.append(self._summary(row, None, self._read_game(row[0])))
+                yield self._summary(row, None, self._read_game(row[0]))
             except DamagedGame:
-                summaries.append(self._summary(row, self.damaged[row[0]], None))
-        return summaries
+                yield self._summary(row, self.damaged[row[0]], None)
 
     def is_recorded(self, ref: str) -> bool:
         """Whether `ref` (`<source>:<seq>`) is the newest hardware frame journalled from its source, in any
@@ -468,7 +472,7 @@ class Journal:
         """The Resume line: one query for the newest open game, then only that game's rows are read to
         vet it; a damaged one is quarantined (see `damaged`) and the next one is tried."""
         while True:
-            skip = ",".join(str(game_id) for game_id in self.damaged)
+            skip = ",".join(map(str, tuple(self.damaged)))  # one step: History's reader may add to it
             row = self._conn.execute(self._SUMMARY + f"WHERE g.finished IS NULL AND g.id NOT IN ({skip}) "
                                      "GROUP BY g.id ORDER BY g.id DESC LIMIT 1").fetchone()
             if row is None:

@@ -18,7 +18,7 @@ from companion.engine.journal import Journal
 from companion.engine.session import Session
 from companion.engine.timebank import BankState
 from tests.app.conftest import ManualClock, kill_when_ready
-from tests.app.ui import tap
+from tests.app.ui import history_read, tap
 from tests.engine.journal_faults import read_only_view
 
 NAMES = ("Anna", "Ben", "Cleo")
@@ -145,8 +145,8 @@ def test_a_killed_app_resumes_with_its_clocks_from_home_and_history(fresh_app: A
             app.clocks.update()
             assert (app.clocks.turn_text, app.clocks.bank_text) == ("0:12", "9:48")
             app.go("history")
-            pump(2)
             history = app.root.current_screen
+            history_read(history.model)
             history.model.select(game)
             assert history.model.times == [{"name": "Anna", "used": "0:30"}, {"name": "Ben", "used": "0:12"},
                                            {"name": "Cleo", "used": "0:00"}]
