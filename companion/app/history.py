@@ -251,7 +251,7 @@ class HistoryModel(EventDispatcher):
         self.relabel()
         ids = [result.summary.id for result in self.results]
         wanted = self.selected if self.selected in ids else (ids[0] if ids else -1)
-        if wanted != self.selected or self.result(wanted) is not self._shown:
+        if done or wanted != self.selected or self.result(wanted) is not self._shown:  # done: its language too
             self._show(wanted)
 
     def relabel(self) -> None:
