@@ -36,11 +36,9 @@ from kivy.uix.screenmanager import Screen
 from kivy.utils import colormap, get_hex_from_color
 
 from companion.app.clocks import kept_totals
-from companion.app.controllers.base import kivy_call_soon
 from companion.app.i18n import _, n_
 from companion.app.settings import SEAT_COLOURS
 from companion.app.widgets import GToggle, Scroll
-from companion.engine.errors import UserError
 from companion.engine.paths import data_dir
 from companion.engine.writer import InlineWriter, Writer
 
@@ -53,6 +51,13 @@ if TYPE_CHECKING:  # the engine is imported on first use, so Home's first frame 
 USB_ENV = "GOLDTABLE_USB"  # a folder to use as "the USB stick" (tests, or a stick mounted elsewhere)
 #: The reader hands what it has read to the UI thread at most this often (and once at the end).
 BATCH_SECONDS = 0.1
+
+
+def on_ui_thread(callback: Callable[[], None]) -> None:
+    """History's worker hands its batches over here (the controllers' Clock, imported on first use)."""
+    from companion.app.controllers.base import kivy_call_soon
+
+    kivy_call_soon(callback)
 
 
 def seat_colour(setup: Setup, seat: int) -> str:
@@ -81,6 +86,7 @@ class GameResult:
 def read_game(journal: Journal, summary: GameSummary) -> GameResult:
     """Replay one game from the journal (a game the rules can no longer replay is 'unreadable')."""
     from companion.app.chart import session_turn_scores
+    from companion.engine.errors import UserError
     from companion.engine.registry import all_games, get_game
     from companion.engine.session import Session
 
@@ -193,7 +199,7 @@ class HistoryModel(EventDispatcher):
     message = StringProperty("")
     usb_text = StringProperty("")
 
-    def __init__(self, call_soon: Callable[[Callable[[], None]], None] = kivy_call_soon, **kwargs: Any) -> None:
+    def __init__(self, call_soon: Callable[[Callable[[], None]], None] = on_ui_thread, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.journal: Journal | None = None
         self.writer: Writer = InlineWriter()
@@ -217,6 +223,8 @@ class HistoryModel(EventDispatcher):
 
     def _read(self, journal: Journal, cache: dict[int, tuple[tuple[int, bool], GameResult]], reading: int) -> None:
         """On the worker thread: every game, newest first; the first at once, then batches of BATCH_SECONDS."""
+        from companion.engine.errors import UserError
+
         batch: list[tuple[tuple[int, bool], GameResult]] = []
         since: float | None = None  # the newest game goes to the screen at once, then a batch at a time
         problem = ""
