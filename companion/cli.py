@@ -8,9 +8,12 @@ import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.engine.errors import UserError
+
+if TYPE_CHECKING:  # the journal (and pydantic) are imported by the commands that read one
+    from companion.engine.journal import Journal
 
 # Modules that add their own sub-commands with `register(subparsers)` (games add theirs: `GamePlugin.commands`).
 COMMAND_MODULES: tuple[str, ...] = ("companion.layout.cli", "companion.app.cli", "companion.camera.cli",
@@ -37,7 +40,7 @@ def journal_option(text: str | None) -> Path | None:
     return Path(text)
 
 
-def _journal(args: argparse.Namespace):
+def _journal(args: argparse.Namespace) -> Journal:
     """The journal for a reading command: opened read-only, so nothing is created or changed."""
     from companion.engine.journal import Journal
 
@@ -50,7 +53,7 @@ def _journal_file(args: argparse.Namespace) -> Path:
     return journal_option(args.journal) or default_path()
 
 
-def _notices(journal) -> None:
+def _notices(journal: Journal) -> None:
     """What the journal found while reading (damage), after the command's own output."""
     for notice in journal.notices:
         print(f"goldtable: {notice}", file=sys.stderr)

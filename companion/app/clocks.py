@@ -5,8 +5,8 @@ runs.  The hourglass tilt switch pauses (laid flat) and resumes (stood up); the 
 after a break.  Alerts beep through the caller's `on_alert` and, when switched on, are spoken.
 Its settings live in their own small file beside the journal (`clocks.json`), off by default.
 
-Each game's clock is kept in the journal (`Journal.save_clock`) at every turn change and pause and every
-`SAVE_SECONDS` while it runs, so Resume after a crash or a power cut goes on with the banks as they were
+Each game's clock is kept beside the journal's games (`Journal.clocks`) at every turn change and pause and
+every `SAVE_SECONDS` while it runs, so Resume after a crash or a power cut goes on with the banks as they were
 and a finished game keeps its time per player for History.  The save is committed on the journal's
 writer thread (the session's), and no input waits for it.  The time the app was not running (at most
 `SAVE_SECONDS` before it stopped, and the whole break after) is charged to no one: a table would not
@@ -162,7 +162,7 @@ class ClockModel(EventDispatcher):
         journal = self._journal
         if self._bank is None or journal is None or self._game is None or journal.read_only:
             return
-        self._writer.write(partial(journal.save_clock, self._game, self._bank.snapshot().to_json(),
+        self._writer.write(partial(journal.clocks.save, self._game, self._bank.snapshot().to_json(),
                                    wait_for_disk=wait_for_disk), _unsaved, holds_input=False)
 
     def follow(self, table: Any, sand_timer: Any = None) -> ClockModel:
@@ -284,7 +284,7 @@ def kept_state(journal: Any, game: int | None, players: int) -> BankState | None
     """The clock the journal kept for a game, None without one (or with one that does not fit it)."""
     if journal is None or game is None:
         return None
-    text = journal.clock(game)
+    text = journal.clocks.load(game)
     try:
         state = BankState.from_json(text) if text is not None else None
     except ValueError:

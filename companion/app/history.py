@@ -1,8 +1,12 @@
 """History and statistics: every journalled game, per-player numbers across games, export to a USB stick.
 
 View-models in the Electrum style (Kivy properties built from the journal) plus the two thin screen
-classes.  Games are read through the Journal's public API only (games(), setup(), record()); scores
-come from replaying a game's record with its rules, so they are exactly what the End screen showed.
+classes.  Games are read through the Journal's public API only (each_game(), record()); scores come
+from replaying a game's record with its rules, so they are exactly what the End screen showed.  The
+reading and replaying run on a worker thread: a journal of a thousand games took seconds, and on the
+UI thread every one of them was a frozen screen.  Each batch of games reaches the UI thread through
+Kivy's Clock; the list shows what has been read and fills in (a RecycleView: only the rows in sight are
+widgets).
 A game left unfinished can be abandoned: it is marked finished in the journal (no longer offered for
 resuming) while its rules say it is not over, which is how it is told apart from a played-out game.
 """
@@ -13,6 +17,10 @@ import csv
 import getpass
 import io
 import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
@@ -20,16 +28,18 @@ from typing import TYPE_CHECKING, Any
 
 from kivy.app import App
 from kivy.event import EventDispatcher
-from kivy.factory import Factory
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.label import Label
+from kivy.uix.recycleview import RecycleView
+from kivy.uix.recycleview.views import RecycleDataViewBehavior
 from kivy.uix.screenmanager import Screen
 from kivy.utils import colormap, get_hex_from_color
 
 from companion.app.clocks import kept_totals
 from companion.app.i18n import _, n_
-from companion.app.settings import SEAT_COLOURS, data_dir
-from companion.app.widgets import resize
+from companion.app.settings import SEAT_COLOURS
+from companion.app.widgets import GToggle, Scroll
+from companion.engine.paths import data_dir
 from companion.engine.writer import InlineWriter, Writer
 
 if TYPE_CHECKING:  # the engine is imported on first use, so Home's first frame does not wait for it
@@ -39,6 +49,15 @@ if TYPE_CHECKING:  # the engine is imported on first use, so Home's first frame 
     from companion.engine.journal import GameSummary, Journal
 
 USB_ENV = "GOLDTABLE_USB"  # a folder to use as "the USB stick" (tests, or a stick mounted elsewhere)
+#: The reader hands what it has read to the UI thread at most this often (and once at the end).
+BATCH_SECONDS = 0.1
+
+
+def on_ui_thread(callback: Callable[[], None]) -> None:
+    """History's worker hands its batches over here (the controllers' Clock, imported on first use)."""
+    from companion.app.controllers.base import kivy_call_soon
+
+    kivy_call_soon(callback)
 
 
 def seat_colour(setup: Setup, seat: int) -> str:
@@ -158,10 +177,15 @@ def export_folder() -> tuple[Path, bool]:
 
 
 class HistoryModel(EventDispatcher):
-    """Every game in the journal, the one selected, and the per-player statistics."""
+    """Every game in the journal, the one selected, and the per-player statistics.
+
+    `load` reads the journal on a worker thread (replaying only games that changed since the last look);
+    `call_soon` brings each batch to the UI thread.  Until a reading is done, the games it has not reached
+    yet are shown as the last reading left them."""
 
     rows = ListProperty([])
     selected = NumericProperty(-1)
+    loading = BooleanProperty(False)  # a reading of the journal is under way
     detail_title = StringProperty("")
     detail_lines = ListProperty([])  # [{"name", "score", "colour", "winner"}], best first
     chart = ListProperty([])  # scores after every turn (companion.app.chart)
@@ -175,31 +199,68 @@ class HistoryModel(EventDispatcher):
     message = StringProperty("")
     usb_text = StringProperty("")
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, call_soon: Callable[[Callable[[], None]], None] = on_ui_thread, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.journal: Journal | None = None
         self.writer: Writer = InlineWriter()
         self.results: list[GameResult] = []
+        self._call_soon = call_soon
         self._cache: dict[int, tuple[tuple[int, bool], GameResult]] = {}
+        self._reading = 0  # the number of the latest reading; a batch of an older one is dropped
+        self._fresh: list[GameResult] = []  # what the latest reading has brought so far, newest first
+        self._shown: GameResult | None = None  # the result the detail shows
 
     def load(self, journal: Journal, writer: Writer | None = None) -> None:
-        """Read every game (replaying only games that changed since the last look); `writer` commits an
-        abandon (the app's writer thread)."""
+        """Read every game again on a worker thread; `writer` commits an abandon (the app's writer thread)."""
         self.journal = journal
         self.writer = writer or InlineWriter()
-        results = []
-        for summary in journal.games():
-            key = (summary.actions, summary.finished)
-            cached = self._cache.get(summary.id)
-            if cached is None or cached[0] != key:
-                cached = (key, read_game(journal, summary))
-                self._cache[summary.id] = cached
-            results.append(cached[1])
-        self.results = results
-        self.relabel()
-        ids = [result.summary.id for result in results]
-        self.select(self.selected if self.selected in ids else (ids[0] if ids else -1))
         self.message = ""
+        self._reading += 1
+        self._fresh = []
+        self.loading = True
+        threading.Thread(target=self._read, args=(journal, dict(self._cache), self._reading),
+                         name="goldtable-history", daemon=True).start()
+
+    def _read(self, journal: Journal, cache: dict[int, tuple[tuple[int, bool], GameResult]], reading: int) -> None:
+        """On the worker thread: every game, newest first; the first at once, then batches of BATCH_SECONDS."""
+        from companion.engine.errors import UserError
+
+        batch: list[tuple[tuple[int, bool], GameResult]] = []
+        since: float | None = None  # the newest game goes to the screen at once, then a batch at a time
+        problem = ""
+        try:
+            for summary in journal.each_game():
+                if reading != self._reading:
+                    return  # a newer reading has started
+                key = (summary.actions, summary.finished)
+                cached = cache.get(summary.id)
+                batch.append(cached if cached is not None and cached[0] == key else (key, read_game(journal, summary)))
+                if since is None or time.monotonic() - since >= BATCH_SECONDS:
+                    self._call_soon(partial(self._arrive, reading, batch, done=False))
+                    batch, since = [], time.monotonic()
+        except (UserError, sqlite3.Error) as error:  # a journal damaged or closed under the reader
+            problem = str(error)
+        self._call_soon(partial(self._arrive, reading, batch, done=True, problem=problem))
+
+    def _arrive(self, reading: int, batch: list[tuple[tuple[int, bool], GameResult]], done: bool,
+                problem: str = "") -> None:
+        """On the UI thread: the games read so far, then those the reading has not reached yet as before."""
+        if reading != self._reading:
+            return
+        for key, result in batch:
+            self._cache[result.summary.id] = (key, result)
+        self._fresh += [result for _key, result in batch]
+        last = self._fresh[-1].summary.id if self._fresh else None
+        rest = [] if done else [r for r in self.results if last is None or r.summary.id < last]
+        self.results = self._fresh + rest
+        if done:
+            self.loading = False
+            self.message = self.message or problem
+        self.relabel()
+        ids = [result.summary.id for result in self.results]
+        wanted = self.selected if self.selected in ids else (ids[0] if ids else -1)
+        if done or wanted != self.selected or self.result(wanted) is not self._shown:  # done: its language too
+            self._show(wanted)
 
     def relabel(self) -> None:
         """Texts in the current language (after a language switch too)."""
@@ -222,9 +283,13 @@ class HistoryModel(EventDispatcher):
         return next((r for r in self.results if r.summary.id == wanted), None)
 
     def select(self, game_id: int) -> None:
-        self.selected = game_id
-        result = self.result()
+        """A game tapped in the list."""
         self.message = ""
+        self._show(game_id)
+
+    def _show(self, game_id: int) -> None:
+        self.selected = game_id
+        result = self._shown = self.result()
         if result is None:
             self.detail_title, self.detail_lines, self.chart, self.colours, self.names = "", [], [], [], []
             self.times, self.cut_text = [], ""
@@ -299,6 +364,20 @@ class HistoryModel(EventDispatcher):
         return path
 
 
+class GameRow(RecycleDataViewBehavior, GToggle):
+    """One game in History's list: a toggle the list fills from its data (`game_id`, `text`, `state`)."""
+
+    game_id = NumericProperty(-1)
+
+    def on_release(self) -> None:
+        shared_model().select(int(self.game_id))
+
+
+class GameList(RecycleView, Scroll):
+    """History's list of games: only the rows in sight are widgets, so a thousand games cost no more
+    frames than ten (and the bar keeps its colour, as every `Scroll` does)."""
+
+
 class HistoryScreen(Screen):
     """Every game: a list on the left, the chosen game with its chart on the right."""
 
@@ -313,17 +392,11 @@ class HistoryScreen(Screen):
         self.model.bind(rows=self._rebuild, selected=self._rebuild)
 
     def _rebuild(self, *_args: Any) -> None:
-        """One toggle per game, newest first; the chosen one is down.  The toggles are kept and refilled:
-        every tap on a game changes the selection, and a long history rebuilt per tap was slow."""
-        for button, row in zip(resize(self.ids.rows, len(self.model.rows), self._game_toggle), self.model.rows):
-            button.game_id, button.text = row["id"], row["text"]
-            button.state = "down" if row["id"] == self.model.selected else "normal"
-
-    def _game_toggle(self) -> Any:
-        button = Factory.GToggle(group="history", allow_no_selection=False, size_hint_y=None, height=64,
-                                 halign="left", padding=(8, 4))
-        button.bind(on_release=lambda pressed: self.model.select(pressed.game_id))
-        return button
+        """One toggle per game, newest first; the chosen one is down.  The list keeps its row widgets and
+        refills them: every tap on a game changes the selection."""
+        selected = self.model.selected
+        self.ids.games.data = [{"game_id": row["id"], "text": row["text"],
+                                "state": "down" if row["id"] == selected else "normal"} for row in self.model.rows]
 
     def resume_selected(self) -> None:
         if self.model.can_resume:

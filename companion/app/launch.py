@@ -205,6 +205,8 @@ def show_screen(app: Any, screen: str) -> None:
 
         app.flow.open_table(Session.resume(journal, finished))  # a finished game: the End screen follows
     pump(4)
+    while screen in ("history", "stats") and app.root.get_screen(screen).model.loading:  # read on a worker thread
+        pump(1)
 
 
 def _play_until_dice_are_due(app: Any) -> None:

@@ -23,7 +23,8 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from companion.camera.vision import Calibration, Features
+from companion.camera.faces import Features
+from companion.camera.vision import Calibration
 from companion.engine.errors import UserError, read_json_file
 from companion.engine.paths import data_dir
 

@@ -16,20 +16,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from companion.camera.faces import Face, features, nearest, read_pips, top_face
 from companion.camera.profile import Profile, TaughtFace, needs_teaching
-from companion.camera.vision import (
-    SPECK,
-    Face,
-    Image,
-    Scene,
-    VisionError,
-    features,
-    find_dice,
-    nearest,
-    read_pips,
-    to_work,
-    top_face,
-)
+from companion.camera.vision import SPECK, Image, Scene, VisionError, find_dice, to_work
 
 #: A taught match is taken only when it is this much nearer than the best other face...
 MARGIN = 0.62

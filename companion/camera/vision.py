@@ -1,4 +1,4 @@
-"""Seeing dice in a picture of the tray: calibration, finding the dice, their top faces, and reading them.
+"""Seeing dice in a picture of the tray: calibration and finding the dice (faces.py reads each one).
 
 Pure functions of pictures (numpy arrays in OpenCV's BGR order) and of what calibration and teaching kept;
 no camera, file or screen here.  Every step measures how sure it is, and the reader (reader.py) asks the
@@ -11,18 +11,11 @@ happen, a question is cheap.
   brightness of the floor by far more than any light does.
 - **Sizes follow the dice.** A die's size in pixels comes from teaching, or from the dice that lie apart in
   the picture; dice that touch are split by their area into as many dice as fit.
-- **The top face** is the brightest square of the die's size inside the die's outline (the light comes
-  from above; the sides a tilted camera also sees are darker), cut out square to the die's edges.
-- **Pips are counted and their layout checked** against the six layouts a die can show, so a shadow or a
-  scratch never adds a pip unnoticed; other faces are told apart by nearest taught example (colour after
-  white balance against the tray, and shape under the four quarter turns).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -37,15 +30,10 @@ Mask = npt.NDArray[np.bool_]
 
 #: Pictures are read at most this wide (bigger frames are scaled down first); finding runs at half of it.
 WORK_WIDTH = 640
-#: Face patches are cut out at this size (pixels per side).
-PATCH = 48
-#: Shape descriptors are this many pixels per side.
-SHAPE = 12
-_EPS = 0.004
+#: Added before a logarithm of light, so black is a number.
+EPS = 0.004
 #: The doubt of a blob too small for a die (a crumb, a chip of paint); teaching does not mind it.
 SPECK = "something small lies in the tray"
-#: A face cut out with less of it inside the die's outline was not found whole.
-COVERED = 0.92
 
 # sRGB byte -> linear light, one table lookup per pixel.
 _LINEAR: Floats = np.array([(v / 255 / 12.92) if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4
@@ -59,22 +47,22 @@ class VisionError(ValueError):
 def to_work(frame: Image) -> Image:
     """The frame at the working size (at most WORK_WIDTH wide), 3 channels."""
     if frame.ndim == 2:
-        frame = _bytes(cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR))
+        frame = as_bytes(cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR))
     elif frame.shape[2] == 4:
-        frame = _bytes(cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR))
+        frame = as_bytes(cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR))
     height, width = frame.shape[:2]
     if width > WORK_WIDTH:
         scale = WORK_WIDTH / width
-        frame = _bytes(cv2.resize(frame, (WORK_WIDTH, max(1, round(height * scale))), interpolation=cv2.INTER_AREA))
+        frame = as_bytes(cv2.resize(frame, (WORK_WIDTH, max(1, round(height * scale))), interpolation=cv2.INTER_AREA))
     return np.ascontiguousarray(frame)
 
 
-def _bytes(array: object) -> Image:
+def as_bytes(array: object) -> Image:
     """OpenCV's result as the byte image it is (its stubs say only 'some array')."""
     return np.asarray(array, dtype=np.uint8)
 
 
-def _floats(array: object) -> Floats:
+def as_floats(array: object) -> Floats:
     return np.asarray(array, dtype=np.float32)
 
 
@@ -84,13 +72,13 @@ def linear(image: Image) -> Floats:
 
 
 def luma(image: Image) -> Floats:
-    return _floats(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    return as_floats(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
 
 
 def _small(work: Image) -> Floats:
     """Linear light at half the working size, lightly smoothed: what finding the dice works on."""
-    small = _bytes(cv2.resize(work, (work.shape[1] // 2, work.shape[0] // 2), interpolation=cv2.INTER_AREA))
-    return _floats(cv2.GaussianBlur(linear(small), (0, 0), 0.8))
+    small = as_bytes(cv2.resize(work, (work.shape[1] // 2, work.shape[0] // 2), interpolation=cv2.INTER_AREA))
+    return as_floats(cv2.GaussianBlur(linear(small), (0, 0), 0.8))
 
 
 # --- calibration -------------------------------------------------------------------------------------
@@ -153,7 +141,7 @@ def calibrate(frame: Image) -> Calibration:
     gray = luma(work)
     if float(np.percentile(gray, 95)) < DARK_P95:
         raise VisionError(N_("the picture is too dark: switch on a light over the tray, or open the camera's aperture"))
-    log_image = np.log(small + _EPS)
+    log_image = np.log(small + EPS)
     centre = log_image[height * 3 // 8:height * 5 // 8, width * 3 // 8:width * 5 // 8].reshape(-1, 3)
     reference = np.median(centre, axis=0)
     difference = log_image - reference
@@ -227,7 +215,7 @@ class Scene:
 def light_gain(small: Floats, calibration: Calibration) -> tuple[Floats, Floats]:
     """The log ratio of this frame to the empty tray after the light's change is taken out, and that change
     (per channel, over the whole tray); the change may vary slowly across the tray (a lamp moved)."""
-    log_ratio = np.log(small + _EPS) - np.log(calibration.background + _EPS)
+    log_ratio = np.log(small + EPS) - np.log(calibration.background + EPS)
     tray = calibration.tray
     gain = np.median(log_ratio[tray], axis=0).astype(np.float32)
     residual = log_ratio - gain
@@ -242,7 +230,7 @@ def foreground(small: Floats, calibration: Calibration) -> tuple[Mask, Floats]:
     """Pixels that are not the tray's floor under some light: a colour the floor does not have, or much
     brighter; a shadow (darker, same colour) is floor.  Returns the mask and the light's gain."""
     residual, gain = light_gain(small, calibration)
-    residual = _floats(cv2.GaussianBlur(residual, (0, 0), 1.0))  # a die is many pixels, the sensor's noise one
+    residual = as_floats(cv2.GaussianBlur(residual, (0, 0), 1.0))  # a die is many pixels, the sensor's noise one
     bright = residual.mean(axis=2)
     chroma = np.linalg.norm(residual - bright[..., None], axis=2)
     # How far the floor wanders in this frame decides the thresholds (noise in dim light, texture such as wood).
@@ -325,7 +313,7 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
         die_area = half_side * half_side * 1.1  # the outline shows some of the sides too
     counts = _dice_per_blob([area / die_area for area, _ in blobs], expected)
     spots: list[Spot] = []
-    tray_edge = _bytes(cv2.morphologyEx(calibration.tray.astype(np.uint8), cv2.MORPH_GRADIENT,
+    tray_edge = as_bytes(cv2.morphologyEx(calibration.tray.astype(np.uint8), cv2.MORPH_GRADIENT,
                                         np.ones((5, 5), np.uint8)))
     for (area, region), number in zip(blobs, counts):
         dice = area / die_area
@@ -357,319 +345,8 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
                          mask.shape[0] - 1 - group[:, 1].max())
             if border < 1:
                 doubts.append("a die lies at the edge of the picture")
-            spots.append(Spot(x=cx * 2 + 1, y=cy * 2 + 1, side=0.0, angle=angle % 90, pixels=_floats(group)))
+            spots.append(Spot(x=cx * 2 + 1, y=cy * 2 + 1, side=0.0, angle=angle % 90, pixels=as_floats(group)))
     die_side = (side if side is not None else 2 * math.sqrt(die_area / 1.1))
     spots = [Spot(s.x, s.y, die_side, s.angle, s.pixels) for s in spots]
     spots.sort(key=lambda s: (s.x, s.y))
     return Scene(tuple(spots), gain_tuple, tuple(dict.fromkeys(doubts)), mask, die_side)
-
-
-# --- top faces --------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Face:
-    """A die's top face cut out square to its edges (PATCH x PATCH, BGR), and how well it could be cut."""
-
-    patch: Image
-    doubts: tuple[str, ...] = field(default=())
-    #: The same place a third larger: pips a patch cut off the face's middle has lost are found there.
-    wide: Image | None = None
-    #: The share of the cut-out square inside the die's own outline.
-    covered: float = 1.0
-
-
-def _edge_angle(gray: Floats) -> float | None:
-    """The angle of a square's edges (0-90 degrees) from the gradients' orientations, weighted by strength."""
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-    magnitude = np.hypot(gx, gy)
-    if float(magnitude.max()) < 1e-3:
-        return None
-    theta = np.arctan2(gy, gx) * 4  # a square's four edge directions become one
-    weight = magnitude**2
-    c, s = float((weight * np.cos(theta)).sum()), float((weight * np.sin(theta)).sum())
-    if math.hypot(c, s) < 0.15 * float(weight.sum()):
-        return None
-    return (math.degrees(math.atan2(s, c)) / 4) % 90
-
-
-def _face_extent(lab: Floats, inside: Mask, cx: int, cy: int, box: int) -> tuple[float, float, float] | None:
-    """The top face's centre and side in the die's window: the pixels of the face's own colour (pips and
-    marks closed over) connected to the place found, measured along the die's edges."""
-    half = box // 2
-    sample = lab[max(0, cy - half):cy + half + 1, max(0, cx - half):cx + half + 1].reshape(-1, 3)
-    body = np.median(sample, axis=0)
-    difference = np.abs(lab - body)
-    same = (difference[:, :, 0] < 22) & (np.hypot(difference[:, :, 1], difference[:, :, 2]) < 12) & inside
-    same = cv2.morphologyEx(same.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
-    _, labels = cv2.connectedComponents(same)
-    label = labels[cy, cx]
-    if label == 0:
-        return None
-    return _square_of((labels == label).astype(np.uint8))
-
-
-def _square_of(region: npt.NDArray[np.uint8]) -> tuple[float, float, float] | None:
-    """Centre and side of a region that is nearly a square along the window's axes (rows and columns mostly
-    inside it: a thin spill along a side does not count), else None."""
-    ys, xs = np.nonzero(region)
-    if len(xs) < 16:
-        return None
-    rows = np.bincount(ys - ys.min())
-    cols = np.bincount(xs - xs.min())
-    row_span = np.nonzero(rows >= 0.5 * rows.max())[0]
-    col_span = np.nonzero(cols >= 0.5 * cols.max())[0]
-    height = float(row_span[-1] - row_span[0] + 1)
-    width = float(col_span[-1] - col_span[0] + 1)
-    if not 0.75 < width / height < 1.33:
-        return None
-    return (xs.min() + (col_span[0] + col_span[-1]) / 2, ys.min() + (row_span[0] + row_span[-1]) / 2,
-            (width + height) / 2)
-
-
-def _lit_extent(lightness: Floats, inside: Mask, face_side: float) -> tuple[float, float, float] | None:
-    """The top face as the lit part of the die: pips and marks smoothed away (a median the size of a pip),
-    then the brighter of two levels inside the die's outline; the light comes from above, its sides are in
-    shade."""
-    size = max(3, int(face_side * 0.22) | 1)
-    smooth = cv2.medianBlur(np.clip(lightness, 0, 255).astype(np.uint8), size)
-    values = smooth[inside]
-    if values.size < 16:
-        return None
-    level, _ = cv2.threshold(values.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    lit = ((smooth > level) & inside).astype(np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(lit)
-    if count < 2:
-        return None
-    largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    return _square_of((labels == largest).astype(np.uint8))
-
-
-def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
-    """Cut out the spot's top face: square to the die's edges, the brightest place of the die's size inside
-    its outline (sides seen by a tilted camera are darker than the lit top)."""
-    side = spot.side
-    window = round(side * 1.7)
-    scale = 80.0 / window  # the window becomes 80x80, a die's side 47 pixels
-    gray = luma(work)
-    x0, y0 = int(spot.x - window / 2), int(spot.y - window / 2)
-    crop = gray[max(0, y0):y0 + window, max(0, x0):x0 + window]
-    angle = _edge_angle(_floats(cv2.GaussianBlur(crop, (0, 0), 1.0))) if crop.size else None
-    if angle is None:
-        angle = spot.angle
-    rotation = cv2.getRotationMatrix2D((spot.x, spot.y), angle, scale)
-    rotation[0, 2] += 40 - spot.x
-    rotation[1, 2] += 40 - spot.y
-    window_image = cv2.warpAffine(work, rotation, (80, 80), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    own = np.zeros(mask.shape, np.uint8)
-    if len(spot.pixels):
-        own[spot.pixels[:, 1].astype(int), spot.pixels[:, 0].astype(int)] = 1
-    else:
-        own[mask] = 1
-    full_mask = cv2.resize(own, (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST)
-    window_mask = cv2.warpAffine(full_mask, rotation, (80, 80), flags=cv2.INTER_NEAREST).astype(np.float32)
-    face_side = side * scale
-    box = max(8, round(face_side * 0.6))
-    inside = cv2.boxFilter(window_mask, -1, (box, box), normalize=True, borderType=cv2.BORDER_CONSTANT)
-    lab = cv2.cvtColor(window_image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    mean = cv2.boxFilter(lab, -1, (box, box), borderType=cv2.BORDER_REPLICATE)
-    square = cv2.boxFilter(lab * lab, -1, (box, box), borderType=cv2.BORDER_REPLICATE)
-    chroma_spread = np.sqrt(np.maximum(square - mean * mean, 0)[:, :, 1:].sum(axis=2))
-    best = float(inside.max())
-    # The top face: inside the outline, of one colour (a box across an edge of a die whose faces differ in
-    # colour is not), and the brightest such place (the sides a tilted camera sees are in shade).
-    score = np.where(inside >= best - 0.04, mean[:, :, 0] * 100 / 255 - 2.0 * chroma_spread, -1e9)
-    row, col = np.unravel_index(int(np.argmax(score)), score.shape)
-    cx, cy, cut = float(col), float(row), face_side * 0.76
-    for extent in (_face_extent(lab, window_mask > 0, int(col), int(row), box),
-                   _lit_extent(lab[:, :, 0], window_mask > 0, face_side)):
-        if extent is not None and 0.55 * face_side < extent[2] < 1.0 * face_side:
-            cx, cy, cut = extent[0], extent[1], extent[2] * 0.92
-            break
-    def cut_out(side: float) -> Image:
-        corners = np.array([[cx - side / 2, cy - side / 2], [cx + side / 2, cy - side / 2],
-                            [cx + side / 2, cy + side / 2]], np.float32)
-        target = np.array([[0, 0], [PATCH, 0], [PATCH, PATCH]], np.float32)
-        return _bytes(cv2.warpAffine(window_image, cv2.getAffineTransform(corners, target), (PATCH, PATCH),
-                                     flags=cv2.INTER_AREA if side > PATCH else cv2.INTER_LINEAR,
-                                     borderMode=cv2.BORDER_REPLICATE))
-
-    left, top = round(cx - cut / 2), round(cy - cut / 2)
-    inside_cut = window_mask[max(0, top):top + round(cut), max(0, left):left + round(cut)]
-    covered = float(inside_cut.sum()) / max(cut * cut, 1.0)
-    doubts = () if best > 0.85 and covered > COVERED else ("a die is partly hidden",)
-    return Face(patch=cut_out(cut), doubts=doubts, wide=cut_out(cut * 1.35), covered=covered)
-
-
-# --- pips ------------------------------------------------------------------------------------------------
-
-#: The pip layouts a die shows, on a 3x3 grid (-1, 0, 1), in every quarter turn.
-_LAYOUTS: dict[int, tuple[frozenset[tuple[int, int]], ...]] = {
-    1: (frozenset({(0, 0)}),),
-    2: (frozenset({(-1, -1), (1, 1)}), frozenset({(-1, 1), (1, -1)})),
-    3: (frozenset({(-1, -1), (0, 0), (1, 1)}), frozenset({(-1, 1), (0, 0), (1, -1)})),
-    4: (frozenset({(-1, -1), (-1, 1), (1, -1), (1, 1)}),),
-    5: (frozenset({(-1, -1), (-1, 1), (1, -1), (1, 1), (0, 0)}),),
-    6: (frozenset({(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)}),
-        frozenset({(-1, -1), (0, -1), (1, -1), (-1, 1), (0, 1), (1, 1)})),
-}
-
-
-@dataclass(frozen=True)
-class Pips:
-    """A pip count whose layout is one a die can show, and how closely the pips sit on that layout (0-1)."""
-
-    count: int
-    fit: float
-
-
-def _pip_candidates(gray: Floats, polarity: int, level: float) -> list[tuple[float, float, float]]:
-    """Round marks of one polarity (dark on light = -1) the size of pips: (x, y, area) in patch pixels.
-    `level`: the share of the contrast a pixel must reach (higher levels part pips that blur together)."""
-    body = float(np.median(gray))
-    extreme = float(np.percentile(gray, 2 if polarity < 0 else 98))
-    contrast = (extreme - body) * polarity
-    if contrast < 14:
-        return []
-    marks = ((gray - body) * polarity > contrast * level).astype(np.uint8)
-    count, _labels, stats, centroids = cv2.connectedComponentsWithStats(marks, connectivity=4)
-    found = []
-    for label in range(1, count):
-        x, y, w, h, area = (int(v) for v in stats[label])
-        cx, cy = (float(v) for v in centroids[label])
-        if area < PATCH * PATCH * 0.006:
-            continue
-        if area > PATCH * PATCH * 0.12 or max(w, h) > 2.2 * min(w, h) or area < 0.45 * w * h:
-            if x == 0 or y == 0 or x + w == PATCH or y + h == PATCH:
-                continue  # the shade of the die's rounded rim at the patch's edge
-            return []  # a mark that is no pip: this is not a pip face (or not one we can read)
-        if min(cx, cy, PATCH - cx, PATCH - cy) < PATCH * 0.07:
-            continue  # shading at the rounded rim
-        found.append((cx, cy, float(area)))
-    return found
-
-
-def read_pips(patch: Image) -> Pips | None:
-    """The number of pips on a face when they lie as a die's pips do, else None (not readable as pips)."""
-    gray = luma(patch)
-    best: Pips | None = None
-    for polarity, level in itertools.product((-1, 1), (0.45, 0.6, 0.75)):
-        marks = _pip_candidates(gray, polarity, level)
-        if not 1 <= len(marks) <= 6:
-            continue
-        areas = [area for _, _, area in marks]
-        if max(areas) > 2.3 * min(areas):
-            continue
-        half = PATCH / 2
-        if len(marks) == 1:
-            distance = math.hypot(marks[0][0] - half, marks[0][1] - half) / half
-            fit = max(0.0, 1 - distance / 0.35)
-            candidate = Pips(1, fit) if fit > 0 else None
-        else:
-            # Every layout is symmetric about the face's middle, so the pips' own centre is the face's:
-            # a patch cut a little off the face still reads.
-            cx = sum(x for x, _, _ in marks) / len(marks)
-            cy = sum(y for _, y, _ in marks) / len(marks)
-            if math.hypot(cx - half, cy - half) > 0.35 * half:
-                continue
-            coords = [((x - cx) / half, (y - cy) / half) for x, y, _ in marks]
-            spacing = float(np.median([max(abs(a), abs(b)) for a, b in coords if max(abs(a), abs(b)) > 0.25] or [0]))
-            if not 0.3 < spacing < 0.85:
-                continue
-            snapped = [(round(a / spacing), round(b / spacing)) for a, b in coords]
-            error = max(max(abs(a / spacing - sa), abs(b / spacing - sb)) for (a, b), (sa, sb) in zip(coords, snapped))
-            if any(abs(sa) > 1 or abs(sb) > 1 for sa, sb in snapped) or frozenset(snapped) not in _LAYOUTS[len(marks)]:
-                continue
-            fit = max(0.0, 1 - error / 0.3)
-            candidate = Pips(len(marks), fit) if fit > 0 else None
-        if candidate is not None and (best is None or candidate.fit > best.fit):
-            best = candidate
-    return best
-
-
-# --- taught faces -------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Features:
-    """What a face is recognised by: its colours (white-balanced against the tray, relative brightness) and
-    its marks' shape (contrast-normalised, in the die's frame, any quarter turn)."""
-
-    colour: tuple[float, ...]
-    shape: tuple[float, ...]
-
-
-def features(patch: Image, gain: Sequence[float]) -> Features:
-    """Features of a face patch seen under a light whose gain against calibration is `gain` (log, BGR): the
-    colours are taken back to the calibration's light before they are described."""
-    light = linear(patch).reshape(-1, 3) / np.exp(np.asarray(gain, np.float32))
-    mean = light.mean(axis=0)
-    distance = np.linalg.norm(np.log(light + _EPS) - np.log(mean + _EPS), axis=1)
-    marked = light[distance >= np.percentile(distance, 80)]
-    body = light[distance <= np.percentile(distance, 50)]
-
-    def describe(colour: Floats) -> list[float]:
-        b, g, r = (float(v) + _EPS for v in colour)
-        total = b + g + r
-        return [math.log(r / g), math.log(b / g), 0.5 * math.log(total)]
-
-    colour = describe(body.mean(axis=0)) + describe(marked.mean(axis=0))
-    gray = cv2.resize(luma(patch), (SHAPE, SHAPE), interpolation=cv2.INTER_AREA)
-    gray = gray - gray.mean()
-    spread = float(gray.std())
-    shape = (gray / spread if spread > 6 else gray * 0).ravel()
-    return Features(tuple(colour), tuple(float(v) for v in shape))
-
-
-def _turns(shape: Sequence[float]) -> Floats:
-    """The shape under the four quarter turns and shifted by up to one cell each way (a face cut a little
-    off its middle), as rows of the inner (SHAPE-2)^2 cells."""
-    grid = np.asarray(shape, np.float32).reshape(SHAPE, SHAPE)
-    inner = SHAPE - 2
-    return np.stack([np.rot90(grid, k)[dy:dy + inner, dx:dx + inner].ravel()
-                     for k in range(4) for dy in range(3) for dx in range(3)])
-
-
-def distances(a: Features, b: Features) -> tuple[float, float]:
-    """How unlike two faces are in colour (log chromaticity and brightness, weighted) and in shape (under
-    the best quarter turn and shift)."""
-    ca, cb = np.asarray(a.colour), np.asarray(b.colour)
-    weights = np.array([1.0, 1.0, 0.35, 0.6, 0.6, 0.2])
-    colour = float(np.sqrt(((ca - cb) ** 2 * weights).sum()))
-    inner = np.asarray(a.shape, np.float32).reshape(SHAPE, SHAPE)[1:-1, 1:-1].ravel()
-    shape = float(np.sqrt(np.mean((_turns(b.shape) - inner) ** 2, axis=1)).min())
-    return colour, 0.35 * shape
-
-
-@dataclass(frozen=True)
-class Match:
-    """The nearest taught face, its distance, the nearest other face's distance, and the part of both that
-    every face shares (the colour distance of the face nearest in colour: where all faces have one colour,
-    as a game's digits or pips on one die, it is the light's and the camera's noise, not a difference)."""
-
-    face: str
-    distance: float
-    runner_up: float
-    floor: float = 0.0
-
-    @property
-    def margin(self) -> float:
-        """Best over runner-up above the shared part: 0 is a clear decision, near 1 a toss-up."""
-        if not math.isfinite(self.runner_up):
-            return 0.0
-        return (self.distance - self.floor) / max(self.runner_up - self.floor, 1e-6)
-
-
-def nearest(face: Features, examples: Sequence[tuple[str, Features]]) -> Match | None:
-    """The taught face nearest to `face` (by its nearest example) and the best other face's distance."""
-    best: dict[str, float] = {}
-    colour_floor = math.inf
-    for label, example in examples:
-        colour, shape = distances(face, example)
-        colour_floor = min(colour_floor, colour)
-        if colour + shape < best.get(label, math.inf):
-            best[label] = colour + shape
-    if not best:
-        return None
-    ranked = sorted(best.items(), key=lambda item: item[1])
-    runner_up = ranked[1][1] if len(ranked) > 1 else math.inf
-    return Match(ranked[0][0], ranked[0][1], runner_up, min(colour_floor, ranked[0][1]))

@@ -26,19 +26,14 @@ from pathlib import Path
 
 from companion.engine.core import N_, Setup
 from companion.engine.errors import UserError
-from companion.engine.journal import (
+from companion.engine.journal_format import ENTRY_KINDS, Cut, migrate, moves_in_force, parse_row, setup_or_none
+from companion.engine.journal_lock import JournalLock
+from companion.engine.journal_triage import (
     BUSY_TIMEOUT,
-    ENTRY_KINDS,
-    Cut,
-    JournalLock,
     Notice,
-    _not_a_journal,
     identify,
-    migrate,
-    moves_in_force,
-    parse_row,
+    not_a_journal,
     reserve_new_file,
-    setup_or_none,
     why_not_writable,
 )
 from companion.engine.record import GameRecord, RecordedAction, now_utc, replay
@@ -417,7 +412,7 @@ def _checked_source(source: Path) -> Path:
     if kind == "missing":
         raise UserError(f"no journal at {source}")
     if kind != "journal":
-        raise _not_a_journal(source, kind)
+        raise not_a_journal(source, kind)
     return source
 
 

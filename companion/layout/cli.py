@@ -54,7 +54,7 @@ def _size(text: str) -> tuple[int, int]:
     return width, height
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     layout = sub.add_parser("layout", help="check or render a board layout file")
     layout_sub = layout.add_subparsers(dest="layout_command", metavar="ACTION", required=True)
 

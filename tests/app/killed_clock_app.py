@@ -30,7 +30,7 @@ def main(data: Path) -> None:
     clock.now += 12
     app.clocks.update()  # the tick after 5 s and more: the periodic save
     pump(1)  # on the writer thread: done before this frame
-    print("READY", session.game_id, app.journal.clock(session.game_id), flush=True)
+    print("READY", session.game_id, app.journal.clocks.load(session.game_id), flush=True)
     time.sleep(600)
 
 

@@ -18,7 +18,7 @@ from companion.engine.journal import Journal
 from companion.engine.session import Session
 from companion.engine.timebank import BankState
 from tests.app.conftest import ManualClock, kill_when_ready
-from tests.app.ui import tap
+from tests.app.ui import history_read, tap
 from tests.engine.journal_faults import read_only_view
 
 NAMES = ("Anna", "Ben", "Cleo")
@@ -42,7 +42,7 @@ def journal(tmp_path: Path) -> Iterator[Journal]:
 
 
 def kept(journal: Journal, game: int) -> BankState:
-    text = journal.clock(game)
+    text = journal.clocks.load(game)
     assert text is not None
     return BankState.from_json(text)
 
@@ -69,10 +69,10 @@ def test_turn_changes_pauses_and_the_running_clock_are_kept_and_restored(journal
     clock.now = 30 + SAVE_SECONDS + 2
     model.update()
     assert kept(journal, game).totals() == [30, SAVE_SECONDS + 2, 0]
-    at_the_kill = journal.clock(game)
+    at_the_kill = journal.clocks.load(game)
     clock.now += 3  # not kept: the app dies before the next save
     model.stop()  # stands for the kill, except that it saves: put back what the journal held before it
-    journal.save_clock(game, at_the_kill or "")
+    journal.clocks.save(game, at_the_kill or "")
     later = FakeClock(5000.0)  # a new process: a new monotonic clock, and the settings changed meanwhile
     again = ClockModel(clock=later)
     again.start("goldgraeber", NAMES, ClockSettings(clock=True, bank_minutes=90), journal, game)
@@ -96,7 +96,7 @@ def test_turn_changes_pauses_and_the_running_clock_are_kept_and_restored(journal
 
 def test_a_journal_fault_keeps_no_clock_and_the_game_goes_on(journal: Journal) -> None:
     game, clock, model = running_clock(journal)
-    before = journal.clock(game)
+    before = journal.clocks.load(game)
     journal._write.execute("PRAGMA query_only=1")  # every write now fails as on a card gone read-only
     clock.now = 20
     model.player(1)
@@ -104,7 +104,7 @@ def test_a_journal_fault_keeps_no_clock_and_the_game_goes_on(journal: Journal) -
     model.hourglass(flat=False)
     clock.now = 40
     model.update()
-    assert model.seat == 1 and model.turn_text == "0:20" and journal.clock(game) == before
+    assert model.seat == 1 and model.turn_text == "0:20" and journal.clocks.load(game) == before
     journal._write.execute("PRAGMA query_only=0")
 
 
@@ -113,7 +113,7 @@ def test_a_clock_that_does_not_fit_the_game_starts_afresh(journal: Journal) -> N
     assert game is not None
     model = ClockModel(clock=FakeClock())
     for text in ("{not json", BankState(used=(5.0, 5.0)).to_json()):  # unreadable; two seats for three players
-        journal.save_clock(game, text)
+        journal.clocks.save(game, text)
         model.start("goldgraeber", NAMES, TEN_MINUTES, journal, game)
         model.player(0)
         assert model.active and model.bank_text == "10:00"
@@ -145,8 +145,8 @@ def test_a_killed_app_resumes_with_its_clocks_from_home_and_history(fresh_app: A
             app.clocks.update()
             assert (app.clocks.turn_text, app.clocks.bank_text) == ("0:12", "9:48")
             app.go("history")
-            pump(2)
             history = app.root.current_screen
+            history_read(history.model)
             history.model.select(game)
             assert history.model.times == [{"name": "Anna", "used": "0:30"}, {"name": "Ben", "used": "0:12"},
                                            {"name": "Cleo", "used": "0:00"}]
@@ -170,7 +170,7 @@ def test_a_read_only_journal_resumes_the_kept_clock_and_still_plays(fresh_app: A
     journal = Journal(folder / "journal.sqlite3")
     game = Session.new(SETUP, journal).game_id
     assert game is not None
-    journal.save_clock(game, BankState(used=(40.0, 0.0, 0.0), seat=0, turn=15.0, bank_seconds=600).to_json())
+    journal.clocks.save(game, BankState(used=(40.0, 0.0, 0.0), seat=0, turn=15.0, bank_seconds=600).to_json())
     journal.close()
     app = fresh_app
     with read_only_view(folder, tmp_path / "card") as card:

@@ -17,7 +17,7 @@ from companion.app.demo import demo_session
 from companion.app.launch import pump
 from companion.app.screens.table_text import ranking_markup, standings
 from companion.app.viewmodels import EndModel, headline
-from tests.app.ui import visible_widgets
+from tests.app.ui import history_read, visible_widgets
 
 
 def test_turns_end_where_the_player_to_move_changes() -> None:
@@ -166,8 +166,9 @@ def test_history_draws_the_same_chart(fresh_app: Any, finished: Any) -> None:
     app.flow.open_table(journalled(app, finished))
     pump(2)
     app.go("history")
-    pump(3)
     model = app.root.current_screen.model
+    history_read(model)
+    pump(1)
     summary = next(s for s in app.journal.games() if s.id == model.selected)
     expected = session_turn_scores(finished.game, finished.states)
     assert [list(row) for row in read_game(app.journal, summary).chart] == expected

@@ -19,7 +19,7 @@ from companion.engine.journal import Journal
 from companion.engine.record import load_record, replay
 from companion.engine.session import Session
 from tests.app.test_play_touch import set_up_four_players
-from tests.app.ui import tap
+from tests.app.ui import history_read, tap
 from tests.table_helpers import make_controller, played
 
 
@@ -36,9 +36,16 @@ def journal(tmp_path: Path) -> Journal:
     return journal
 
 
-def test_rows_statuses_and_stats_follow_the_replayed_games(journal: Journal) -> None:
+def loaded(journal: Journal) -> HistoryModel:
+    """A History model that has read the whole journal."""
     model = HistoryModel()
     model.load(journal)
+    history_read(model)
+    return model
+
+
+def test_rows_statuses_and_stats_follow_the_replayed_games(journal: Journal) -> None:
+    model = loaded(journal)
     assert [row["status"] for row in model.rows] == ["open", "open", "finished"]  # newest first
     finished = Session.resume(journal, journal.games()[-1].id)
     scores = finished.scores()
@@ -53,12 +60,14 @@ def test_rows_statuses_and_stats_follow_the_replayed_games(journal: Journal) -> 
 
 
 def test_abandon_keeps_the_game_but_stops_offering_it(journal: Journal) -> None:
-    model = HistoryModel()
-    model.load(journal)
+    model = loaded(journal)
     newest = journal.games()[0].id
     model.select(newest)
     assert model.can_resume
     model.abandon()
+    assert model.loading and model.message == "The game was abandoned; it stays in the history."
+    history_read(model)
+    assert model.message == "The game was abandoned; it stays in the history."
     assert journal.latest_unfinished() != newest
     assert model.result(newest).status == "abandoned"  # type: ignore[union-attr]
     assert len(player_stats(model.results)) == 4  # abandoned games do not count as played
@@ -77,8 +86,7 @@ def test_export_to_the_usb_stick_record_replays_and_csv_has_every_seat(journal: 
     stick.mkdir()
     monkeypatch.setenv("GOLDTABLE_USB", str(stick))
     assert usb_folders() == [stick]
-    model = HistoryModel()
-    model.load(journal)
+    model = loaded(journal)
     model.select(journal.games()[-1].id)
     path = model.export_record()
     assert path is not None and path.parent.parent == stick and str(path) in model.message
@@ -105,6 +113,7 @@ def test_history_from_home_resume_picture_and_stats_by_touch(fresh_app: Any, tmp
     tap(app, "History", frames=2)
     assert app.root.current == "history"
     screen = app.root.current_screen
+    history_read(screen.model)
     tap(app, "Picture", frames=2)
     picture = screen.model.picture_path()
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

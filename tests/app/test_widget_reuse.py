@@ -15,6 +15,7 @@ from companion.app.launch import pump
 from companion.app.widgets import resize
 from companion.engine.journal import Journal
 from companion.engine.session import Session
+from tests.app.ui import history_read
 
 
 def test_a_box_that_shrinks_and_grows_gets_its_own_widgets_back() -> None:
@@ -101,19 +102,22 @@ def test_history_rows_and_rule_cards_are_refilled_not_rebuilt(fresh_app: Any, tm
             play_move(session)
     app.journal_desk.open(journal)
     app.go("history")
-    pump(2)
+    history_read(app.root.get_screen("history").model)
+    pump(1)
     screen = app.root.get_screen("history")
-    toggles = list(reversed(screen.ids.rows.children))
-    assert len(toggles) == 3
-    for toggle, row in zip(toggles, screen.model.rows):
+    toggles = sorted(screen.ids.rows.children, key=lambda toggle: -toggle.game_id)  # newest first, as listed
+    assert [toggle.game_id for toggle in toggles] == [row["id"] for row in screen.model.rows]
+    for row in screen.model.rows:
+        toggle = next(toggle for toggle in screen.ids.rows.children if toggle.game_id == row["id"])
         touch = UnitTestTouch(*toggle.to_window(*toggle.center))  # the rows may read alike: touch each one
         touch.touch_down()
         touch.touch_up()
         pump(1)
-        assert list(reversed(screen.ids.rows.children)) == toggles
-        assert [toggle.state for toggle in toggles] == ["down" if r["id"] == row["id"] else "normal"
-                                                       for r in screen.model.rows]
+        assert set(screen.ids.rows.children) == set(toggles)
+        assert {toggle.game_id: toggle.state for toggle in toggles} == {
+            r["id"]: "down" if r["id"] == row["id"] else "normal" for r in screen.model.rows}
         assert screen.model.selected == row["id"]
+    screen.model.select(-1)  # History opens on the newest game again for the tests after this one
 
     app.rules_model.game_id, app.rules_model.query = "digger", ""
     app.go("rules")

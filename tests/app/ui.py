@@ -62,3 +62,22 @@ def tap(app: Any, text: str, frames: int = 1) -> None:
 
 def label_texts(app: Any) -> list[str]:
     return [w.text for w in visible_widgets(app.root.current_screen) if isinstance(w, Label) and w.text]
+
+
+def history_read(model: Any, timeout: float = 120.0) -> None:
+    """Frames until History's reading of the journal is done (it runs on a worker thread and hands its
+    games over through Kivy's Clock)."""
+    import time
+
+    from kivy.app import App
+    from kivy.clock import Clock
+
+    deadline = time.monotonic() + timeout
+    while model.loading:
+        if time.monotonic() > deadline:
+            raise AssertionError("History did not finish reading the journal")
+        if App.get_running_app() is None:  # a model alone: no frames before the shared app's first one
+            time.sleep(0.01)
+            Clock.tick()
+        else:
+            pump(1)

@@ -10,10 +10,11 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.camera.faces import PATCH, read_pips
 from companion.camera.profile import game_dice
 from companion.camera.reader import Reader, assign
 from companion.camera.sources import read_image
-from companion.camera.vision import PATCH, VisionError, calibrate, read_pips
+from companion.camera.vision import VisionError, calibrate
 from tests.camera.helpers import game_of, profile, rolls, sessions
 
 SESSIONS = sessions()

@@ -120,7 +120,7 @@ def digger_journal(path: Path, seed: int, games: int) -> None:
                 assert session.undo().accepted
                 assert session.submit(entry.action, entry.source, entry.at).accepted
         if index % 2:
-            journal.save_clock(session.game_id, BankState(used=(12.5,) * len(players), seat=0).to_json())
+            journal.clocks.save(session.game_id, BankState(used=(12.5,) * len(players), seat=0).to_json())
         if index % 3 == 2 and not session.is_over():
             journal.abandon(session.game_id)
     journal.close()

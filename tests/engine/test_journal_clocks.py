@@ -22,16 +22,16 @@ def test_a_clock_is_kept_per_game_replaced_by_each_save_and_never_enters_the_rec
     path = tmp_path / "journal.sqlite3"
     first, second = journal_with_games(path, games=2)
     journal = Journal(path)
-    assert journal.clock(first) is None
-    journal.save_clock(first, BankState(used=(1.0, 0.0)).to_json())
-    journal.save_clock(first, KEPT, wait_for_disk=False)
+    assert journal.clocks.load(first) is None
+    journal.clocks.save(first, BankState(used=(1.0, 0.0)).to_json())
+    journal.clocks.save(first, KEPT, wait_for_disk=False)
     assert journal._write.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again for the next action
-    assert journal.clock(first) == KEPT and journal.clock(second) is None
+    assert journal.clocks.load(first) == KEPT and journal.clocks.load(second) is None
     assert [g.actions for g in journal.games()] == [3, 3]
     assert "12.5" not in journal.record(first).to_json()
     journal.close()
     reader = Journal(path, read_only=True)
-    assert reader.clock(first) == KEPT
+    assert reader.clocks.load(first) == KEPT
     reader.close()
 
 
@@ -40,7 +40,7 @@ def test_a_clock_saved_without_waiting_for_the_disk_survives_a_killed_app(tmp_pa
     (game,) = journal_with_games(path, games=1)
     child = python("import sys, time\nfrom companion.engine.journal import Journal\n"
                    "journal = Journal(sys.argv[1], exclusive=True)\n"
-                   "journal.save_clock(int(sys.argv[2]), sys.argv[3], wait_for_disk=False)\n"
+                   "journal.clocks.save(int(sys.argv[2]), sys.argv[3], wait_for_disk=False)\n"
                    "print('saved', flush=True)\ntime.sleep(60)", str(path), str(game), KEPT)
     try:
         assert child.stdout is not None and child.stdout.readline() == "saved\n"
@@ -48,7 +48,7 @@ def test_a_clock_saved_without_waiting_for_the_disk_survives_a_killed_app(tmp_pa
         child.send_signal(signal.SIGKILL)
         child.communicate()
     journal = Journal(path)
-    assert journal.clock(game) == KEPT and Session.resume(journal, game).state.totals == (5, 6)
+    assert journal.clocks.load(game) == KEPT and Session.resume(journal, game).state.totals == (5, 6)
     journal.close()
 
 
@@ -59,12 +59,12 @@ def test_an_older_journal_gets_the_clocks_table_and_its_games_play_on(tmp_path: 
     conn.executescript("DROP TABLE clocks; PRAGMA user_version=2;")  # as schema 2 left it
     conn.close()
     reader = Journal(path, read_only=True)  # read through today's tables, the file untouched
-    assert reader.clock(game) is None and len(reader.games()) == 1
+    assert reader.clocks.load(game) is None and len(reader.games()) == 1
     reader.close()
     journal = Journal(path)
     assert journal._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
-    journal.save_clock(game, KEPT)
-    assert journal.clock(game) == KEPT
+    journal.clocks.save(game, KEPT)
+    assert journal.clocks.load(game) == KEPT
     journal.close()
 
 
@@ -73,13 +73,13 @@ def test_a_read_only_card_shows_the_kept_clock_and_refuses_a_new_one(tmp_path: P
     folder.mkdir()
     (game,) = journal_with_games(folder / "journal.sqlite3", games=1)
     journal = Journal(folder / "journal.sqlite3")
-    journal.save_clock(game, KEPT)
+    journal.clocks.save(game, KEPT)
     journal.close()
     with read_only_view(folder, tmp_path / "card") as card:
         journal = Journal(card / "journal.sqlite3", exclusive=True)
-        assert journal.read_only and journal.clock(game) == KEPT
+        assert journal.read_only and journal.clocks.load(game) == KEPT
         with pytest.raises(JournalError, match="read-only"):
-            journal.save_clock(game, BankState(used=(0.0, 0.0)).to_json(), wait_for_disk=False)
+            journal.clocks.save(game, BankState(used=(0.0, 0.0)).to_json(), wait_for_disk=False)
         journal.close()
 
 
@@ -87,12 +87,12 @@ def test_salvage_keeps_the_clocks(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite3"
     first, second = journal_with_games(path, games=2)
     journal = Journal(path)
-    journal.save_clock(second, KEPT)
+    journal.clocks.save(second, KEPT)
     journal.close()
     report = salvage_file(path, tmp_path / "copy.sqlite3")
     assert report.copied == (first, second)
     copy = Journal(tmp_path / "copy.sqlite3", read_only=True)
-    assert copy.clock(second) == KEPT and copy.clock(first) is None
+    assert copy.clocks.load(second) == KEPT and copy.clocks.load(first) is None
     copy.close()
 
 
@@ -100,8 +100,8 @@ def test_a_clock_of_a_session_game_is_apart_from_its_actions(tmp_path: Path) -> 
     journal = Journal(tmp_path / "journal.sqlite3")
     session = Session.new(setup(), journal)
     assert session.game_id is not None
-    journal.save_clock(session.game_id, KEPT)
+    journal.clocks.save(session.game_id, KEPT)
     assert session.submit({"type": "roll", "values": ["4"]}, "touch").accepted
     session.undo()
-    assert journal.clock(session.game_id) == KEPT and journal.actions(session.game_id) == []
+    assert journal.clocks.load(session.game_id) == KEPT and journal.actions(session.game_id) == []
     journal.close()

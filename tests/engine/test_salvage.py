@@ -201,12 +201,14 @@ def test_rows_still_in_the_wal_of_a_killed_app_are_salvaged(tmp_path: Path) -> N
 
 def test_a_journal_of_this_version_is_refused_by_an_older_one_and_the_other_way_round(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import companion.engine.journal as journal_module
+    import companion.engine.journal_format as journal_format
+    import companion.engine.journal_triage as journal_triage
 
     path = tmp_path / "journal.sqlite3"
     digger_journal(path, seed=1, games=1)
     before = digest(path)
-    monkeypatch.setattr(journal_module, "SCHEMA_VERSION", SCHEMA_VERSION - 1)  # the Goldtable before this one
+    for module in (journal_format, journal_triage):  # the Goldtable before this one
+        monkeypatch.setattr(module, "SCHEMA_VERSION", SCHEMA_VERSION - 1)
     for read_only in (False, True):
         with pytest.raises(JournalOpenError, match=f"was written by a newer Goldtable \\(journal schema "
                                                    f"{SCHEMA_VERSION}, this one knows {SCHEMA_VERSION - 1}\\); it "

@@ -1,0 +1,138 @@
+"""History reads the journal on a worker thread: the games come to the screen newest first, a batch at a
+time through Kivy's Clock, what a new reading has not reached yet stays as it was, an older reading's
+late batches are dropped, and the list has row widgets only for the rows in sight."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kivy.clock import Clock
+
+import companion.app.history as history
+from companion.app.demo import demo_setup, play_move
+from companion.app.history import HistoryModel
+from companion.app.launch import pump
+from companion.engine.journal import Journal, JournalDamaged
+from companion.engine.session import Session
+from tests.app.ui import history_read
+
+
+def add_games(journal: Journal, count: int, moves: int = 2) -> None:
+    for seed in range(count):
+        session = Session.new(demo_setup("digger", seed=seed), journal)
+        for _ in range(moves):
+            play_move(session)
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Journal:
+    journal = Journal(tmp_path / "journal.sqlite3")
+    add_games(journal, 4)
+    return journal
+
+
+@pytest.fixture
+def replays(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, threading.Thread]]:
+    """Every game History replays, with the thread it was replayed on; every game its own batch."""
+    calls: list[tuple[int, threading.Thread]] = []
+    replay = history.read_game
+
+    def recorded(journal: Journal, summary: Any) -> history.GameResult:
+        calls.append((summary.id, threading.current_thread()))
+        return replay(journal, summary)
+
+    monkeypatch.setattr(history, "read_game", recorded)
+    monkeypatch.setattr(history, "BATCH_SECONDS", 0.0)
+    return calls
+
+
+def listed(model: HistoryModel) -> list[list[int]]:
+    """The game ids of the list each time it changes."""
+    seen: list[list[int]] = []
+    model.bind(rows=lambda *_args: seen.append([row["id"] for row in model.rows]))
+    return seen
+
+
+def test_the_games_are_replayed_on_a_worker_and_come_newest_first(journal: Journal,
+                                                                  replays: list[tuple[int, threading.Thread]]) -> None:
+    ids = [summary.id for summary in journal.games()]
+    model = HistoryModel()
+    seen = listed(model)
+    model.load(journal)
+    assert model.loading and model.rows == []  # nothing was read on this thread
+    history_read(model)
+    assert [game for game, _thread in replays] == ids
+    assert all(thread is not threading.main_thread() for _game, thread in replays)
+    assert seen == [ids[:count] for count in range(1, len(ids) + 1)]  # the list filled in, newest first
+    assert model.selected == ids[0] and model.detail_title.startswith("Digger")
+
+
+def test_a_new_reading_shows_the_games_it_has_not_reached_yet_as_before(
+        journal: Journal, replays: list[tuple[int, threading.Thread]]) -> None:
+    model = HistoryModel()
+    model.load(journal)
+    history_read(model)
+    before = [row["id"] for row in model.rows]
+    add_games(journal, 1)
+    newest = journal.games()[0].id
+    replays.clear()
+    seen = listed(model)
+    model.load(journal)
+    history_read(model)
+    assert [game for game, _thread in replays] == [newest]  # the others come from the cache
+    assert seen and all(ids[-len(before):] == before for ids in seen)
+    assert seen[-1] == [newest, *before]
+
+
+def test_a_newer_reading_drops_the_batches_of_an_older_one(journal: Journal,
+                                                           replays: list[tuple[int, threading.Thread]]) -> None:
+    model = HistoryModel()
+    for _ in range(3):
+        model.load(journal)
+    history_read(model)
+    time.sleep(0.2)
+    Clock.tick()  # any batch of the older readings still on its way
+    assert [row["id"] for row in model.rows] == [summary.id for summary in journal.games()]
+    assert len(model.results) == len({result.summary.id for result in model.results})
+
+
+def test_a_journal_that_cannot_list_its_games_is_said(journal: Journal, monkeypatch: pytest.MonkeyPatch) -> None:
+    def damaged() -> Any:
+        raise JournalDamaged(journal.path, "file is not a database")
+
+    monkeypatch.setattr(journal, "each_game", damaged)
+    model = HistoryModel()
+    model.load(journal)
+    history_read(model)
+    assert "is damaged (file is not a database)" in model.message and model.rows == []
+
+
+def test_a_long_history_has_row_widgets_only_for_the_rows_in_sight(fresh_app: Any, tmp_path: Path) -> None:
+    from kivy.tests.common import UnitTestTouch
+
+    app = fresh_app
+    journal = Journal(tmp_path / "journal.sqlite3")
+    add_games(journal, 40, moves=0)
+    app.open_journal(journal)
+    app.go("history")
+    screen = app.root.get_screen("history")
+    try:
+        history_read(screen.model)
+        pump(2)
+        assert len(screen.model.rows) == 40
+        assert 3 <= len(screen.ids.rows.children) < 20
+        screen.ids.games.scroll_y = 0  # to the oldest game
+        pump(2)
+        oldest = min(screen.ids.rows.children, key=lambda row: row.game_id)
+        assert oldest.game_id == screen.model.rows[-1]["id"]
+        touch = UnitTestTouch(*oldest.to_window(*oldest.center))
+        touch.touch_down()
+        touch.touch_up()
+        pump(1)
+        assert screen.model.selected == oldest.game_id and oldest.state == "down"
+    finally:
+        screen.model.select(-1)  # History opens on the newest game again for the tests after this one
