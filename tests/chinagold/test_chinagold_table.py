@@ -81,12 +81,12 @@ def test_virtual_throw_and_bury_by_tap(kivy_ready: Any) -> None:
         controller.submit({"type": "throw", "values": [0, 0, 1]})
         tap_site(panel, 40)
         tap_site(panel, 40)
-        panel.throw_for_me()
+        panel.controller.virtual_roll("virtual")
         assert table.session.state.phase == "move" and panel.can_bury
-        panel.toggle_bury()
+        panel.controller.toggle_bury()
         tap_site(panel, 41)                            # no gold there: refused with CG-5
         assert table.refusal_rule.startswith("CG-5")
-        panel.toggle_bury()
+        panel.controller.toggle_bury()
         tap_site(panel, 40)
         assert table.session.state.sites[40] == "h" and table.session.state.to_move == 0
     finally:
