@@ -5,19 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion.engine.countdown import Countdown
-
-
-class FakeClock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+from tests.fake_clock import FakeClock
 
 
 def test_idle_countdown_shows_full_time_and_crosses_nothing() -> None:
