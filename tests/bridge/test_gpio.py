@@ -48,13 +48,20 @@ def buttons(events: list[BridgeEvent]) -> list[tuple[str, str]]:
     return [(e.name, e.action) for e in events if isinstance(e, ButtonEvent)]
 
 
+def bouncy_press(source: GpioSource, factory: MockFactory, clock: FakeClock, pin: int, held_ms: float,
+                 after_ms: float) -> None:
+    """A contact that bounces going down, stays down `held_ms` (the ticker runs), then bounces coming up
+    and rests `after_ms`."""
+    bounce(factory, clock, pin, end_low=True)
+    clock.advance_ms(held_ms)
+    source.tick()
+    bounce(factory, clock, pin, end_low=False)
+    clock.advance_ms(after_ms)
+
+
 def test_one_bouncy_press_and_release_give_exactly_one_down_and_one_up(rig, factory, clock) -> None:
     source, events = rig
-    bounce(factory, clock, 5, end_low=True)
-    clock.advance_ms(120)
-    source.tick()
-    bounce(factory, clock, 5, end_low=False)
-    clock.advance_ms(30)
+    bouncy_press(source, factory, clock, 5, held_ms=120, after_ms=30)
     source.tick()
     assert buttons(events) == [("confirm", "down"), ("confirm", "up")]
     assert source.bounces > 0
@@ -102,11 +109,7 @@ def test_dice_value_buttons_are_named_buttons(rig, factory, clock) -> None:
 
 def test_every_settled_tilt_of_the_hourglass_is_one_flip_and_laying_it_down_is_flat(rig, factory, clock) -> None:
     source, events = rig
-    bounce(factory, clock, 26, end_low=True)
-    clock.advance_ms(2000)
-    source.tick()
-    bounce(factory, clock, 26, end_low=False)
-    clock.advance_ms(100)
+    bouncy_press(source, factory, clock, 26, held_ms=2000, after_ms=100)
     factory.pin(7).drive_low()
     clock.advance_ms(100)
     factory.pin(7).drive_high()
