@@ -97,29 +97,26 @@ class Wait(ActionModel):
     type: Literal["wait"] = "wait"
 
 
-class Knock(ActionModel):
-    type: Literal["knock"] = "knock"
-
-
 def _advance(game: Any, state: Step, action: ActionModel) -> tuple[Step, list[Event]]:
     return state.evolve(phase="closed" if action.type == "go" else "open"), [Event(kind=action.type)]
 
 
 class TableGame(Game[Step, Any]):
-    """Two phases: `open` accepts go (offered when ready) and wait; `closed` accepts knock only."""
+    """Two phases: `open` accepts go (offered when ready) and wait; `closed` accepts a roll only (of the no
+    dice its prompt asks for, so the roll's own check refuses every one)."""
 
     id = "table_test"
     not_now_message = "Expected {expected}"
     phases = FrozenDict({
         "open": PhaseRule(allows=("go", "wait"), rule="T-1", offered={"go": lambda state: state.ready}),
-        "closed": PhaseRule(allows=("knock",), rule="T-2",
+        "closed": PhaseRule(allows=("roll",), rule="T-2",
                             refusals={"go": lambda state: refuse("go.twice", "Gone already", "T-3")}),
         "over": PhaseRule(allows=(), rule="T-9", seated=False,
                           otherwise=lambda state: refuse("game.over", "Over", "T-9")),
     })
     handlers = FrozenDict({
         Go: Handler(no_check, _advance), Wait: Handler(no_check, _advance),
-        Knock: Handler(lambda game, state, action: refuse("knock.no", "No", "T-4"), _advance)})
+        DiceRoll: Handler(roll_check(WORDING), _advance)})
     candidates = FrozenDict({"go": lambda game, state: [Go()], "wait": lambda game, state: [Wait()]})
 
     def initial_state(self, setup: Setup) -> Step:
@@ -141,12 +138,13 @@ def test_phase_table_derives_expects_not_now_and_candidates() -> None:
     assert game.expects(waiting) == ("wait",) and game.expects(ready) == ("go", "wait")
     assert game.listed_actions(waiting) == [Wait()] and game.listed_actions(ready) == [Go(), Wait()]
     assert game.validate(waiting, Go()) is None  # accepted though not offered: its own check decides
-    knock = game.validate(waiting, Knock())
-    assert knock is not None and (knock.code, knock.rule, knock.text()) == ("action.not_now", "T-1", "Expected wait")
+    roll = game.validate(waiting, DiceRoll(values=("1",)))
+    assert roll is not None and (roll.code, roll.rule, roll.text()) == ("action.not_now", "T-1", "Expected wait")
     closed = game.apply(ready, Go())[0]
-    assert closed.phase == "closed" and game.listed_actions(closed) is None  # knock has no candidates
+    assert closed.phase == "closed" and game.listed_actions(closed) is None  # a roll has no candidates
     assert game.validate(closed, Go()) == refuse("go.twice", "Gone already", "T-3")
-    assert game.validate(closed, Knock()) == refuse("knock.no", "No", "T-4")  # the handler's own check
+    too_many = game.validate(closed, DiceRoll(values=("1",)))  # the handler's own check
+    assert too_many is not None and (too_many.code, too_many.text()) == ("dice.count", "0 dice, not 1")
     over = Step(phase="over")
     assert game.validate(over, Wait()) == refuse("game.over", "Over", "T-9")
     assert game.prompt(over).player is None and game.to_move(over) is None and game.to_move(closed) == 0
