@@ -66,8 +66,6 @@ class Bury(ActionModel):
     site: int
 
 
-
-
 class ChinagoldState(Value):
     """Where the game stands.  `board`/`overlay` name the board; `total` is the thrown sum, if any."""
 

@@ -194,7 +194,6 @@ class TimeUp(ActionModel):
     stowed: tuple[Colour, ...] = ()
 
 
-
 # Every distinct roll once (faces sorted): the dice are identical, so order never matters to the rules.
 ALL_ROLLS: tuple[Roll, ...] = tuple(Roll(values=values)
                                     for values in combinations_with_replacement(FACES, DICE_COUNT))

@@ -277,8 +277,6 @@ class Sort(ActionModel):
     rows: FrozenMap[str, tuple[int, ...]] = Field(default_factory=FrozenDict)
 
 
-
-
 def _remove_bars(pile: tuple[str, ...], bars: tuple[str, ...]) -> tuple[str, ...]:
     left = list(pile)
     for bar in bars:

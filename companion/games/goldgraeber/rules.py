@@ -150,8 +150,6 @@ class Look(ActionModel):
     type: Literal["look"] = "look"
 
 
-
-
 @dataclass(frozen=True)
 class ChipOdds:
     """What the chips still unseen say about any face-down chip (GG-8)."""
