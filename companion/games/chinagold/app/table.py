@@ -101,7 +101,8 @@ class ChinagoldPanel(TablePanel):
 
     @property
     def state(self) -> ChinagoldState | None:
-        return self.controller.state
+        controller: ChinagoldController = self.controller
+        return controller.state
 
     # -- showing -------------------------------------------------------------------------------------
     def _ensure_board(self, state: ChinagoldState) -> ChinagoldBoard:

@@ -163,7 +163,8 @@ class GoldConnectionPanel(TablePanel):
 
     @property
     def state(self) -> GoldConnectionState | None:
-        return self.controller.state
+        controller: GoldConnectionController = self.controller
+        return controller.state
 
     # -- showing -------------------------------------------------------------------------------------
     def refresh(self, *_args: Any) -> None:
