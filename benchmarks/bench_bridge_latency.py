@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from firmware_bridge.events import BridgeEvent
-from firmware_bridge.hub import Bridge
+from firmware_bridge.hub import Bridge, Source
 from firmware_bridge.protocol import HOST_KINDS, Frame, FrameParser, encode_ack, encode_frame, frame_to_event
 
 
@@ -36,6 +36,17 @@ def percentiles(samples: list[float]) -> str:
     p50 = statistics.median(ordered) * 1000
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000
     return f"{p50:.3f} | {p99:.3f} | {ordered[-1] * 1000:.3f}"
+
+
+def connected_device(bridge: Bridge, listener: socket.socket, source: Source) -> socket.socket:
+    """Start the bridge and take its serial source's connection as the device's end (no Nagle delay),
+    once the source says it is connected."""
+    bridge.start()
+    conn, _ = listener.accept()
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    while not source.connected:
+        time.sleep(0.001)
+    return conn
 
 
 def bench_serial(samples: int) -> list[float]:
@@ -53,11 +64,7 @@ def bench_serial(samples: int) -> list[float]:
             arrived.set()
 
     bridge.subscribe(on_event)
-    bridge.start()
-    conn, _ = listener.accept()
-    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    while not source.connected:
-        time.sleep(0.001)
+    conn = connected_device(bridge, listener, source)
     draining = True
 
     def drain() -> None:  # read the ACKs so the host never waits on a full socket
@@ -126,11 +133,7 @@ def bench_ack(samples: int, path: str, directory: Path | None = None) -> list[fl
                 bridge.settle(event, True)
 
         bridge.subscribe(on_event)
-        bridge.start()
-        conn, _ = listener.accept()
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        while not source.connected:
-            time.sleep(0.001)
+        conn = connected_device(bridge, listener, source)
         parser = FrameParser(HOST_KINDS)
         latencies = []
         for index in range(samples + 50):

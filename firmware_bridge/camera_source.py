@@ -73,7 +73,6 @@ class CameraSource(Source):
         self.retry = retry
         self.still = still
         self._clock = clock
-        self._emit: Emit | None = None
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._frame_lock = threading.Condition()
@@ -245,8 +244,3 @@ class CameraSource(Source):
             self.faults += 1
         self._reported = state
         self._deliver(StatusEvent(source=self.name, state=state, detail=detail))  # type: ignore[arg-type]
-
-    def _deliver(self, event: BridgeEvent) -> None:
-        emit = self._emit
-        if emit is not None:
-            emit(event)

@@ -132,7 +132,6 @@ class GpioSource(Source):
         self._inputs: list[_Input] = []
         self._leds: dict[str, Any] = {}
         self._buzzer: Any = None
-        self._emit: Emit | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._edge = threading.Event()  # wakes the ticker: an input changed
@@ -140,10 +139,6 @@ class GpioSource(Source):
         self.edges = 0
         self.bounces = 0
         self.events = 0
-
-    @property
-    def connected(self) -> bool:
-        return self._emit is not None
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -279,10 +274,9 @@ class GpioSource(Source):
             self._deliver(TimerEvent(source=self.name, state="flat"))
 
     def _deliver(self, event: BridgeEvent) -> None:
-        emit = self._emit
-        if emit is not None:
+        if self._emit is not None:
             self.events += 1
-            emit(event)
+        super()._deliver(event)
 
     def _settling(self) -> bool:
         """Whether `tick()` has work soon: an input whose bounce may still settle, or a button down that

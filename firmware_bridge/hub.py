@@ -37,11 +37,14 @@ class Source(ABC):
     name: str
     #: True when `send` does something (LEDs, beeper); the hub only forwards commands to these.
     has_outputs: bool = False
+    #: Where events go: set by `start`, None again after `stop` (see `_deliver`).
+    _emit: Emit | None = None
 
     @property
-    @abstractmethod
     def connected(self) -> bool:
-        """Whether the hardware is there right now (a GPIO source always is once started)."""
+        """Whether the hardware is there right now; by default while the source is started (a GPIO source
+        always is then), a source with a link of its own says so itself."""
+        return self._emit is not None
 
     @abstractmethod
     def describe(self) -> dict[str, Any]:
@@ -54,6 +57,12 @@ class Source(ABC):
     @abstractmethod
     def stop(self) -> None:
         """Stop delivering events and release the hardware; safe to call twice."""
+
+    def _deliver(self, event: BridgeEvent) -> None:
+        """Hand an event to the hub from the source's own thread; one that comes after `stop` is dropped."""
+        emit = self._emit
+        if emit is not None:
+            emit(event)
 
     def send(self, command: OutputCommand) -> None:  # noqa: B027 — optional: most sources have no outputs
         """Carry out an output command; sources without outputs ignore it."""

@@ -161,94 +161,55 @@ def _parse_roll(parts: list[str], raw: bytes) -> Frame | str:
     return Frame("ROLL", seq, values, raw)
 
 
-def _only_seq(kind: str) -> Callable[[list[str], bytes], Frame | str]:
+#: A field's check: a test that is true for a good field, and what is wrong with a field it fails.
+FieldCheck = tuple[Callable[[str], object], str]
+
+
+def _fixed(kind: str, with_seq: bool, *checks: FieldCheck) -> Callable[[list[str], bytes], Frame | str]:
+    """The parser of a frame with a fixed number of fields: the seq first if `with_seq`, then one field
+    per check.  One place for the count, the seq and each field's rule, however many kinds there are."""
+    count = int(with_seq) + len(checks)
+    wrong_count = (f"{kind} needs exactly a seq" if with_seq and not checks
+                   else f"{kind} needs {count} field{'s' if count != 1 else ''}")
+
     def parse(parts: list[str], raw: bytes) -> Frame | str:
-        if len(parts) != 2:
-            return f"{kind} needs exactly a seq"
-        seq = _seq(parts[1])
-        if seq is None:
-            return f"{kind}: bad seq"
-        return Frame(kind, seq, (), raw)
+        if len(parts) != count + 1:
+            return wrong_count
+        seq = None
+        if with_seq:
+            seq = _seq(parts[1])
+            if seq is None:
+                return f"{kind}: bad seq"
+        fields = tuple(parts[1 + with_seq:])
+        for (good, problem), field in zip(checks, fields):
+            if not good(field):
+                return f"{kind}: {problem}"
+        return Frame(kind, seq, fields, raw)
 
     return parse
 
 
-def _parse_button(parts: list[str], raw: bytes) -> Frame | str:
-    if len(parts) != 4:
-        return "BTN needs 3 fields"
-    seq = _seq(parts[1])
-    if seq is None:
-        return "BTN: bad seq"
-    if not _NAME.match(parts[2]):
-        return "BTN: bad name"
-    if parts[3] not in _BUTTON_ACTIONS:
-        return "BTN: action must be DOWN, UP or HELD"
-    return Frame("BTN", seq, (parts[2], parts[3]), raw)
+def _uptime(text: str) -> bool:
+    return 0 < len(text) <= 10 and text.isdigit()
 
 
-def _parse_timer(parts: list[str], raw: bytes) -> Frame | str:
-    if len(parts) != 3:
-        return "TIMER needs 2 fields"
-    seq = _seq(parts[1])
-    if seq is None:
-        return "TIMER: bad seq"
-    if parts[2] not in _TIMER_STATES:
-        return "TIMER: state must be FLIP or FLAT"
-    return Frame("TIMER", seq, (parts[2],), raw)
-
-
-def _parse_heartbeat(parts: list[str], raw: bytes) -> Frame | str:
-    if len(parts) != 3:
-        return "HB needs 2 fields"
-    seq = _seq(parts[1])
-    if seq is None:
-        return "HB: bad seq"
-    if not (0 < len(parts[2]) <= 10 and parts[2].isdigit()):
-        return "HB: bad uptime"
-    return Frame("HB", seq, (parts[2],), raw)
-
-
-def _parse_nak(parts: list[str], raw: bytes) -> Frame | str:
-    if len(parts) != 3:
-        return "NAK needs 2 fields"
-    seq = _seq(parts[1])
-    if seq is None:
-        return "NAK: bad seq"
-    if not _REASON.match(parts[2]):
-        return "NAK: bad reason"
-    return Frame("NAK", seq, (parts[2],), raw)
-
-
-def _parse_led(parts: list[str], raw: bytes) -> Frame | str:
-    if len(parts) != 3:
-        return "LED needs 2 fields"
-    if not _NAME.match(parts[1]):
-        return "LED: bad name"
-    if parts[2] not in _LED_MODES:
-        return "LED: mode must be ON, OFF or BLINK"
-    return Frame("LED", None, (parts[1], parts[2]), raw)
-
-
-def _parse_beep(parts: list[str], raw: bytes) -> Frame | str:
-    if len(parts) != 2:
-        return "BEEP needs 1 field"
-    text = parts[1]
-    if not (0 < len(text) <= 5 and text.isdigit() and 1 <= int(text) <= MAX_BEEP_MS):
-        return f"BEEP: ms must be 1..{MAX_BEEP_MS}"
-    return Frame("BEEP", None, (text,), raw)
+def _beep_ms(text: str) -> bool:
+    return 0 < len(text) <= 5 and text.isdigit() and 1 <= int(text) <= MAX_BEEP_MS
 
 
 _PARSERS: dict[str, Callable[[list[str], bytes], Frame | str]] = {
     "HELLO": _parse_hello,
     "ROLL": _parse_roll,
-    "ROLLING": _only_seq("ROLLING"),
-    "BTN": _parse_button,
-    "TIMER": _parse_timer,
-    "HB": _parse_heartbeat,
-    "ACK": _only_seq("ACK"),
-    "NAK": _parse_nak,
-    "LED": _parse_led,
-    "BEEP": _parse_beep,
+    "ROLLING": _fixed("ROLLING", True),
+    "BTN": _fixed("BTN", True, (_NAME.match, "bad name"),
+                  (_BUTTON_ACTIONS.__contains__, "action must be DOWN, UP or HELD")),
+    "TIMER": _fixed("TIMER", True, (_TIMER_STATES.__contains__, "state must be FLIP or FLAT")),
+    "HB": _fixed("HB", True, (_uptime, "bad uptime")),
+    "ACK": _fixed("ACK", True),
+    "NAK": _fixed("NAK", True, (_REASON.match, "bad reason")),
+    "LED": _fixed("LED", False, (_NAME.match, "bad name"),
+                  (_LED_MODES.__contains__, "mode must be ON, OFF or BLINK")),
+    "BEEP": _fixed("BEEP", False, (_beep_ms, f"ms must be 1..{MAX_BEEP_MS}")),
 }
 
 

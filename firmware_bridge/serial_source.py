@@ -83,7 +83,6 @@ class SerialSource(Source):
         self._link = DeviceLink()
         self._link_lock = threading.Lock()
         self._pending_event: BridgeEvent | None = None
-        self._emit: Emit | None = None
         self._port: serial.SerialBase | None = None
         self._port_name: str | None = None
         self._write_lock = threading.Lock()
@@ -309,11 +308,6 @@ class SerialSource(Source):
             return
         self._reported = state
         self._deliver(StatusEvent(source=self.name, state=state, detail=detail))  # type: ignore[arg-type]
-
-    def _deliver(self, event: BridgeEvent) -> None:
-        emit = self._emit
-        if emit is not None:
-            emit(event)
 
     def _ids_text(self) -> str:
         return ", ".join(f"{vid:04X}:{pid:04X}" for vid, pid in self.usb_ids)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,18 @@ def show_panel(window: Any, controller: Any, game: str, size: tuple[int, int]) -
     window.add_widget(panel)
     pump(3)
     return panel
+
+
+@contextmanager
+def shown_panel(window: Any, controller: Any, game: str, size: tuple[int, int]) -> Iterator[Any]:
+    """`show_panel` for the length of a block; then the panel is detached (it stops following the
+    controller and the language) and taken off the window, whatever the block did."""
+    panel = show_panel(window, controller, game, size)
+    try:
+        yield panel
+    finally:
+        panel.detach()
+        window.remove_widget(panel)
 
 
 def touch_at(x: float, y: float) -> None:

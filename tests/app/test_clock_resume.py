@@ -20,18 +20,11 @@ from companion.engine.timebank import BankState
 from tests.app.conftest import ManualClock, kill_when_ready
 from tests.app.ui import history_read, tap
 from tests.engine.journal_faults import read_only_view
+from tests.fake_clock import FakeClock
 
 NAMES = ("Anna", "Ben", "Cleo")
 SETUP = Setup(game="goldgraeber", players=tuple(Player(name=name) for name in NAMES))
 TEN_MINUTES = ClockSettings(clock=True, bank_minutes=10)
-
-
-class FakeClock:
-    def __init__(self, now: float = 0.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -51,7 +44,7 @@ def running_clock(journal: Journal) -> tuple[int, FakeClock, ClockModel]:
     """A new game in the journal with its chess clock running for Anna (seat 0)."""
     game = Session.new(SETUP, journal).game_id
     assert game is not None
-    clock = FakeClock()
+    clock = FakeClock(0.0)
     model = ClockModel(clock=clock)
     model.start("goldgraeber", NAMES, TEN_MINUTES, journal, game)
     model.player(0)
@@ -111,7 +104,7 @@ def test_a_journal_fault_keeps_no_clock_and_the_game_goes_on(journal: Journal) -
 def test_a_clock_that_does_not_fit_the_game_starts_afresh(journal: Journal) -> None:
     game = Session.new(SETUP, journal).game_id
     assert game is not None
-    model = ClockModel(clock=FakeClock())
+    model = ClockModel(clock=FakeClock(0.0))
     for text in ("{not json", BankState(used=(5.0, 5.0)).to_json()):  # unreadable; two seats for three players
         journal.clocks.save(game, text)
         model.start("goldgraeber", NAMES, TEN_MINUTES, journal, game)

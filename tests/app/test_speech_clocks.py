@@ -19,6 +19,7 @@ from companion.engine.session import Session
 from firmware_bridge.events import TimerEvent
 from tests.app.conftest import ManualClock
 from tests.app.ui import tap
+from tests.fake_clock import FakeClock
 
 
 @pytest.fixture
@@ -67,16 +68,8 @@ def test_silent_when_off_or_when_espeak_is_missing(fake_espeak: Path, monkeypatc
     assert not fake_espeak.exists()
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_clock_follows_the_player_pauses_on_the_flat_hourglass_and_alerts(fake_espeak: Path) -> None:
-    clock = FakeClock()
+    clock = FakeClock(0.0)
     model = ClockModel(clock=clock)
     alerts: list[str] = []
     model.bind(on_alert=lambda _model, alert: alerts.append(f"{alert.kind}:{alert.seat}"))
@@ -109,7 +102,7 @@ def test_clock_follows_the_player_pauses_on_the_flat_hourglass_and_alerts(fake_e
 
 
 def test_digger_keeps_its_sand_timer_and_the_clock_is_off_by_default() -> None:
-    model = ClockModel(clock=FakeClock())
+    model = ClockModel(clock=FakeClock(0.0))
     model.start("digger", ("Anna", "Ben"), ClockSettings(clock=True))
     assert not model.active
     model.start("chinagold", ("Anna", "Pi"), ClockSettings())
@@ -180,8 +173,8 @@ def test_the_winner_and_the_sand_timer_are_announced(fake_espeak: Path) -> None:
 
     ClockSettings(speech=True).save()
     try:
-        table, timer = TableModel(), TimerModel(clock=FakeClock())
-        model = ClockModel(clock=FakeClock()).follow(table, timer)
+        table, timer = TableModel(), TimerModel(clock=FakeClock(0.0))
+        model = ClockModel(clock=FakeClock(0.0)).follow(table, timer)
         session = demo_session(None, moves=None)
         table.attach(session)
         winners = [session.setup.players[seat].name for seat in session.game.winners(session.state)]

@@ -77,26 +77,25 @@ class FakeSource(Source):
     def __init__(self, name: str, has_outputs: bool = False) -> None:
         self.name = name
         self.has_outputs = has_outputs
-        self.emit: Emit | None = None
         self.sent: list[OutputCommand] = []
         self.answers: list[tuple[BridgeEvent, bool, str | None]] = []
         self.starts = 0
         self.stops = 0
 
-    @property
-    def connected(self) -> bool:
-        return self.emit is not None
-
     def describe(self) -> dict[str, Any]:
         return {"kind": "fake", "name": self.name, "connected": self.connected}
 
+    def push(self, event: BridgeEvent) -> None:
+        """An event from this source's hardware, as its own thread would deliver it."""
+        self._deliver(event)
+
     def start(self, emit: Emit) -> None:
         self.starts += 1
-        self.emit = emit
+        self._emit = emit
 
     def stop(self) -> None:
         self.stops += 1
-        self.emit = None
+        self._emit = None
 
     def send(self, command: OutputCommand) -> None:
         self.sent.append(command)
@@ -121,11 +120,11 @@ def test_bridge_fans_events_out_and_keeps_recent_ones() -> None:
     with bridge:
         assert a.connected and b.connected and bridge.running
         for seq in range(5):
-            assert a.emit is not None
-            a.emit(RollingEvent(source="a", seq=seq))
+            assert a.connected
+            a.push(RollingEvent(source="a", seq=seq))
         unsubscribe()
-        assert b.emit is not None
-        b.emit(TimerEvent(source="b", state="flip"))
+        assert b.connected
+        b.push(TimerEvent(source="b", state="flip"))
         assert bridge.send(LedCommand(name="seat2", mode="on")) == 1
     assert [e.seq for e in seen] == [0, 1, 2, 3, 4]
     assert [e.event for e in bridge.recent()] == ["rolling", "rolling", "timer"]
@@ -146,8 +145,8 @@ def test_a_failing_subscriber_does_not_stop_the_others() -> None:
     bridge.subscribe(broken)
     bridge.subscribe(seen.append)
     bridge.start()
-    assert isinstance(source, FakeSource) and source.emit is not None
-    source.emit(RollingEvent(source="a"))
+    assert isinstance(source, FakeSource) and source.connected
+    source.push(RollingEvent(source="a"))
     bridge.stop()
     assert len(seen) == 1
 
@@ -219,7 +218,7 @@ def test_events_from_many_threads_all_arrive() -> None:
 
     bridge.subscribe(counter)
     bridge.start()
-    threads = [threading.Thread(target=lambda s=s: [s.emit(RollingEvent(source=s.name, seq=i))  # type: ignore
+    threads = [threading.Thread(target=lambda s=s: [s.push(RollingEvent(source=s.name, seq=i))  # type: ignore
                                                     for i in range(200)]) for s in sources]
     for thread in threads:
         thread.start()
@@ -258,10 +257,10 @@ def test_auto_settle_answers_every_event_with_a_seq_after_the_subscribers_ran() 
     order: list[str] = []
     bridge.subscribe(lambda event: order.append(f"saw {event.seq}"))
     with bridge:
-        assert isinstance(source, FakeSource) and source.emit is not None
+        assert isinstance(source, FakeSource) and source.connected
         source.settle = lambda event, recorded, reason=None: order.append(f"settled {event.seq} {recorded}")  # type: ignore
-        source.emit(RollingEvent(source="a", seq=1))
-        source.emit(ButtonEvent(source="a", name="undo", action="down"))
+        source.push(RollingEvent(source="a", seq=1))
+        source.push(ButtonEvent(source="a", name="undo", action="down"))
     assert order == ["saw 1", "settled 1 True", "saw None"]
     assert not Bridge().auto_settle
 

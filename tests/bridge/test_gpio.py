@@ -11,19 +11,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from firmware_bridge.config import PinMap, load_pin_map
 from firmware_bridge.events import BeepCommand, BridgeEvent, ButtonEvent, LedCommand, TimerEvent
 from firmware_bridge.gpio import GpioSource
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, ms: float) -> None:
-        self.now += ms / 1000.0
+from tests.fake_clock import FakeClock
 
 
 @pytest.fixture
@@ -34,12 +22,12 @@ def factory() -> Iterator[MockFactory]:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock()
 
 
 @pytest.fixture
-def rig(factory: MockFactory, clock: Clock) -> Iterator[tuple[GpioSource, list[BridgeEvent]]]:
+def rig(factory: MockFactory, clock: FakeClock) -> Iterator[tuple[GpioSource, list[BridgeEvent]]]:
     source = GpioSource(load_pin_map(), factory, clock, tick_interval=None)
     events: list[BridgeEvent] = []
     source.start(events.append)
@@ -47,12 +35,12 @@ def rig(factory: MockFactory, clock: Clock) -> Iterator[tuple[GpioSource, list[B
     source.stop()
 
 
-def bounce(factory: MockFactory, clock: Clock, pin: int, end_low: bool, edges: int = 7) -> None:
+def bounce(factory: MockFactory, clock: FakeClock, pin: int, end_low: bool, edges: int = 7) -> None:
     """Contact bounce: the pin flips `edges` times 0.7 ms apart and settles at `end_low`."""
     level_low = end_low if edges % 2 else not end_low
     for _ in range(edges):
         (factory.pin(pin).drive_low if level_low else factory.pin(pin).drive_high)()
-        clock.advance(0.7)
+        clock.advance_ms(0.7)
         level_low = not level_low
 
 
@@ -60,13 +48,20 @@ def buttons(events: list[BridgeEvent]) -> list[tuple[str, str]]:
     return [(e.name, e.action) for e in events if isinstance(e, ButtonEvent)]
 
 
+def bouncy_press(source: GpioSource, factory: MockFactory, clock: FakeClock, pin: int, held_ms: float,
+                 after_ms: float) -> None:
+    """A contact that bounces going down, stays down `held_ms` (the ticker runs), then bounces coming up
+    and rests `after_ms`."""
+    bounce(factory, clock, pin, end_low=True)
+    clock.advance_ms(held_ms)
+    source.tick()
+    bounce(factory, clock, pin, end_low=False)
+    clock.advance_ms(after_ms)
+
+
 def test_one_bouncy_press_and_release_give_exactly_one_down_and_one_up(rig, factory, clock) -> None:
     source, events = rig
-    bounce(factory, clock, 5, end_low=True)
-    clock.advance(120)
-    source.tick()
-    bounce(factory, clock, 5, end_low=False)
-    clock.advance(30)
+    bouncy_press(source, factory, clock, 5, held_ms=120, after_ms=30)
     source.tick()
     assert buttons(events) == [("confirm", "down"), ("confirm", "up")]
     assert source.bounces > 0
@@ -81,11 +76,11 @@ def test_the_down_event_comes_on_the_first_edge_not_after_the_debounce_time(rig,
 def test_a_tap_shorter_than_the_debounce_time_still_ends_with_up(rig, factory, clock) -> None:
     source, events = rig
     factory.pin(13).drive_low()
-    clock.advance(5)
+    clock.advance_ms(5)
     factory.pin(13).drive_high()  # inside the debounce window: not trusted yet
     source.tick()
     assert buttons(events) == [("stop", "down")]
-    clock.advance(25)
+    clock.advance_ms(25)
     source.tick()
     assert buttons(events) == [("stop", "down"), ("stop", "up")]
 
@@ -93,12 +88,12 @@ def test_a_tap_shorter_than_the_debounce_time_still_ends_with_up(rig, factory, c
 def test_a_long_press_gives_held_once_then_up(rig, factory, clock) -> None:
     source, events = rig
     factory.pin(19).drive_low()
-    clock.advance(799)
+    clock.advance_ms(799)
     source.tick()
     assert buttons(events) == [("next", "down")]
-    clock.advance(1)
+    clock.advance_ms(1)
     source.tick()
-    clock.advance(500)
+    clock.advance_ms(500)
     source.tick()
     factory.pin(19).drive_high()
     assert buttons(events) == [("next", "down"), ("next", "held"), ("next", "up")]
@@ -107,20 +102,16 @@ def test_a_long_press_gives_held_once_then_up(rig, factory, clock) -> None:
 def test_dice_value_buttons_are_named_buttons(rig, factory, clock) -> None:
     _, events = rig
     factory.pin(22).drive_low()
-    clock.advance(50)
+    clock.advance_ms(50)
     factory.pin(22).drive_high()
     assert buttons(events) == [("value_3", "down"), ("value_3", "up")]
 
 
 def test_every_settled_tilt_of_the_hourglass_is_one_flip_and_laying_it_down_is_flat(rig, factory, clock) -> None:
     source, events = rig
-    bounce(factory, clock, 26, end_low=True)
-    clock.advance(2000)
-    source.tick()
-    bounce(factory, clock, 26, end_low=False)
-    clock.advance(100)
+    bouncy_press(source, factory, clock, 26, held_ms=2000, after_ms=100)
     factory.pin(7).drive_low()
-    clock.advance(100)
+    clock.advance_ms(100)
     factory.pin(7).drive_high()
     source.tick()
     assert [e.state for e in events if isinstance(e, TimerEvent)] == ["flip", "flip", "flat"]
@@ -239,18 +230,18 @@ def test_edges_delivered_late_are_read_against_the_pin_not_replayed(rig, factory
     for active in (True, False, True, False, True):  # the press bounces
         (pin.drive_low if active else pin.drive_high)()
         late.append(source._edge_handler(channel))
-        clock.advance(0.8)
+        clock.advance_ms(0.8)
     for deliver in late:  # now they arrive, 30 ms apart (more than the debounce time)
         deliver()
-        clock.advance(30)
+        clock.advance_ms(30)
     source.tick()
     assert buttons(events) == [("colour_B", "down")]
     for active in (False, True, False, True, False):  # the release bounces, delivered late as well
         (pin.drive_low if active else pin.drive_high)()
         late.append(source._edge_handler(channel))
-        clock.advance(0.8)
+        clock.advance_ms(0.8)
     for deliver in late[5:]:
         deliver()
-        clock.advance(30)
+        clock.advance_ms(30)
     source.tick()
     assert buttons(events) == [("colour_B", "down"), ("colour_B", "up")]

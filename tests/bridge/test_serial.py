@@ -227,15 +227,20 @@ def test_a_restarted_device_drops_its_pending_frame_and_a_late_answer_is_not_sen
         bridge.stop()
 
 
+def unplugged_while_pending(peer: Peer, source: SerialSource, collector: Collector, roll: bytes) -> None:
+    """The device sends `roll`, and its cable comes out while the app has not answered it yet."""
+    peer.accept(source)
+    peer.send(roll)
+    assert wait_for(lambda: len(collector.of("roll")) == 1)
+    assert peer.conn is not None
+    peer.conn.close()
+
+
 def test_a_frame_pending_over_a_reconnect_is_answered_on_the_new_connection(peer: Peer) -> None:
     bridge, source, collector = attach(peer.url, auto_settle=False, backoff=(0.01, 0.02))
     try:
-        peer.accept(source)
         roll = encode_frame("ROLL", 9, "2", "2")
-        peer.send(roll)
-        assert wait_for(lambda: len(collector.of("roll")) == 1)
-        assert peer.conn is not None
-        peer.conn.close()  # cable out while the app decides
+        unplugged_while_pending(peer, source, collector, roll)
         assert wait_for(lambda: "disconnected" in collector.statuses())
         peer.accept(source)
         peer.send(roll)  # the device resends to the host that is back: not delivered twice
@@ -251,12 +256,8 @@ def test_a_frame_pending_over_a_reconnect_is_answered_on_the_new_connection(peer
 def test_an_answer_settled_while_the_port_is_closed_is_given_on_the_resend(peer: Peer) -> None:
     bridge, source, collector = attach(peer.url, auto_settle=False, backoff=(0.2, 0.2))
     try:
-        peer.accept(source)
         roll = encode_frame("ROLL", 3, "6")
-        peer.send(roll)
-        assert wait_for(lambda: len(collector.of("roll")) == 1)
-        assert peer.conn is not None
-        peer.conn.close()
+        unplugged_while_pending(peer, source, collector, roll)
         assert wait_for(lambda: not source.connected)
         bridge.settle(collector.of("roll")[0], True)  # the answer finds no port
         peer.accept(source)

@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.table_helpers import kivy_ready_fixture, make_controller, played, show_panel, tap_cell  # noqa: F401 - a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, played, show_panel, shown_panel, tap_cell  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
 
-def make_table(kivy_ready: Any, names: tuple[str, str] = ("Anna", "Ben")) -> tuple[Any, Any]:
-    """The Chinagold controller playing a new game, with its panel on screen."""
+@contextmanager
+def make_table(kivy_ready: Any, names: tuple[str, str] = ("Anna", "Ben")) -> Iterator[tuple[Any, Any]]:
+    """The Chinagold controller playing a new game, with its panel on screen until the block ends."""
     from companion.engine.core import Player, Setup
     from companion.engine.session import Session
 
     controller = make_controller(Session.new(Setup(game="chinagold", players=(Player(name=names[0]),
                                                                                 Player(name=names[1])), seed=3)))
-    return controller, show_panel(kivy_ready, controller, "chinagold", (540, 390))
+    with shown_panel(kivy_ready, controller, "chinagold", (540, 390)) as panel:
+        yield controller, panel
 
 
 def wait_for(condition: Any, what: str, timeout: float = 10.0) -> None:
@@ -47,9 +51,8 @@ def test_table_module_is_found() -> None:
 
 
 def test_taps_turn_a_line_and_bad_lines_are_refused(kivy_ready: Any, tmp_path: Path) -> None:
-    controller, panel = make_table(kivy_ready)
-    table = controller.table
-    try:
+    with make_table(kivy_ready) as (controller, panel):
+        table = controller.table
         assert panel.throwing and panel.board.view.sites == "h" * 91
         for face in ("0", "2", "1"):                 # touch entry, one face per tile, named beside its faces
             assert panel.ids.tile.text in ("0|1", "0|2", "1|2")
@@ -69,35 +72,27 @@ def test_taps_turn_a_line_and_bad_lines_are_refused(kivy_ready: Any, tmp_path: P
         pump(2)
         panel.export_to_png(str(tmp_path / "table.png"))
         assert (tmp_path / "table.png").stat().st_size > 5000
-    finally:
-        panel.detach()
-        kivy_ready.remove_widget(panel)
 
 
 def test_virtual_throw_and_bury_by_tap(kivy_ready: Any) -> None:
-    controller, panel = make_table(kivy_ready)
-    table = controller.table
-    try:
+    with make_table(kivy_ready) as (controller, panel):
+        table = controller.table
         controller.submit({"type": "throw", "values": [0, 0, 1]})
         tap_site(panel, 40)
         tap_site(panel, 40)
-        panel.throw_for_me()
+        panel.controller.virtual_roll("virtual")
         assert table.session.state.phase == "move" and panel.can_bury
-        panel.toggle_bury()
+        panel.controller.toggle_bury()
         tap_site(panel, 41)                            # no gold there: refused with CG-5
         assert table.refusal_rule.startswith("CG-5")
-        panel.toggle_bury()
+        panel.controller.toggle_bury()
         tap_site(panel, 40)
         assert table.session.state.sites[40] == "h" and table.session.state.to_move == 0
-    finally:
-        panel.detach()
-        kivy_ready.remove_widget(panel)
 
 
 def test_pi_marks_its_move_and_plays_it_on_done(kivy_ready: Any) -> None:
-    controller, panel = make_table(kivy_ready, names=("Anna", "Pi"))
-    table = controller.table
-    try:
+    with make_table(kivy_ready, names=("Anna", "Pi")) as (controller, panel):
+        table = controller.table
         controller.submit({"type": "throw", "values": [1, 2, 2]})
         tap_site(panel, 0)
         tap_site(panel, 4)
@@ -110,9 +105,6 @@ def test_pi_marks_its_move_and_plays_it_on_done(kivy_ready: Any) -> None:
         controller.press("confirm", "gpio")
         last = table.session.actions[-1]
         assert last.source == "bot" and table.session.state.to_move == 0
-    finally:
-        panel.detach()
-        kivy_ready.remove_widget(panel)
 
 
 def against_the_pi(kivy_ready: Any, **controller_kwargs: Any) -> tuple[Any, Any]:
@@ -248,14 +240,13 @@ def test_a_full_board_costs_the_same_draw_calls_as_an_empty_one(kivy_ready: Any)
     board's frame grow to ~90 ms on a software renderer (docs/performance.md)."""
     from companion.games.chinagold.app.board import BoardView
 
-    _controller, panel = make_table(kivy_ready)
-    board = panel.board
-    counts = []
-    for sites in ("h" * 91, ("MRgh" * 23)[:91]):
-        board.view = BoardView(sites=sites, selected=40, highlights={3, 4, 5}, line_length=1)
-        counts.append(len(list(board._pieces.instructions())))
-    assert counts[0] == counts[1]
-    kivy_ready.remove_widget(panel)
+    with make_table(kivy_ready) as (_controller, panel):
+        board = panel.board
+        counts = []
+        for sites in ("h" * 91, ("MRgh" * 23)[:91]):
+            board.view = BoardView(sites=sites, selected=40, highlights={3, 4, 5}, line_length=1)
+            counts.append(len(list(board._pieces.instructions())))
+        assert counts[0] == counts[1]
 
 
 def test_a_taken_site_is_a_filled_dot_in_its_sides_colour_on_a_light_rim(kivy_ready: Any) -> None:
@@ -268,34 +259,34 @@ def test_a_taken_site_is_a_filled_dot_in_its_sides_colour_on_a_light_rim(kivy_re
 
     from companion.games.chinagold.app.board import TAKEN_RIM, TAKEN_SITE, BoardView
 
-    _controller, panel = make_table(kivy_ready)
-    board = panel.board
-    board.view = BoardView(sites="MR" + "h" * 89)
-    def key(rgb: Any) -> tuple[float, ...]:
-        return tuple(round(channel, 3) for channel in rgb)
+    with make_table(kivy_ready) as (_controller, panel):
+        board = panel.board
+        board.view = BoardView(sites="MR" + "h" * 89)
+        def key(rgb: Any) -> tuple[float, ...]:
+            return tuple(round(channel, 3) for channel in rgb)
 
-    colour: tuple[float, ...] = ()
-    discs: dict[tuple[float, ...], list[list[tuple[float, float]]]] = {}
-    for instruction in board._pieces.instructions():
-        if isinstance(instruction, Color):
-            colour = key(instruction.rgb)
-        elif isinstance(instruction, Mesh):
-            vertices = list(instruction.vertices)
-            discs.setdefault(colour, []).append([(vertices[i], vertices[i + 1]) for i in range(0, len(vertices), 4)])
+        colour: tuple[float, ...] = ()
+        discs: dict[tuple[float, ...], list[list[tuple[float, float]]]] = {}
+        for instruction in board._pieces.instructions():
+            if isinstance(instruction, Color):
+                colour = key(instruction.rgb)
+            elif isinstance(instruction, Mesh):
+                vertices = list(instruction.vertices)
+                discs.setdefault(colour, []).append([(vertices[i], vertices[i + 1])
+                                                     for i in range(0, len(vertices), 4)])
 
-    def radii(colour_rgb: tuple[float, float, float], site: int) -> list[float]:
-        """Distances from the site's centre of the vertices drawn near it in that colour."""
-        cx, cy = board.centre_of(site)
-        found = [math.hypot(x - cx, y - cy) for mesh in discs.get(key(colour_rgb), []) for x, y in mesh]
-        return [r for r in found if r < board._radius]
+        def radii(colour_rgb: tuple[float, float, float], site: int) -> list[float]:
+            """Distances from the site's centre of the vertices drawn near it in that colour."""
+            cx, cy = board.centre_of(site)
+            found = [math.hypot(x - cx, y - cy) for mesh in discs.get(key(colour_rgb), []) for x, y in mesh]
+            return [r for r in found if r < board._radius]
 
-    hidden = board._radius * 0.46  # a hidden marker's radius
-    for site, mark in ((0, "M"), (1, "R")):
-        dot, rim = radii(TAKEN_SITE[mark], site), radii(TAKEN_RIM, site)
-        assert min(dot) == 0 and max(dot) >= 0.5 * hidden, f"{mark}: no filled dot in the side's colour"
-        assert min(rim) == 0 and max(rim) > max(dot), f"{mark}: no light rim round the dot"
-    assert TAKEN_SITE["M"] != TAKEN_SITE["R"]
-    kivy_ready.remove_widget(panel)
+        hidden = board._radius * 0.46  # a hidden marker's radius
+        for site, mark in ((0, "M"), (1, "R")):
+            dot, rim = radii(TAKEN_SITE[mark], site), radii(TAKEN_RIM, site)
+            assert min(dot) == 0 and max(dot) >= 0.5 * hidden, f"{mark}: no filled dot in the side's colour"
+            assert min(rim) == 0 and max(rim) > max(dot), f"{mark}: no light rim round the dot"
+        assert TAKEN_SITE["M"] != TAKEN_SITE["R"]
 
 
 def test_rings_lie_between_their_inner_and_outer_radius(kivy_ready: Any) -> None:  # a Mesh needs the GL context
@@ -326,14 +317,13 @@ def test_action_labels_name_sites_with_their_articles(kivy_ready: Any, language:
     from companion.games.chinagold.rules import Bury, Turn
     from tests.test_place_words import BAD, ENGLISH
 
-    controller, panel = make_table(kivy_ready)
-    set_language(language)
-    try:
-        labels = [action_label(controller.table, action) for action in (Turn(start=3, end=5), Turn(start=3, end=3),
-                                                                        Bury(site=3))]
-    finally:
-        set_language("en")
-        kivy_ready.remove_widget(panel)
+    with make_table(kivy_ready) as (controller, _panel):
+        set_language(language)
+        try:
+            labels = [action_label(controller.table, action)
+                      for action in (Turn(start=3, end=5), Turn(start=3, end=3), Bury(site=3))]
+        finally:
+            set_language("en")
     for label in labels:
         assert not re.search(ENGLISH, label), label
         assert not [what for what, pattern in BAD[language].items() if re.search(pattern, label)], label

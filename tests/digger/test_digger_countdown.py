@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from companion.engine.countdown import Countdown
+from tests.fake_clock import FakeClock
 
 
-class FakeClock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+def started(clock: FakeClock, **callbacks: Any) -> Countdown:
+    """A 30-second countdown on `clock`, running from now."""
+    timer = Countdown(30, clock, **callbacks)
+    timer.start()
+    return timer
 
 
 def test_idle_countdown_shows_full_time_and_crosses_nothing() -> None:
@@ -32,8 +29,7 @@ def test_counts_down_and_fires_warning_then_expiry_once_each() -> None:
     clock = FakeClock()
     heard: list[float] = []
     expired: list[bool] = []
-    timer = Countdown(30, clock, on_threshold=heard.append, on_expired=lambda: expired.append(True))
-    timer.start()
+    timer = started(clock, on_threshold=heard.append, on_expired=lambda: expired.append(True))
     clock.advance(10)
     assert timer.remaining() == 20 and timer.running and timer.poll() == ()
     clock.advance(15)
@@ -48,8 +44,7 @@ def test_counts_down_and_fires_warning_then_expiry_once_each() -> None:
 
 def test_a_late_poll_reports_every_crossed_threshold_in_order() -> None:
     clock = FakeClock()
-    timer = Countdown(30, clock)
-    timer.start()
+    timer = started(clock)
     clock.advance(31)
     assert timer.poll() == (5.0, 0.0)
 
@@ -57,8 +52,7 @@ def test_a_late_poll_reports_every_crossed_threshold_in_order() -> None:
 def test_stop_freezes_the_remaining_time_and_nothing_fires_after() -> None:
     clock = FakeClock()
     heard: list[float] = []
-    timer = Countdown(30, clock, on_threshold=heard.append)
-    timer.start()
+    timer = started(clock, on_threshold=heard.append)
     clock.advance(12.5)
     assert timer.stop() == 17.5
     clock.advance(60)
@@ -68,8 +62,7 @@ def test_stop_freezes_the_remaining_time_and_nothing_fires_after() -> None:
 
 def test_restart_rearms_thresholds_and_can_change_length() -> None:
     clock = FakeClock()
-    timer = Countdown(30, clock)
-    timer.start()
+    timer = started(clock)
     clock.advance(40)
     assert timer.poll() == (5.0, 0.0)
     timer.start(45)

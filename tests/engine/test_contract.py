@@ -4,21 +4,22 @@ accessor for whose input is due.  Every installed game is held to it in play by 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
+
+import pytest
+from pydantic import ValidationError
 
 from companion.engine import Prompt, Setup, get_game
-from companion.engine.core import (
-    ActionModel,
-    DiceRefusals,
-    Event,
+from companion.engine.core import ActionModel, DiceRefusals, Event, Value, check_dice, refuse
+from companion.engine.rules_kit import (
+    DiceRoll,
+    FrozenDict,
     Game,
     Handler,
     PhaseRule,
-    Refusal,
-    Value,
-    check_dice,
-    refuse,
+    no_check,
+    parse_actions,
+    roll_check,
 )
 from companion.games.chinagold.rules import FOUR_GONE
 from tests.chinagold.cg_helpers import position
@@ -42,6 +43,31 @@ def test_check_dice_reads_count_and_faces_from_the_prompt() -> None:
     face = check_dice(prompt, ("1", "2"), WORDING, name=("red", "green"))
     assert face is not None and face.code == "dice.face"
     assert face.text() == "die 1 (green) has no 2; faces L 3" and face.params["value"] == "2"
+
+
+class Bet(ActionModel):
+    type: Literal["bet"] = "bet"
+    stake: int
+
+
+def test_parse_actions_picks_the_class_by_type_and_refuses_an_unknown_one() -> None:
+    parser = parse_actions(DiceRoll, Bet)
+    assert parser.validate_python({"type": "bet", "stake": 3}) == Bet(stake=3)
+    assert parser.validate_python({"type": "roll", "values": ["2"]}) == DiceRoll(values=("2",))
+    with pytest.raises(ValidationError):
+        parser.validate_python({"type": "fold"})
+
+
+def test_roll_check_refuses_a_roll_in_the_games_words_against_the_dice_its_prompt_asks_for() -> None:
+    class TwoDice(TableGame):
+        def prompt(self, state: Step) -> Prompt:
+            return Prompt(player=0, expects=("roll",), message="", dice=(("1", "2"), ("L", "3")))
+
+    check = roll_check(WORDING)
+    game, state = TwoDice(), Step(phase="open")
+    assert check(game, state, DiceRoll(values=("2", "L"))) is None
+    refusal = check(game, state, DiceRoll(values=("2",)))
+    assert refusal is not None and (refusal.code, refusal.text()) == ("dice.count", "2 dice, not 1")
 
 
 def test_chinagold_throw_is_checked_against_the_tiles_in_play() -> None:
@@ -71,35 +97,27 @@ class Wait(ActionModel):
     type: Literal["wait"] = "wait"
 
 
-class Knock(ActionModel):
-    type: Literal["knock"] = "knock"
-
-
-def _no_refusal(game: Any, state: Any, action: Any) -> Refusal | None:
-    return None
-
-
 def _advance(game: Any, state: Step, action: ActionModel) -> tuple[Step, list[Event]]:
     return state.evolve(phase="closed" if action.type == "go" else "open"), [Event(kind=action.type)]
 
 
 class TableGame(Game[Step, Any]):
-    """Two phases: `open` accepts go (offered when ready) and wait; `closed` accepts knock only."""
+    """Two phases: `open` accepts go (offered when ready) and wait; `closed` accepts a roll only (of the no
+    dice its prompt asks for, so the roll's own check refuses every one)."""
 
     id = "table_test"
     not_now_message = "Expected {expected}"
-    phases: ClassVar[Mapping[str, PhaseRule]] = {
+    phases = FrozenDict({
         "open": PhaseRule(allows=("go", "wait"), rule="T-1", offered={"go": lambda state: state.ready}),
-        "closed": PhaseRule(allows=("knock",), rule="T-2",
+        "closed": PhaseRule(allows=("roll",), rule="T-2",
                             refusals={"go": lambda state: refuse("go.twice", "Gone already", "T-3")}),
         "over": PhaseRule(allows=(), rule="T-9", seated=False,
                           otherwise=lambda state: refuse("game.over", "Over", "T-9")),
-    }
-    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
-        Go: Handler(_no_refusal, _advance), Wait: Handler(_no_refusal, _advance),
-        Knock: Handler(lambda game, state, action: refuse("knock.no", "No", "T-4"), _advance)}
-    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
-        "go": lambda game, state: [Go()], "wait": lambda game, state: [Wait()]}
+    })
+    handlers = FrozenDict({
+        Go: Handler(no_check, _advance), Wait: Handler(no_check, _advance),
+        DiceRoll: Handler(roll_check(WORDING), _advance)})
+    candidates = FrozenDict({"go": lambda game, state: [Go()], "wait": lambda game, state: [Wait()]})
 
     def initial_state(self, setup: Setup) -> Step:
         return Step(phase="open")
@@ -120,12 +138,13 @@ def test_phase_table_derives_expects_not_now_and_candidates() -> None:
     assert game.expects(waiting) == ("wait",) and game.expects(ready) == ("go", "wait")
     assert game.listed_actions(waiting) == [Wait()] and game.listed_actions(ready) == [Go(), Wait()]
     assert game.validate(waiting, Go()) is None  # accepted though not offered: its own check decides
-    knock = game.validate(waiting, Knock())
-    assert knock is not None and (knock.code, knock.rule, knock.text()) == ("action.not_now", "T-1", "Expected wait")
+    roll = game.validate(waiting, DiceRoll(values=("1",)))
+    assert roll is not None and (roll.code, roll.rule, roll.text()) == ("action.not_now", "T-1", "Expected wait")
     closed = game.apply(ready, Go())[0]
-    assert closed.phase == "closed" and game.listed_actions(closed) is None  # knock has no candidates
+    assert closed.phase == "closed" and game.listed_actions(closed) is None  # a roll has no candidates
     assert game.validate(closed, Go()) == refuse("go.twice", "Gone already", "T-3")
-    assert game.validate(closed, Knock()) == refuse("knock.no", "No", "T-4")  # the handler's own check
+    too_many = game.validate(closed, DiceRoll(values=("1",)))  # the handler's own check
+    assert too_many is not None and (too_many.code, too_many.text()) == ("dice.count", "0 dice, not 1")
     over = Step(phase="over")
     assert game.validate(over, Wait()) == refuse("game.over", "Over", "T-9")
     assert game.prompt(over).player is None and game.to_move(over) is None and game.to_move(closed) == 0

@@ -2,27 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from companion.engine.record import load_record
-from tests.table_helpers import kivy_ready_fixture, make_controller, played, show_panel, tap_cell  # noqa: F401 - a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, played, shown_panel, tap_cell  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "goldgraeber.json"
 
 
-def make_table(kivy_ready: Any, upto: int = 0) -> tuple[Any, Any]:
-    """A table playing the example game's first `upto` actions, with the Goldgräber panel on screen."""
+@contextmanager
+def make_table(kivy_ready: Any, upto: int = 0) -> Iterator[tuple[Any, Any]]:
+    """A table playing the example game's first `upto` actions, with the Goldgräber panel on screen until
+    the block ends (then detached and taken off)."""
     from companion.engine.session import Session
 
     record = load_record(EXAMPLE)
     partial = record.evolve(actions=record.actions[:upto])
     controller = make_controller(Session.from_record(partial))
-    return controller.table, show_panel(kivy_ready, controller, "goldgraeber", (760, 400))
+    with shown_panel(kivy_ready, controller, "goldgraeber", (760, 400)) as panel:
+        yield controller.table, panel
 
 
 def tap_field(panel: Any, field: str) -> None:
@@ -52,8 +57,7 @@ def test_table_module_is_found() -> None:
 
 
 def test_roll_highlight_tap_and_refusal(kivy_ready: Any, tmp_path: Path) -> None:
-    table, panel = make_table(kivy_ready)
-    try:
+    with make_table(kivy_ready) as (table, panel):
         state = table.session.state
         assert panel.rolling and panel.board.view.locomotive == "R1" and len(panel.board.view.face_down) == 64
         assert "rail field 1 of 12" in panel.train_text and "25%" in panel.odds_text
@@ -72,40 +76,28 @@ def test_roll_highlight_tap_and_refusal(kivy_ready: Any, tmp_path: Path) -> None
         assert table.session.state.figures[0] == target and table.session.state.current == 1
         panel.export_to_png(str(tmp_path / "table.png"))
         assert (tmp_path / "table.png").stat().st_size > 5000
-    finally:
-        panel.detach()
-        kivy_ready.remove_widget(panel)
 
 
 def test_train_progress_follows_the_locomotive(kivy_ready: Any) -> None:
-    table, panel = make_table(kivy_ready)
-    try:
+    with make_table(kivy_ready) as (table, panel):
         assert played(table.session, panel.enter_face, "L")
         assert table.session.state.locomotive == 1 and panel.board.view.locomotive == "R2"
         assert "rail field 2 of 12" in panel.train_text and panel.train_progress == pytest.approx(1 / 11)
         assert table.log[-1].endswith("rail field 2.")  # the log and the train line count alike
-    finally:
-        panel.detach()
-        kivy_ready.remove_widget(panel)
 
 
 def test_chip_buttons_follow_the_pool(kivy_ready: Any) -> None:
-    table, panel = make_table(kivy_ready, first_index("reveal"))
-    try:
+    with make_table(kivy_ready, first_index("reveal")) as (table, panel):
         assert panel.revealing and len(panel.ids.chips.children) == 10
         robber_one = next(b for b in panel.ids.chips.children if b.text.startswith("Robber 1"))
         assert not robber_one.disabled
         before = table.session.state
         assert played(table.session, panel.enter_chip, "gold", 5)
         assert table.session.state.unseen[4] == before.unseen[4] - 1 and not panel.revealing
-    finally:
-        panel.detach()
-        kivy_ready.remove_widget(panel)
 
 
 def test_brawl_is_shown_step_by_step(kivy_ready: Any) -> None:
-    table, panel = make_table(kivy_ready, first_index("brawl"))
-    try:
+    with make_table(kivy_ready, first_index("brawl")) as (table, panel):
         state = table.session.state
         attacker, defender = table.player_name(state.current), table.player_name(state.defender)
         assert panel.rolling and f"{attacker} rolls" in panel.step_text
@@ -115,9 +107,6 @@ def test_brawl_is_shown_step_by_step(kivy_ready: Any) -> None:
         assert f"{attacker} rolls" in panel.step_text
         assert played(table.session, panel.enter_face, "6") and played(table.session, panel.enter_face, "L")
         assert "won the brawl" in panel.step_text and table.session.state.actor == state.current
-    finally:
-        panel.detach()
-        kivy_ready.remove_widget(panel)
 
 
 def test_setup_guide_names_each_players_house() -> None:
@@ -134,16 +123,13 @@ def test_setup_guide_names_each_players_house() -> None:
 def test_undo_marks_the_fields_to_put_back_on_the_board(kivy_ready: Any) -> None:
     """After an undone move the board highlights the two fields the put-back sentence names (where the
     figure stands now, where it goes back to); dismissing the notice brings the usual marks back."""
-    table, panel = make_table(kivy_ready, first_index("move") + 1)
-    try:
+    with make_table(kivy_ready, first_index("move") + 1) as (table, panel):
         controller = panel.controller
         assert played(table.session, controller.undo)
         places = set(table.put_back_places)
         assert len(places) == 2 and panel.board.view.highlights == places
         controller.answer_notice("dismiss")
         assert table.put_back_places == [] and panel.board.view.highlights != places
-    finally:
-        panel.detach()
 
 
 def test_highlighting_every_field_adds_no_draw_calls(kivy_ready: Any) -> None:
@@ -151,16 +137,13 @@ def test_highlighting_every_field_adds_no_draw_calls(kivy_ready: Any) -> None:
     apiece on the table's busiest frame)."""
     from companion.games.goldgraeber.app.board import BoardView
 
-    _table, panel = make_table(kivy_ready)
-    try:
+    with make_table(kivy_ready) as (_table, panel):
         board = panel.board
         sizes = {}
         for name, highlights in (("one", set(board.board.ids[:1])), ("all", set(board.board.ids))):
             board.view = BoardView(highlights=highlights, selected=board.board.ids[1])
             sizes[name] = len(list(board._pieces.instructions()))
         assert sizes["one"] == sizes["all"]
-    finally:
-        kivy_ready.remove_widget(panel)
 
 
 def test_without_room_beside_the_board_the_loupe_covers_the_half_away_from_the_finger(kivy_ready: Any) -> None:
@@ -193,8 +176,7 @@ def test_die_face_buttons_are_built_once_for_the_whole_game(kivy_ready: Any) -> 
     buttons was the largest part of a move's frame)."""
     from companion.games.goldgraeber.rules import DIE_FACES
 
-    _table, panel = make_table(kivy_ready)
-    try:
+    with make_table(kivy_ready) as (_table, panel):
         seen: set[int] = set()
         for recorded in load_record(EXAMPLE).actions[:40]:
             if panel.rolling:
@@ -203,5 +185,3 @@ def test_die_face_buttons_are_built_once_for_the_whole_game(kivy_ready: Any) -> 
                 seen |= set(map(id, buttons))
             assert played(panel.controller.session, panel.controller.submit, dict(recorded.action))
         assert len(seen) == len(DIE_FACES)
-    finally:
-        kivy_ready.remove_widget(panel)

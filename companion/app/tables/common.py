@@ -1,11 +1,12 @@
-"""Building blocks for table panels: the touch dice keypad (from Prompt.dice) and reusable buttons."""
+"""Building blocks for table panels: their shared life cycle, the touch dice keypad (from Prompt.dice) and
+reusable buttons."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kivy.factory import Factory
 from kivy.lang import Builder
@@ -15,6 +16,10 @@ from kivy.uix.boxlayout import BoxLayout
 from companion.app.i18n import _, current_language
 from companion.app.widgets import resize
 from companion.engine.core import N_
+
+if TYPE_CHECKING:
+    from companion.app.boards.loupe import BoardLoupe
+    from companion.app.controllers import TableController
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -108,6 +113,54 @@ class LanguageWatch:
 
     def detach(self) -> None:
         self.table.unbind(revision=self._revised)
+
+
+class TablePanel(BoxLayout):
+    """What every game's table panel does the same way, written once: it is drawn anew (`refresh`) after
+    each action its controller reports and after a language switch, follows whatever else it `watch`es,
+    and `detach` (another game takes the table) stops all of that and closes its loupe.
+
+    A panel sets up its widgets in `__init__` after this one ran, then calls `start` for the first drawing.
+    Taps go to `controller`; what is shown comes from `table` (its TableModel), so a panel only draws.
+    """
+
+    controller = ObjectProperty(None)
+    table = ObjectProperty(None)
+    #: Button texts in the current language (set in Python so a panel needs no running App).
+    labels = DictProperty({})
+
+    def __init__(self, controller: TableController, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.controller = controller
+        self.table = controller.table
+        self.loupe: BoardLoupe | None = None
+        self._watched: list[tuple[Any, dict[str, Callable[..., Any]]]] = []
+        self._language: LanguageWatch | None = None
+
+    def watch(self, dispatcher: Any, **callbacks: Callable[..., Any]) -> None:
+        """Bind `callbacks` to `dispatcher`'s properties or events until the panel is detached."""
+        dispatcher.bind(**callbacks)
+        self._watched.append((dispatcher, callbacks))
+
+    def start(self) -> None:
+        """Follow the controller's actions and the language, and draw for the first time."""
+        self.controller.listen(self.refresh)
+        self._language = LanguageWatch(self.table, self.refresh)
+        self.refresh()
+
+    def detach(self) -> None:
+        """Called when another game takes the table: nothing of this panel runs after it."""
+        self.controller.unlisten(self.refresh)
+        if self._language is not None:
+            self._language.detach()
+        for dispatcher, callbacks in self._watched:
+            dispatcher.unbind(**callbacks)
+        if self.loupe is not None:
+            self.loupe.close()
+
+    def refresh(self, *_args: Any) -> None:
+        """Draw everything anew from the table's state (each panel says how)."""
+        raise NotImplementedError
 
 
 #: The letter of each colour (a Digger die face, a Gold Connection bar or row) as a player of the language

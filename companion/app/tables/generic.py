@@ -6,13 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.factory import Factory
-from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.stacklayout import StackLayout
 
 from companion.app.controllers import TableController
 from companion.app.i18n import game_text
 from companion.app.table import TableModel
-from companion.app.tables.common import DiceKeypad, LanguageWatch
+from companion.app.tables.common import DiceKeypad, TablePanel
 from companion.app.widgets import resize
 from companion.engine.core import ActionModel
 
@@ -29,25 +28,17 @@ def action_label(table: TableModel, action: ActionModel) -> str:
     return f"{name} {fields}".strip()
 
 
-class GenericPanel(BoxLayout):
+class GenericPanel(TablePanel):
     """The offered choices as buttons (for the types the game can list), the keypad when dice are due."""
 
     def __init__(self, controller: TableController, **kwargs: Any) -> None:
-        super().__init__(orientation="vertical", spacing=6, **kwargs)
-        self.controller = controller
-        self.table = controller.table
+        super().__init__(controller, orientation="vertical", spacing=6, **kwargs)
         self.choices = StackLayout(spacing=4)
         self.add_widget(self.choices)
         self.add_widget(DiceKeypad(controller=controller))
-        controller.listen(self._rebuild)
-        self._language = LanguageWatch(self.table, self._rebuild)
-        self._rebuild()
+        self.start()
 
-    def detach(self) -> None:
-        self.controller.unlisten(self._rebuild)
-        self._language.detach()
-
-    def _rebuild(self, *_args: Any) -> None:
+    def refresh(self, *_args: Any) -> None:
         session = self.table.session
         actions: list[Any] = []
         if session is not None:

@@ -58,7 +58,7 @@ def _seconds(text: str) -> float:
     return value
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     chinagold = sub.add_parser("chinagold", help="Chinagold boards and move hints")
     chinagold_sub = chinagold.add_subparsers(dest="chinagold_command", metavar="ACTION", required=True)
 

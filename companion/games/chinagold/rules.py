@@ -8,27 +8,14 @@ match the board.  Internally masks (one bit per site) make the checks cheap.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field
 
-from companion.engine.core import (
-    N_,
-    ActionModel,
-    DiceRefusals,
-    Event,
-    Game,
-    Handler,
-    PhaseRule,
-    Prompt,
-    Refusal,
-    Setup,
-    Value,
-    check_dice,
-    refuse,
-)
+from companion.engine.core import N_, ActionModel, DiceRefusals, Event, Prompt, Refusal, Setup, Value, refuse
+from companion.engine.rules_kit import FrozenDict, Game, Handler, PhaseRule, check_dice, parse_actions
 from companion.games.chinagold.board import BOARD_DIR, GENERATED, Board, get_board
 from companion.games.chinagold.geometry import Grid, count_lines, sites_of
 from companion.games.chinagold.words import player_words, site_words
@@ -77,9 +64,6 @@ class Bury(ActionModel):
 
     type: Literal["bury"] = "bury"
     site: int
-
-
-ChinagoldAction = Annotated[Throw | Turn | Bury, Field(discriminator="type")]
 
 
 class ChinagoldState(Value):
@@ -172,7 +156,7 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
     rule_prefix = "CG"
     options_model = ChinagoldOptions
     state_model = ChinagoldState
-    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(ChinagoldAction)
+    action_adapter = parse_actions(Throw, Turn, Bury)
 
     # -- setup -----------------------------------------------------------------------------------------
     def options(self, raw: Mapping[str, Any]) -> ChinagoldOptions:
@@ -337,7 +321,7 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
                       "in a straight line, or bury one gold."), params=role | {"total": state.total})
 
     # The phase table (CG-3 ... CG-5, CG-11, CG-13) and the handler per action.
-    phases: ClassVar[Mapping[str, PhaseRule]] = {
+    phases = FrozenDict({
         "throw": PhaseRule(allows=("throw",), rule="CG-3", refusals={
             "turn": lambda state: refuse("turn.before_throw", N_("Throw the tiles first."), "CG-3"),
             "bury": lambda state: refuse("bury.before_throw", N_("Throw the tiles first; burying replaces "
@@ -346,12 +330,12 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
                           refusals={"throw": _throw_not_now}),
         "over": PhaseRule(allows=(), rule="CG-13", seated=False,
                           otherwise=lambda state: refuse("game.over", N_("The game is over."), "CG-13")),
-    }
-    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
+    })
+    handlers = FrozenDict({
         Throw: Handler(_check_throw, _apply_throw), Turn: Handler(_check_turn, _apply_site),
-        Bury: Handler(_check_bury, _apply_site)}
-    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
-        "turn": _turns, "bury": _buries}
+        Bury: Handler(_check_bury, _apply_site)})
+    candidates = FrozenDict({
+        "turn": _turns, "bury": _buries})
 
     # -- outcome ---------------------------------------------------------------------------------------
     def is_over(self, state: ChinagoldState) -> bool:

@@ -6,31 +6,17 @@ runs in the app (companion.engine.countdown.Countdown) and its end enters the ga
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
 from random import Random
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from companion.engine.core import (
-    N_,
-    ActionModel,
-    DiceRefusals,
-    Event,
-    Game,
-    Handler,
-    PhaseRule,
-    Prompt,
-    Refusal,
-    Setup,
-    Value,
-    check_dice,
-    refuse,
-)
+from companion.engine.core import N_, ActionModel, DiceRefusals, Event, Prompt, Refusal, Setup, Value, refuse
 from companion.engine.errors import UserError
+from companion.engine.rules_kit import DiceRoll, FrozenDict, Game, Handler, PhaseRule, parse_actions, roll_check
 from companion.games.digger.cards import DEFAULT_CARDS_FILE, SCORING_COLOURS, Card, DiggerCardsLayout, load_cards
 from companion.games.digger.words import faces_words
 
@@ -170,11 +156,8 @@ class DiggerState(Value):
 
 
 # -- actions ----------------------------------------------------------------------------------------
-class Roll(ActionModel):
-    """The five dice as they lie (from hardware, touch or the virtual roller)."""
-
-    type: Literal["roll"] = "roll"
-    values: tuple[str, ...]
+class Roll(DiceRoll):
+    """The five colour dice as they lie."""
 
 
 class Take(ActionModel):
@@ -210,8 +193,6 @@ class TimeUp(ActionModel):
     type: Literal["time_up"] = "time_up"
     stowed: tuple[Colour, ...] = ()
 
-
-DiggerAction = Annotated[Roll | Take | Rob | Stop | Fumble | TimeUp, Field(discriminator="type")]
 
 # Every distinct roll once (faces sorted): the dice are identical, so order never matters to the rules.
 ALL_ROLLS: tuple[Roll, ...] = tuple(Roll(values=values)
@@ -269,7 +250,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
     rule_prefix = "DIG"
     options_model = DiggerOptions
     state_model = DiggerState
-    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(DiggerAction)
+    action_adapter = parse_actions(Roll, Take, Rob, Stop, Fumble, TimeUp)
 
     # -- setup -------------------------------------------------------------------------------------
     def board_files(self, setup: Setup) -> tuple[Path, ...]:
@@ -310,9 +291,6 @@ class Digger(Game[DiggerState, DiggerOptions]):
     def phase_of(self, state: DiggerState) -> str:
         """`start` before the turn's first roll, `rolled` after it, `over` at the end."""
         return "over" if state.over else ("rolled" if state.roll else "start")
-
-    def _check_roll(self, state: DiggerState, action: Roll) -> Refusal | None:
-        return check_dice(self.prompt(state), action.values, DICE)
 
     def _check_take(self, state: DiggerState, action: Take) -> Refusal | None:
         return self._check_claim(state, action.colour) or self._check_middle(state, action.colour)
@@ -503,7 +481,7 @@ class Digger(Game[DiggerState, DiggerOptions]):
 
     # The phase table (DIG-3, DIG-4, DIG-6, DIG-11 ... DIG-13) and the handler per action.  A time-up is
     # accepted before the first roll too, so it is refused by its own rule (the sand is not running).
-    phases: ClassVar[Mapping[str, PhaseRule]] = {
+    phases = FrozenDict({
         "start": PhaseRule(allows=("roll", "time_up"), rule="DIG-11", offered={"time_up": lambda state: False},
                            otherwise=lambda state: refuse(
                                "turn.roll_first",
@@ -514,15 +492,15 @@ class Digger(Game[DiggerState, DiggerOptions]):
             "fumble": lambda state: not state.rules.fumble_needs_black or may_rob(state.roll)}),
         "over": PhaseRule(allows=(), rule="DIG-13", seated=False,
                           otherwise=lambda state: refuse("game.over", N_("The game is over."), "DIG-13")),
-    }
-    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
-        Roll: Handler(_check_roll, _roll), Take: Handler(_check_take, _take),
+    })
+    handlers = FrozenDict({
+        Roll: Handler(roll_check(DICE), _roll), Take: Handler(_check_take, _take),
         Rob: Handler(_check_robbing, _rob), Stop: Handler(_check_stop, _stop),
-        Fumble: Handler(_check_fumble, _fumble), TimeUp: Handler(_check_time_up, _time_up)}
-    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
+        Fumble: Handler(_check_fumble, _fumble), TimeUp: Handler(_check_time_up, _time_up)})
+    candidates = FrozenDict({
         "roll": lambda game, state: ALL_ROLLS, "take": lambda game, state: game._takes(state),
         "rob": lambda game, state: game._robs(state), "stop": lambda game, state: (_STOP,),
-        "fumble": lambda game, state: (_FUMBLE,), "time_up": lambda game, state: game._time_up_choices(state)}
+        "fumble": lambda game, state: (_FUMBLE,), "time_up": lambda game, state: game._time_up_choices(state)})
 
     # -- outcome -----------------------------------------------------------------------------------
     def is_over(self, state: DiggerState) -> bool:

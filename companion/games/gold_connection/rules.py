@@ -7,32 +7,17 @@ Rule ids (GC-n, GC-Rn) refer to docs/rules/gold_connection.md.  The vault comes 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from fractions import Fraction
 from itertools import product
 from pathlib import Path
 from random import Random
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field
 
-from companion.engine.core import (
-    N_,
-    ActionModel,
-    DiceRefusals,
-    Event,
-    FrozenDict,
-    FrozenMap,
-    Game,
-    Handler,
-    PhaseRule,
-    Prompt,
-    Refusal,
-    Setup,
-    Value,
-    check_dice,
-    refuse,
-)
+from companion.engine.core import N_, ActionModel, DiceRefusals, Event, FrozenMap, Prompt, Refusal, Setup, Value, refuse
+from companion.engine.rules_kit import FrozenDict, Game, Handler, PhaseRule, parse_actions, roll_check
 from companion.games.gold_connection.board import COUNTER_FIELDS, LAYOUT_FILE, Vault, load_vault
 from companion.games.gold_connection.words import bars_words, row_words, safe_words, safes_words
 
@@ -292,10 +277,6 @@ class Sort(ActionModel):
     rows: FrozenMap[str, tuple[int, ...]] = Field(default_factory=FrozenDict)
 
 
-GoldConnectionAction = Annotated[EnterSafe | Roll | ChooseStart | PlaceArrow | Move | Loot | Plunder | Stop | EndTurn
-                                 | UseChips | Sort, Field(discriminator="type")]
-
-
 def _remove_bars(pile: tuple[str, ...], bars: tuple[str, ...]) -> tuple[str, ...]:
     left = list(pile)
     for bar in bars:
@@ -366,7 +347,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
     rule_prefix = "GC"
     options_model = GoldConnectionOptions
     state_model = GoldConnectionState
-    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(GoldConnectionAction)
+    action_adapter = parse_actions(EnterSafe, Roll, ChooseStart, PlaceArrow, Move, Loot, Plunder, Stop, EndTurn,
+                                   UseChips, Sort)
 
     @property
     def vault(self) -> Vault:
@@ -419,9 +401,6 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
                 return refuse("setup.too_many", N_("The game has only {available} of bar {bar}."), "GC-2",
                               bar=bar, available=ALL_BARS.count(bar))
         return None
-
-    def _check_roll(self, state: GoldConnectionState, action: Roll) -> Refusal | None:
-        return check_dice(self.prompt(state), action.values, DICE)
 
     def _check_choose_start(self, state: GoldConnectionState, action: ChooseStart) -> Refusal | None:
         assert state.start_roll is not None
@@ -1026,7 +1005,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
 
     # The phase table (GC-2 ... GC-18) and the handler per action.
     not_now_message = N_("Not now: first do what the screen asks for.")
-    phases: ClassVar[Mapping[str, PhaseRule]] = {
+    phases = FrozenDict({
         "enter_safes": PhaseRule(allows=("enter_safe",), rule="GC-2", seated=False),
         "start_roll": PhaseRule(allows=("roll",), rule="GC-4"),
         "start_choose": PhaseRule(allows=("choose_start",), rule="GC-4"),
@@ -1040,20 +1019,20 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         "sort": PhaseRule(allows=("sort",), rule="GC-13"),
         "over": PhaseRule(allows=(), rule="GC-18", seated=False,
                           otherwise=lambda state: refuse("game.over", N_("The game is over."), "GC-18")),
-    }
-    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
-        EnterSafe: Handler(_check_enter_safe, _do_enter_safe), Roll: Handler(_check_roll, _do_roll),
+    })
+    handlers = FrozenDict({
+        EnterSafe: Handler(_check_enter_safe, _do_enter_safe), Roll: Handler(roll_check(DICE), _do_roll),
         ChooseStart: Handler(_check_choose_start, _do_choose_start),
         PlaceArrow: Handler(_check_place_arrow, _do_place_arrow), Move: Handler(_check_move, _do_move),
         Loot: Handler(_check_loot, _do_loot), Plunder: Handler(_check_plunder, _do_plunder),
         Stop: Handler(_check_stop, _do_stop), EndTurn: Handler(_check_end_turn, _do_end_turn),
-        UseChips: Handler(_check_use_chips, _do_use_chips), Sort: Handler(_check_sort, _do_sort)}
+        UseChips: Handler(_check_use_chips, _do_use_chips), Sort: Handler(_check_sort, _do_sort)})
     #: What `legal_actions` lists per offered type; safes to enter and sortings are too many to list.
-    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
+    candidates = FrozenDict({
         "roll": _rolls, "choose_start": _starts, "place_arrow": _arrows, "use_chips": _chip_choices,
         "move": lambda game, state: game.moves(state), "loot": lambda game, state: game.loots(state),
         "plunder": lambda game, state: game.plunders(state), "stop": lambda game, state: [Stop()],
-        "end_turn": lambda game, state: [EndTurn()]}
+        "end_turn": lambda game, state: [EndTurn()]})
 
     # -- outcome -------------------------------------------------------------------------------------
     def is_over(self, state: GoldConnectionState) -> bool:

@@ -8,28 +8,14 @@ chips still unseen.  Dice come from hardware, touch or the seeded RNG like every
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field
 
-from companion.engine.core import (
-    N_,
-    ActionModel,
-    DiceRefusals,
-    Event,
-    Game,
-    Handler,
-    PhaseRule,
-    Prompt,
-    Refusal,
-    Setup,
-    Value,
-    check_dice,
-    refuse,
-)
+from companion.engine.core import N_, ActionModel, DiceRefusals, Event, Prompt, Refusal, Setup, Value, refuse
+from companion.engine.rules_kit import DiceRoll, FrozenDict, Game, Handler, PhaseRule, check_dice, parse_actions
 from companion.games.goldgraeber.board import DEFAULT_LAYOUT, HEX_DIRECTIONS, Board, hex_rgb, load_board
 from companion.games.goldgraeber.movement import reachable
 from companion.games.goldgraeber.words import face_words, field_words, fields_words
@@ -132,11 +118,8 @@ class GoldgraeberState(Value):
     end_reason: Literal["train", "gold"] | None = None
 
 
-class Roll(ActionModel):
+class Roll(DiceRoll):
     """One die face as read from the die: `L` (locomotive) or `2` ... `6`."""
-
-    type: Literal["roll"] = "roll"
-    values: tuple[str, ...]
 
 
 class Move(ActionModel):
@@ -165,9 +148,6 @@ class Look(ActionModel):
     """Variant: look secretly at the neighbouring face-down chips instead of rolling."""
 
     type: Literal["look"] = "look"
-
-
-GoldgraeberAction = Annotated[Roll | Move | Reveal | Raft | Look, Field(discriminator="type")]
 
 
 @dataclass(frozen=True)
@@ -218,7 +198,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
     rule_prefix = "GG"
     options_model = GoldgraeberOptions
     state_model = GoldgraeberState
-    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(GoldgraeberAction)
+    action_adapter = parse_actions(Roll, Move, Reveal, Raft, Look)
 
     @property
     def board(self) -> Board:
@@ -702,7 +682,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
     # The phase table (GG-1, GG-17, GG-19) and the handler per action.  Looking is accepted whenever a roll
     # is due, so with the variant off it is refused by its own rule rather than as "not now".
     not_now_message = N_("Not now: first do what the screen asks for.")
-    phases: ClassVar[Mapping[str, PhaseRule]] = {
+    phases = FrozenDict({
         "roll": PhaseRule(allows=("roll", "look"), rule="GG-1",
                           offered={"look": lambda state: state.options.look_variant}),
         "move": PhaseRule(allows=("move",), rule="GG-1"),
@@ -714,13 +694,13 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         "raft": PhaseRule(allows=("raft",), rule="GG-1"),
         "over": PhaseRule(allows=(), rule="GG-17", seated=False,
                           otherwise=lambda state: refuse("game.over", N_("The game is over."), "GG-17")),
-    }
-    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
+    })
+    handlers = FrozenDict({
         Roll: Handler(_validate_roll, _do_roll), Move: Handler(_validate_move, _do_move),
         Reveal: Handler(_validate_reveal, _do_reveal), Raft: Handler(_validate_raft, _do_raft),
-        Look: Handler(_validate_look, _do_look)}
-    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
-        "roll": _rolls, "look": _looks, "move": _moves, "reveal": _reveals, "raft": _rafts}
+        Look: Handler(_validate_look, _do_look)})
+    candidates = FrozenDict({
+        "roll": _rolls, "look": _looks, "move": _moves, "reveal": _reveals, "raft": _rafts})
 
     def is_over(self, state: GoldgraeberState) -> bool:
         return state.phase == "over"

@@ -10,25 +10,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field
 
-from companion.engine.core import (
-    N_,
-    ActionModel,
-    DiceRefusals,
-    Event,
+from companion.engine.core import N_, ActionModel, DiceRefusals, Event, Prompt, Refusal, Setup, Value, refuse
+from companion.engine.rules_kit import (
+    DiceRoll,
+    FrozenDict,
     Game,
     Handler,
     PhaseRule,
-    Prompt,
-    Refusal,
-    Setup,
-    Value,
-    check_dice,
-    refuse,
+    no_check,
+    parse_actions,
+    roll_check,
 )
 
 FACES: tuple[str, ...] = ("1", "2", "3", "4", "5", "6")
@@ -53,9 +48,8 @@ class DiceRaceState(Value):
     rolled: int = 0
 
 
-class Roll(ActionModel):
-    type: Literal["roll"] = "roll"
-    values: tuple[str, ...]
+class Roll(DiceRoll):
+    """One die as it lies."""
 
 
 class Advance(ActionModel):
@@ -66,19 +60,9 @@ class Stay(ActionModel):
     type: Literal["stay"] = "stay"
 
 
-DiceRaceAction = Annotated[Roll | Advance | Stay, Field(discriminator="type")]
-
 DICE = DiceRefusals(rule="DR-2", count_code="roll.count", count_message=N_("Roll one die, not {count}."),
                     face_code="roll.face", face_message=N_("A die has no face {face}; its faces are {faces}."))
 _ROLLS = tuple(Roll(values=(face,)) for face in FACES)
-
-
-def _no_check(game: DiceRace, state: DiceRaceState, action: ActionModel) -> Refusal | None:
-    return None
-
-
-def _check_roll(game: DiceRace, state: DiceRaceState, action: Roll) -> Refusal | None:
-    return check_dice(game.prompt(state), action.values, DICE)
 
 
 def _roll(game: DiceRace, state: DiceRaceState, action: Roll) -> tuple[DiceRaceState, list[Event]]:
@@ -126,21 +110,21 @@ class DiceRace(Game[DiceRaceState, DiceRaceOptions]):
     rule_prefix = "DR"
     options_model = DiceRaceOptions
     state_model = DiceRaceState
-    action_adapter: ClassVar[TypeAdapter[Any]] = TypeAdapter(DiceRaceAction)
+    action_adapter = parse_actions(Roll, Advance, Stay)
     not_now_message = N_("Not now: the table expects {expected}.")
 
-    phases: ClassVar[Mapping[str, PhaseRule]] = {
+    phases = FrozenDict({
         "roll": PhaseRule(allows=("roll",), rule="DR-2", otherwise=lambda state: refuse(
             "turn.roll_first", N_("Roll the die first."), "DR-2")),
         "move": PhaseRule(allows=("advance", "stay"), rule="DR-3"),
         "over": PhaseRule(allows=(), rule="DR-6", seated=False, otherwise=lambda state: refuse(
             "game.over", N_("The race is over."), "DR-6")),
-    }
-    handlers: ClassVar[Mapping[type[ActionModel], Handler]] = {
-        Roll: Handler(_check_roll, _roll), Advance: Handler(_check_advance, _advance), Stay: Handler(_no_check, _stay)}
-    candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {
+    })
+    handlers = FrozenDict({Roll: Handler(roll_check(DICE), _roll), Advance: Handler(_check_advance, _advance),
+                           Stay: Handler(no_check, _stay)})
+    candidates = FrozenDict({
         "roll": lambda game, state: _ROLLS, "advance": lambda game, state: (Advance(),),
-        "stay": lambda game, state: (Stay(),)}
+        "stay": lambda game, state: (Stay(),)})
 
     def initial_state(self, setup: Setup) -> DiceRaceState:
         options = self.options(setup.options)

@@ -11,15 +11,9 @@ import math
 from dataclasses import dataclass, field
 
 from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle
-from kivy.properties import BooleanProperty, ObjectProperty
-from kivy.uix.widget import Widget
 
 from companion.app.boards.drawing import (
     SQRT3,
-    BakedLayer,
-    Layers,
-    Magnifiable,
-    axial_at,
     centred_text,
     discs,
     hex_centre,
@@ -27,6 +21,7 @@ from companion.app.boards.drawing import (
     rings,
     segments,
 )
+from companion.app.boards.hexboard import HexBoard
 from companion.games.chinagold.board import ChinagoldBoardLayout
 from companion.games.chinagold.geometry import NEIGHBOUR_STEPS, grid
 
@@ -99,27 +94,16 @@ def river_tree(layout: ChinagoldBoardLayout, sites: list[int]) -> list[tuple[int
 PIECE_LAYERS = ("bands", "markers", "rings")
 
 
-class ChinagoldBoard(Magnifiable, Widget):
-    """Hex board widget.  The printed board (mountains, borders, rivers, ids) is drawn into a baked layer
-    (an off-screen texture) when the size, position or `show_ids` changes; a new `view` only repaints
-    the layers of markers and marks it changes (see docs/performance.md)."""
-
-    view = ObjectProperty(None, allownone=True)
-    show_ids = BooleanProperty(False)
+class ChinagoldBoard(HexBoard):
+    """The hexagon of sites; the printed board is its mountains, borders, rivers and ids, the pieces its
+    markers and marks."""
 
     def __init__(self, layout: ChinagoldBoardLayout, show_ids: bool = False, **kwargs: object) -> None:
         self.layout = layout
         self.grid = grid(layout.edge)
         self._tones = mountain_colours(layout)
         self._mountain_of = {site: n for n, region in enumerate(layout.mountains) for site in region.sites}
-        self._radius = 10.0
-        self._origin = (0.0, 0.0)
-        super().__init__(**kwargs)
-        self._printed = BakedLayer(self.canvas, baked=not self.zoom_spacing)
-        self._pieces = Layers(self.canvas, PIECE_LAYERS)  # drawn straight: a re-baked texture costs more
-        self.show_ids = show_ids
-        self.bind(pos=self.redraw, size=self.redraw, show_ids=self.redraw, view=self.draw_pieces)
-        self.redraw()
+        super().__init__(dict(enumerate(self.grid.coords)), PIECE_LAYERS, show_ids, **kwargs)
 
     # -- geometry ----------------------------------------------------------------------------------
     def _fit(self) -> None:
@@ -130,15 +114,6 @@ class ChinagoldBoard(Magnifiable, Widget):
         self._radius = max(2.0, min(self.width / span_x, self.height / span_y))
         self._origin = self.center
         self._magnify(self.center)
-
-    def centre_of(self, site: int) -> tuple[float, float]:
-        """Pixel centre of a site."""
-        q, r = self.grid.coords[site]
-        return hex_centre(self._origin, self._radius, q, r)
-
-    def cell_at(self, x: float, y: float) -> int | None:
-        """The site under a pixel (cube rounding), or None outside the board."""
-        return self.grid.index.get(axial_at(self._origin, self._radius, x, y))
 
     def lines_from(self, site: int, length: int) -> list[tuple[int, ...]]:
         """Every straight line of `length` sites that starts at `site` and stays on the board."""

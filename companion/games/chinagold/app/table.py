@@ -13,14 +13,13 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, StringProperty
-from kivy.uix.boxlayout import BoxLayout
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 
 from companion.app.boards.loupe import BoardLoupe
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog
 from companion.app.table import TableModel
-from companion.app.tables.common import LanguageWatch, die_face_button
+from companion.app.tables.common import TablePanel, die_face_button
 from companion.app.widgets import resize
 from companion.engine.core import ActionModel, Setup
 from companion.games.chinagold.app.board import BoardView, ChinagoldBoard
@@ -77,12 +76,10 @@ def setup_steps(setup: Setup) -> list[str]:
     return steps
 
 
-class ChinagoldPanel(BoxLayout):
+class ChinagoldPanel(TablePanel):
     """Board on the left; tiles, bury, hint and the Pi's move on the right.  The flow (selection, bury
     mode, the bot on its worker thread) is the ChinagoldController's."""
 
-    controller = ObjectProperty(None)
-    table = ObjectProperty(None)
     info_text = StringProperty("")
     tile_text = StringProperty("")
     suggestion_line = StringProperty("")
@@ -93,33 +90,19 @@ class ChinagoldPanel(BoxLayout):
     pi_to_move = BooleanProperty(False)
     thinking = BooleanProperty(False)
     suggestion: ActionModel | None = ObjectProperty(None, allownone=True)
-    #: Button texts in the current language (set in Python so the panel needs no running App).
-    labels = DictProperty({})
 
     def __init__(self, controller: ChinagoldController, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.controller = controller
-        self.table = controller.table
+        super().__init__(controller, **kwargs)
         self._board_key: tuple[str, int] | None = None
         self.board: ChinagoldBoard | None = None
-        self.loupe: BoardLoupe | None = None
         self._faces_shown: tuple[int, tuple[str, ...]] | None = None
-        controller.listen(self.refresh)
-        self.table.bind(entered=self._rebuild_faces)
-        self._language = LanguageWatch(self.table, self.refresh)
-        self.refresh()
-
-    def detach(self) -> None:
-        """Called when another game takes the table."""
-        self.controller.unlisten(self.refresh)
-        self.table.unbind(entered=self._rebuild_faces)
-        self._language.detach()
-        if self.loupe is not None:
-            self.loupe.close()
+        self.watch(self.table, entered=self._rebuild_faces)
+        self.start()
 
     @property
     def state(self) -> ChinagoldState | None:
-        return self.controller.state
+        controller: ChinagoldController = self.controller
+        return controller.state
 
     # -- showing -------------------------------------------------------------------------------------
     def _ensure_board(self, state: ChinagoldState) -> ChinagoldBoard:
@@ -214,18 +197,6 @@ class ChinagoldPanel(BoxLayout):
             return {site for site, mark in enumerate(state.sites) if mark == "h"}
         lengths = (state.total,) if state.total is not None else (1, 2)
         return {line[-1] for length in lengths for line in self.board.lines_from(controller.selected, length)}
-
-    def throw_for_me(self) -> None:
-        self.controller.virtual_roll("virtual")
-
-    def toggle_bury(self) -> None:
-        self.controller.toggle_bury()
-
-    def show_hint(self) -> None:
-        self.controller.request_hint()
-
-    def confirm_pi_move(self) -> None:
-        self.controller.confirm_pi_move()
 
     def suggestion_text(self) -> str:
         action = self.suggestion

@@ -17,7 +17,7 @@ from kivy.utils import get_color_from_hex
 
 from companion.app.i18n import _, current_language, game_text
 from companion.app.table import TableModel
-from companion.app.tables.common import DiceKeypad, LanguageWatch, colour_letter
+from companion.app.tables.common import DiceKeypad, TablePanel, colour_letter
 from companion.app.widgets import make, resize
 from companion.engine.core import N_, ActionModel, Setup
 from companion.games.digger.app.controller import DiggerController
@@ -67,11 +67,9 @@ def setup_steps(setup: Setup) -> list[str]:
     ]
 
 
-class DiggerPanel(BoxLayout):
+class DiggerPanel(TablePanel):
     """Timer, roll and choices for the digger's turn; the flow is the DiggerController's."""
 
-    controller = ObjectProperty(None)
-    table = ObjectProperty(None)
     roll = ListProperty([])
     info_text = StringProperty("")
     time_up_pending = BooleanProperty(False)
@@ -84,25 +82,15 @@ class DiggerPanel(BoxLayout):
     keypad = ObjectProperty(None, allownone=True)
 
     def __init__(self, controller: DiggerController, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.controller = controller
-        self.table = controller.table
+        super().__init__(controller, **kwargs)
         assert controller.timer is not None, "the Digger table shows the app's sand timer"
         self.timer = controller.timer
         self._showing_stowed = False  # the choices box holds the "stowed" toggles, not take/rob buttons
-        controller.listen(self.refresh)
-        self.timer.bind(started=self.refresh)
-        self._language = LanguageWatch(self.table, self.refresh)
+        self.watch(self.timer, started=self.refresh)
         self.keypad = DiceKeypad(controller=controller, face_colours=FACE_COLOURS, face_text=face_letter,
                                  compact=True)
         self.ids.keypad_holder.add_widget(self.keypad)
-        self.refresh()
-
-    def detach(self) -> None:
-        """Called when another game takes the table."""
-        self.controller.unlisten(self.refresh)
-        self.timer.unbind(started=self.refresh)
-        self._language.detach()
+        self.start()
 
     # -- showing -------------------------------------------------------------------------------------
     def refresh(self, *_args: Any) -> None:
@@ -166,16 +154,6 @@ class DiggerPanel(BoxLayout):
         button = Factory.GButton(size_hint=(None, None), height=48, font_size="18sp")
         button.bind(on_release=lambda pressed: self.controller.submit(pressed.action))
         return button
-
-    # -- taps the .kv forwards -----------------------------------------------------------------------
-    def turn_hourglass(self) -> None:
-        self.controller.turn_hourglass()
-
-    def confirm_time_up(self) -> None:
-        self.controller.confirm_time_up()
-
-    def press_time_up(self) -> None:
-        self.controller.call_time()
 
 
 def build_panel(controller: DiggerController) -> DiggerPanel:

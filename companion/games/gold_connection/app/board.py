@@ -70,7 +70,7 @@ class VaultBoard(Magnifiable, Widget):
         layout: GoldConnectionLayout = self.layout
         if self.zoom_spacing:
             return float(self.zoom_spacing / layout.safe_size)
-        return min(self.width / layout.width, self.height / layout.height)
+        return float(min(self.width / layout.width, self.height / layout.height))
 
     def _top_left(self) -> tuple[float, float]:
         """Where the layout's origin lies: the vault centred, or `zoom_centre` at the centre when magnified."""

@@ -15,14 +15,13 @@ from typing import Any
 
 from kivy.factory import Factory
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectProperty, StringProperty
-from kivy.uix.boxlayout import BoxLayout
 from kivy.utils import colormap, get_color_from_hex
 
 from companion.app.boards.loupe import BoardLoupe
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog, game_text
 from companion.app.table import TableModel
-from companion.app.tables.common import LanguageWatch, colour_letter, die_face_button
+from companion.app.tables.common import TablePanel, colour_letter, die_face_button
 from companion.app.widgets import BUTTON_TEXT_MARGIN, MIN_TAP_PX, resize, word_width
 from companion.engine.core import N_, ActionModel, Setup
 from companion.games.gold_connection.app.board import VaultBoard
@@ -132,11 +131,9 @@ def setup_steps(setup: Setup) -> list[str]:
     return steps
 
 
-class GoldConnectionPanel(BoxLayout):
+class GoldConnectionPanel(TablePanel):
     """Board on the left; counter, odds, boxes and the due choices on the right."""
 
-    controller = ObjectProperty(None)
-    table = ObjectProperty(None)
     status_text = StringProperty("")
     odds_text = StringProperty("")
     boxes_text = StringProperty("")
@@ -148,12 +145,9 @@ class GoldConnectionPanel(BoxLayout):
     pending_move = ObjectProperty(None, allownone=True)
     #: Bars being entered for a safe in the table-dealt setup.
     entering = ListProperty([])
-    labels = DictProperty({})
 
     def __init__(self, controller: GoldConnectionController, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.controller = controller
-        self.table = controller.table
+        super().__init__(controller, **kwargs)
         self.game = controller.game
         self.board = VaultBoard(layout=self.game.vault.layout)
         self.board.bind(on_safe=lambda _board, safe: controller.tap_safe(safe),
@@ -165,19 +159,12 @@ class GoldConnectionPanel(BoxLayout):
         self._faces_shown = False
         self.expects: tuple[str, ...] = ()
         self.targets: dict[str, int] = {}
-        controller.listen(self.refresh)
-        self._language = LanguageWatch(self.table, self.refresh)
-        self.refresh()
-
-    def detach(self) -> None:
-        """Called when another game takes the table."""
-        self.controller.unlisten(self.refresh)
-        self._language.detach()
-        self.loupe.close()
+        self.start()
 
     @property
     def state(self) -> GoldConnectionState | None:
-        return self.controller.state
+        controller: GoldConnectionController = self.controller
+        return controller.state
 
     # -- showing -------------------------------------------------------------------------------------
     def refresh(self, *_args: Any) -> None:

@@ -12,22 +12,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle
-from kivy.properties import BooleanProperty, ObjectProperty
+from kivy.properties import ObjectProperty
 from kivy.uix.widget import Widget
 
 from companion.app.boards.drawing import (
     SQRT3,
-    BakedLayer,
-    Layers,
-    Magnifiable,
-    axial_at,
     centred_text,
     discs,
-    hex_centre,
     hexes,
     rings,
     segments,
 )
+from companion.app.boards.hexboard import HexBoard
 from companion.games.goldgraeber.board import HEX_DIRECTIONS, Board, GoldgraeberLayout, compile_board, hex_rgb
 
 #: Hexes are filled a little smaller than their cells so a thin seam of background separates them.
@@ -75,29 +71,18 @@ DOT_SEGMENTS = 24
 PIECE_LAYERS = ("highlights", "rafts", "chips", "stacks", "locomotive", "figures")
 
 
-class GoldgraeberBoard(Magnifiable, Widget):
-    """Hex board widget: the whole map, as large as the widget allows, always whole (the train and every
-    figure stay in view).  The printed map is drawn into a baked layer (an off-screen texture) when the
-    size, position or `show_ids` changes; a new `view` only repaints the layers of pieces it changes."""
+class GoldgraeberBoard(HexBoard):
+    """The whole map, as large as the widget allows, always whole (the train and every figure stay in
+    view); the printed board is its hexes, town, houses, lakes and rail, the pieces what `view` shows."""
 
     layout = ObjectProperty(None)
-    view = ObjectProperty(None, allownone=True)
-    show_ids = BooleanProperty(False)
 
     def __init__(self, layout: GoldgraeberLayout, show_ids: bool = False, board: Board | None = None,
                  **kwargs: object) -> None:
         """`board`: the layout compiled already (the loupe's copy shares the table board's)."""
         self.board = board or compile_board(layout)
-        self._radius = 10.0
-        self._origin = (0.0, 0.0)
-        self._at_coord = {coord: self.board.ids[i] for i, coord in enumerate(self.board.coords)}
-        super().__init__(**kwargs)
-        self._printed = BakedLayer(self.canvas, baked=not self.zoom_spacing)
-        self._pieces = Layers(self.canvas, PIECE_LAYERS)  # drawn straight: a re-baked texture costs more
-        self.layout = layout
-        self.show_ids = show_ids
-        self.bind(pos=self.redraw, size=self.redraw, show_ids=self.redraw, view=self.draw_pieces)
-        self.redraw()
+        super().__init__(dict(zip(self.board.ids, self.board.coords)), PIECE_LAYERS, show_ids, layout=layout,
+                         **kwargs)
 
     # -- geometry ----------------------------------------------------------------------------------
     def _fit(self) -> None:
@@ -111,15 +96,6 @@ class GoldgraeberBoard(Magnifiable, Widget):
         mid_y = (max(ys) + min(ys)) / 2
         self._origin = (self.center_x - mid_x * self._radius, self.center_y - mid_y * self._radius)
         self._magnify(self.center)
-
-    def centre_of(self, field_id: str) -> tuple[float, float]:
-        """Pixel centre of a field."""
-        q, r = self.board.coords[self.board.index[field_id]]
-        return hex_centre(self._origin, self._radius, q, r)
-
-    def cell_at(self, x: float, y: float) -> str | None:
-        """The field id under a pixel (axial rounding), or None off the map."""
-        return self._at_coord.get(axial_at(self._origin, self._radius, x, y))
 
     def magnified_copy(self, **properties: Any) -> Widget:
         return GoldgraeberBoard(self.layout, board=self.board, view=self.view, **properties)
@@ -189,7 +165,7 @@ class GoldgraeberBoard(Magnifiable, Widget):
         town = {self.board.coords[i] for i in self.board.town}
         walls: list[tuple[float, float, float, float]] = []
         for q, r in town:
-            cx, cy = self.centre_of(self._at_coord[(q, r)])
+            cx, cy = self.centre_of(self._cell_at[(q, r)])
             if not self.in_view(cx, cy, self._radius):
                 continue
             for dq, dr in HEX_DIRECTIONS:

@@ -11,14 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.factory import Factory
-from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, StringProperty
-from kivy.uix.boxlayout import BoxLayout
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 
 from companion.app.boards.loupe import BoardLoupe
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog, current_language, game_text
 from companion.app.table import TableModel
-from companion.app.tables.common import LanguageWatch
+from companion.app.tables.common import TablePanel
 from companion.app.widgets import resize
 from companion.engine.core import N_, ActionModel, Setup
 from companion.games.goldgraeber.app.board import BoardView, GoldgraeberBoard
@@ -90,11 +89,9 @@ def setup_steps(setup: Setup) -> list[str]:
     return steps
 
 
-class GoldgraeberPanel(BoxLayout):
+class GoldgraeberPanel(TablePanel):
     """Board on the left; train, odds, fight steps, dice and chip buttons on the right."""
 
-    controller = ObjectProperty(None)
-    table = ObjectProperty(None)
     train_text = StringProperty("")
     train_progress = ObjectProperty(0.0)
     odds_text = StringProperty("")
@@ -102,28 +99,16 @@ class GoldgraeberPanel(BoxLayout):
     rolling = BooleanProperty(False)
     revealing = BooleanProperty(False)
     can_look = BooleanProperty(False)
-    #: Button texts in the current language (set in Python so the panel needs no running App).
-    labels = DictProperty({})
 
     def __init__(self, controller: GoldgraeberController, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.controller = controller
-        self.table = controller.table
+        super().__init__(controller, **kwargs)
         self.game = Goldgraeber()
         self.board = GoldgraeberBoard(self.game.board.layout)
         self.loupe = BoardLoupe(self.board, self.tap_field, self._choosable, lambda: self.state, table=self.table)
         self.ids.board_holder.add_widget(self.board)
         self._faces_shown: tuple[str, ...] = ()
         self._chips_shown: tuple[tuple[int, ...], str] = ((), "")
-        controller.listen(self.refresh)
-        self._language = LanguageWatch(self.table, self.refresh)
-        self.refresh()
-
-    def detach(self) -> None:
-        """Called when another game takes the table."""
-        self.controller.unlisten(self.refresh)
-        self._language.detach()
-        self.loupe.close()
+        self.start()
 
     @property
     def state(self) -> GoldgraeberState | None:
