@@ -117,7 +117,7 @@ def test_a_long_history_has_row_widgets_only_for_the_rows_in_sight(fresh_app: An
     app = fresh_app
     journal = Journal(tmp_path / "journal.sqlite3")
     add_games(journal, 40, moves=0)
-    app.open_journal(journal)
+    app.journal_desk.open(journal)
     app.go("history")
     screen = app.root.get_screen("history")
     try:
