@@ -16,12 +16,14 @@ from kivy.uix.widget import Widget
 from companion.app.demo import next_move
 from companion.app.launch import pump
 from companion.app.tables.common import DiceKeypad
+from companion.engine.registry import all_games
 from tests.app.ui import on_screen, visible_widgets
 from tests.table_helpers import played, touch_at
 
-#: game -> players; every game is walked for this many moves, its buttons tapped in each new situation
-#: (each different set of dice, each phase with a different number of choices).
-GAMES = {"digger": 4, "gold_connection": 4, "goldgraeber": 4, "chinagold": 2}
+#: game -> players (four, or as many as the game seats); every game is walked for this many moves, its
+#: buttons tapped in each new situation (each different set of dice, each phase with a different number of
+#: choices).
+GAMES = {game_id: min(4, game.max_players) for game_id, game in all_games().items()}
 MOVES = 40
 
 
