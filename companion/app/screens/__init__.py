@@ -229,6 +229,11 @@ class TableScreen(Screen):
     module: ModuleType | None = ObjectProperty(None, allownone=True)
     #: The game on the table times its turns with its own sand timer: the Timer screen is offered.
     sand_timer = BooleanProperty(False)
+    #: Taller than wide (`--rotate 90/270`): the frame stacks its parts instead of setting them side by side.
+    portrait = BooleanProperty(False)
+
+    def on_size(self, *_args: Any) -> None:
+        self.portrait = self.height > self.width
 
     def show_panel(self, module: ModuleType, controller: Any) -> None:
         """The game's panel, forwarding its taps to `controller`, replaces the previous one."""
