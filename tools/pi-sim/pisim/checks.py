@@ -577,11 +577,16 @@ def check_sensor(run: Run, vm: Machine) -> None:
 
 
 class Acks:
-    """When each of the sensor's frames was sent and when the board heard its answer (host clock)."""
+    """When each of the sensor's frames was sent and what the board heard answered since this check
+    began (the one simulated sensor serves every check of a run)."""
 
     def __init__(self, sensor: Simulator) -> None:
         self.sensor = sensor
         self.sent: list[tuple[float, tuple[str, ...]]] = []
+        self.first = len(sensor.answers)
+
+    def answers(self) -> list[tuple[str, bytes, str | None]]:
+        return self.sensor.answers[self.first:]
 
     def roll(self, *values: str) -> None:
         self.sent.append((time.monotonic(), values))
@@ -590,11 +595,11 @@ class Acks:
     def wait(self, count: int, timeout: float) -> list[tuple[str, bytes, str | None]]:
         """The first `count` answers since the check began, once they have all come."""
         deadline = time.monotonic() + timeout
-        while len(self.sensor.answers) < count:
+        while len(self.answers()) < count:
             if time.monotonic() > deadline:
-                raise Failure(f"the sensor heard {len(self.sensor.answers)} answers, not {count}")
+                raise Failure(f"the sensor heard {len(self.answers())} answers, not {count}")
             time.sleep(0.05)
-        return self.sensor.answers[:count]
+        return self.answers()[:count]
 
 
 def frame_rows(vm: Machine, since: float) -> list[list[float]]:
@@ -637,7 +642,6 @@ def check_slow_card(run: Run, vm: Machine, flush_ms: int = SLOW_FLUSH_MS) -> Non
                 start_game(vm, mirror, "Digger", shots)
                 began, began_host = guest_now(vm), time.monotonic()
                 acks = Acks(run.sensor)
-                answered = len(run.sensor.answers)
                 # a roll from the sensor, and while its write waits for the card a roll by touch (five faces
                 # tapped in a burst) and Stop: the frame reaches the app well before the taps, which travel
                 # through the emulated USB tablet, the compositor and Xwayland
@@ -650,7 +654,7 @@ def check_slow_card(run: Run, vm: Machine, flush_ms: int = SLOW_FLUSH_MS) -> Non
                     raise Failure("the check's own game offers no Stop after its two rolls")
                 vm.tap(*mirror.where("Stop!"))
                 stop_tapped = time.monotonic()
-                answers = acks.wait(answered + 1, 300)[answered:]
+                answers = acks.wait(1, 300)
                 heard = time.monotonic()
             deadline = time.monotonic() + 300
             while len(latest_game(vm)["actions"]) < 3 and time.monotonic() < deadline:
@@ -697,20 +701,16 @@ def check_power_cuts(run: Run, vm: Machine, cuts: int = 10, seed: int = 25) -> N
     rng = random.Random(seed)
     faces = "BYRGWK"
 
-    def every_ack() -> set[str]:
-        return {"serial:" + frame_seq(line) for kind, line, _ in run.sensor.answers if kind == "ACK"}
-
-    earlier = every_ack()  # the sensor served the checks before this one too, in games not played here
+    acks = Acks(run.sensor)
 
     def acked_refs() -> set[str]:
         """The rolls the board heard ACKed in this check."""
-        return every_ack() - earlier
+        return {"serial:" + frame_seq(line) for kind, line, _ in acks.answers() if kind == "ACK"}
 
     def body() -> str:
         on_sd_card(vm)
         with on_home(run, vm, shots, threshold=SAME_TABLE) as mirror:
             start_game(vm, mirror, "Digger", shots)
-        acks = Acks(run.sensor)
         for cut in range(cuts):
             until = time.monotonic() + rng.uniform(3, 25)
             while time.monotonic() < until:
