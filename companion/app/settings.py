@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from companion.engine.paths import data_dir as data_dir  # History finds its exports folder here
+from companion.engine.paths import data_dir
 
 SEAT_COLOURS: tuple[str, ...] = ("#d64541", "#3a7bd5", "#2e9e5b", "#e3b505", "#8e44ad", "#e67e22")
 LANGUAGE_CHOICES: tuple[str, ...] = ("system", "en", "de", "fr")

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from companion.app.rules_doc import find_rule, parse_rules, rule_book
-from companion.app.settings import AppSettings, data_dir, load_settings, save_settings
+from companion.app.settings import AppSettings, load_settings, save_settings
 from companion.app.viewmodels import describe_field
 from companion.engine.journal import default_path
+from companion.engine.paths import data_dir
 from companion.engine.registry import get_game
 
 DOC = """# Test game — rules
