@@ -7,12 +7,14 @@ in `goldtable replay`, in tests and in benchmarks.
 
 from __future__ import annotations
 
+import inspect
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
-from typing import Annotated, Any, ClassVar, Generic, NoReturn, Self, TypeVar, cast
+from typing import Annotated, Any, ClassVar, Generic, Literal, NoReturn, Self, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, TypeAdapter, ValidationError
 from pydantic_core import core_schema
@@ -94,9 +96,19 @@ class Value(BaseModel):
 
 
 class ActionModel(Value):
-    """Base for actions.  Every concrete action declares `type: Literal[...]` as its discriminator."""
+    """Base for actions.  An action's `type`, the tag JSON and the journal carry and the games' action
+    unions are told apart by, is its class name in snake case (`TimeUp` is `time_up`): set here, so a
+    game's action class states only its fields.  A class may declare `type: Literal[...]` itself."""
 
-    type: str
+    type: str = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = inspect.get_annotations(cls)
+        if "type" not in declared:
+            tag = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls.__name__).lower()
+            cls.__annotations__ = {**declared, "type": Literal[tag]}
+            cls.type = tag
 
 
 class Player(Value):

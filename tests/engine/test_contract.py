@@ -46,8 +46,30 @@ def test_check_dice_reads_count_and_faces_from_the_prompt() -> None:
 
 
 class Bet(ActionModel):
-    type: Literal["bet"] = "bet"
+    """An action whose tag comes from its class name."""
+
     stake: int
+
+
+class PlaceArrow(ActionModel):
+    """A class name of two words: its tag is both, in snake case."""
+
+    heading: str
+
+
+class Shout(ActionModel):
+    """A class that names its own tag."""
+
+    type: Literal["call"] = "call"
+
+
+def test_an_actions_tag_is_its_class_name_in_snake_case_unless_it_declares_one() -> None:
+    assert Bet(stake=1).type == "bet"
+    assert PlaceArrow(heading="N").model_dump() == {"type": "place_arrow", "heading": "N"}
+    assert Shout().type == "call"
+    assert DiceRoll(values=()).type == "roll"
+    with pytest.raises(ValidationError):
+        PlaceArrow.model_validate({"type": "arrow", "heading": "N"})
 
 
 def test_parse_actions_picks_the_class_by_type_and_refuses_an_unknown_one() -> None:
@@ -90,11 +112,11 @@ class Step(Value):
 
 
 class Go(ActionModel):
-    type: Literal["go"] = "go"
+    """Closes the table."""
 
 
 class Wait(ActionModel):
-    type: Literal["wait"] = "wait"
+    """Keeps it open."""
 
 
 def _advance(game: Any, state: Step, action: ActionModel) -> tuple[Step, list[Event]]:

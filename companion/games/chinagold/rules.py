@@ -47,14 +47,12 @@ class ChinagoldOptions(BaseModel):
 class Throw(ActionModel):
     """The faces the tiles in play show, one per tile in the prompt's order (CG-3)."""
 
-    type: Literal["throw"] = "throw"
     values: tuple[int, ...]
 
 
 class Turn(ActionModel):
     """Turn every marker on the straight line from `start` to `end` gold side up (CG-4, CG-11)."""
 
-    type: Literal["turn"] = "turn"
     start: int
     end: int
 
@@ -62,7 +60,6 @@ class Turn(ActionModel):
 class Bury(ActionModel):
     """Turn one gold marker back down instead of turning the thrown number (CG-5)."""
 
-    type: Literal["bury"] = "bury"
     site: int
 
 

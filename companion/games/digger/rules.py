@@ -163,14 +163,12 @@ class Roll(DiceRoll):
 class Take(ActionModel):
     """Take one stone of a colour from the middle."""
 
-    type: Literal["take"] = "take"
     colour: Colour
 
 
 class Rob(ActionModel):
     """Rob one stone of a colour from another player's box."""
 
-    type: Literal["rob"] = "rob"
     colour: Colour  # blue is read, then refused by DIG-6 rather than by the schema
     victim: int
 
@@ -178,19 +176,14 @@ class Rob(ActionModel):
 class Stop(ActionModel):
     """The digger has stowed everything and calls Stop before the sand ran out."""
 
-    type: Literal["stop"] = "stop"
-
 
 class Fumble(ActionModel):
     """While robbing, the digger touched or shifted a neighbouring pile."""
-
-    type: Literal["fumble"] = "fumble"
 
 
 class TimeUp(ActionModel):
     """The sand ran out before Stop.  `stowed`: colours the table saw already stowed (blue: in the tin)."""
 
-    type: Literal["time_up"] = "time_up"
     stowed: tuple[Colour, ...] = ()
 
 

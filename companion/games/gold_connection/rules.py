@@ -197,7 +197,6 @@ class GoldConnectionState(Value):
 class EnterSafe(ActionModel):
     """Table-dealt setup: the six bars the table laid into one safe."""
 
-    type: Literal["enter_safe"] = "enter_safe"
     safe: str
     bars: tuple[str, ...]
 
@@ -205,28 +204,24 @@ class EnterSafe(ActionModel):
 class Roll(ActionModel):
     """Both dice, read from hardware, typed on the touch keypad or rolled by the Pi."""
 
-    type: Literal["roll"] = "roll"
     values: tuple[int, ...]
 
 
 class ChooseStart(ActionModel):
     """Put the robber stone on a free safe numbered by one die or by the sum of both."""
 
-    type: Literal["choose_start"] = "choose_start"
     safe: str
 
 
 class PlaceArrow(ActionModel):
     """Lay the arrow on the robber stone pointing at a neighbouring safe."""
 
-    type: Literal["place_arrow"] = "place_arrow"
     heading: str
 
 
 class Move(ActionModel):
     """Move the arrow along `path` (every safe entered, in order); `heading` only when ending on a choice point."""
 
-    type: Literal["move"] = "move"
     path: tuple[str, ...]
     heading: str | None = None
 
@@ -238,7 +233,6 @@ class Loot(ActionModel):
     safe than the arrow's is refused.  It is checked, never recorded: an accepted loot's safe is the
     arrow's, so the record says no more with it."""
 
-    type: Literal["loot"] = "loot"
     bars: tuple[str, ...]
     safe: str | None = Field(default=None, exclude=True)
 
@@ -246,7 +240,6 @@ class Loot(ActionModel):
 class Plunder(ActionModel):
     """Announce how many bars to take from the top of which rows of the victim's box."""
 
-    type: Literal["plunder"] = "plunder"
     victim: int
     take: FrozenMap[str, int]
 
@@ -254,26 +247,20 @@ class Plunder(ActionModel):
 class Stop(ActionModel):
     """End the turn here without looting; needs a roll of at least the distance."""
 
-    type: Literal["stop"] = "stop"
-
 
 class EndTurn(ActionModel):
     """End the turn right after a successful loot."""
-
-    type: Literal["end_turn"] = "end_turn"
 
 
 class UseChips(ActionModel):
     """After a short roll: spend exactly the missing points in chips (count), or 0 to accept failure."""
 
-    type: Literal["use_chips"] = "use_chips"
     count: int
 
 
 class Sort(ActionModel):
     """Lay the tray's bars onto rows: row id -> numbers placed there; bars not named go back to the safe."""
 
-    type: Literal["sort"] = "sort"
     rows: FrozenMap[str, tuple[int, ...]] = Field(default_factory=FrozenDict)
 
 

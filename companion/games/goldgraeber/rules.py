@@ -125,14 +125,12 @@ class Roll(DiceRoll):
 class Move(ActionModel):
     """Move the figure whose move is due to a field."""
 
-    type: Literal["move"] = "move"
     to: str
 
 
 class Reveal(ActionModel):
     """What the chip just turned over shows."""
 
-    type: Literal["reveal"] = "reveal"
     chip: Literal["gold", "robber"]
     value: int
 
@@ -140,14 +138,11 @@ class Reveal(ActionModel):
 class Raft(ActionModel):
     """Take the raft (with the figure on it) to a shore field of the same lake."""
 
-    type: Literal["raft"] = "raft"
     to: str
 
 
 class Look(ActionModel):
     """Variant: look secretly at the neighbouring face-down chips instead of rolling."""
-
-    type: Literal["look"] = "look"
 
 
 @dataclass(frozen=True)

@@ -53,11 +53,11 @@ class Roll(DiceRoll):
 
 
 class Advance(ActionModel):
-    type: Literal["advance"] = "advance"
+    """Move the pawn by the die just rolled."""
 
 
 class Stay(ActionModel):
-    type: Literal["stay"] = "stay"
+    """Leave the pawn where it is and pass the die on."""
 
 
 DICE = DiceRefusals(rule="DR-2", count_code="roll.count", count_message=N_("Roll one die, not {count}."),
