@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,13 +13,10 @@ import pytest
 def kivy_ready_fixture() -> Any:
     """Offscreen window plus the app's shared widget rules (loaded once, as the app does)."""
     from kivy.core.window import Window
-    from kivy.factory import Factory
-    from kivy.lang import Builder
 
-    import companion.app as app_package
+    from companion.app.widgets import WIDGETS_KV, load_kv
 
-    if "GButton" not in Factory.classes:
-        Builder.load_file(str(Path(app_package.__file__).parent / "widgets.kv"))
+    load_kv(WIDGETS_KV)
     return Window
 
 

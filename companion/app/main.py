@@ -149,9 +149,9 @@ class GoldtableApp(App):
         """Only Home is built before the first frame; the engine and the games are imported meanwhile on a
         background thread, the journal, view-models and hardware follow (see `_after_first_frame`) and the
         other screens are built on their first visit, so the table sees the app at once."""
-        from companion.app.widgets import BACKGROUND_RGBA, load_kv
+        from companion.app.widgets import BACKGROUND_RGBA, WIDGETS_KV, load_kv
 
-        load_kv(APP_DIR / "widgets.kv")
+        load_kv(WIDGETS_KV)
         Window.clearcolor = BACKGROUND_RGBA
         use_onscreen_keyboard(onscreen_keyboard_wanted())  # every text field, on a touch-only table
         manager = ScreenManager(transition=NoTransition())

@@ -27,13 +27,20 @@ BUTTON_TEXT_MARGIN = 4
 BACKGROUND_RGBA = (0x1D / 255, 0x26 / 255, 0x21 / 255, 1.0)
 
 
+#: The shared widget rules and `#:import`s every other kv file builds on (kv imports are global to
+#: the Builder, so a file loaded before this one would not find `tr` or `get_color_from_hex`).
+WIDGETS_KV = Path(__file__).resolve().with_name("widgets.kv")
+
+
 def load_kv(path: Path) -> None:
-    """Load a kv file's rules once per process: loaded again (a second app in one process, as a test run
-    makes one per test package) every rule would apply twice, and each screen would hold two of each widget."""
+    """Load a kv file's rules once per process, after the shared widgets.kv: loaded again (a second app in
+    one process, as a test run makes one per test package) every rule would apply twice, and each screen
+    would hold two of each widget."""
     from kivy.lang import Builder
 
-    if str(path) not in Builder.files:
-        Builder.load_file(str(path))
+    for kv_file in (WIDGETS_KV, path):
+        if str(kv_file) not in Builder.files:
+            Builder.load_file(str(kv_file))
 
 
 def make(class_name: str, **properties: Any) -> Widget:

@@ -9,19 +9,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kivy.factory import Factory
-from kivy.lang import Builder
 from kivy.properties import BooleanProperty, DictProperty, ObjectProperty
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.app.i18n import _, current_language
-from companion.app.widgets import resize
+from companion.app.widgets import load_kv, resize
 from companion.engine.core import N_
 
 if TYPE_CHECKING:
     from companion.app.boards.loupe import BoardLoupe
     from companion.app.controllers import TableController
 
-Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+load_kv(Path(__file__).resolve().with_suffix(".kv"))
 
 
 class DiceKeypad(BoxLayout):
