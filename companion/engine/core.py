@@ -12,9 +12,11 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import reduce
+from operator import or_
 from pathlib import Path
 from random import Random
-from typing import Annotated, Any, ClassVar, Generic, Literal, NoReturn, Self, TypeVar, cast
+from typing import Annotated, Any, ClassVar, Generic, Literal, NoReturn, Self, TypeVar, cast, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, TypeAdapter, ValidationError
 from pydantic_core import core_schema
@@ -302,11 +304,26 @@ class Handler:
     apply: Callable[[Any, Any, Any], tuple[Any, list[Event]]]
 
 
+def parse_actions(*kinds: type[ActionModel]) -> TypeAdapter[Any]:
+    """A game's `action_adapter`: JSON becomes the action class whose `type` it names (one discriminated
+    union over `kinds`, so an unknown or misspelt type is a validation error, not a guess)."""
+    union: Any = reduce(or_, kinds)
+    return TypeAdapter(Annotated[union, Field(discriminator="type")])
+
+
+def _model(kind: object, base: type[BaseModel]) -> bool:
+    """Whether a type argument of `Game[...]` is a model (not a TypeVar, nor `Any`, a class since 3.11)."""
+    return isinstance(kind, type) and issubclass(kind, base)
+
+
 class Game(ABC, Generic[StateT, OptionsT]):
-    """Rules of one game.  Subclasses are registered with `companion.engine.registry.register`.
+    """Rules of one game, declared to the app by its package's `GameDeclaration` (companion.engine.registry).
 
     Subclasses set the class attributes and implement the abstract hooks; `apply` is provided and always
-    validates first, so an illegal action can never produce a state.
+    validates first, so an illegal action can never produce a state.  What the class line and the handler
+    table already say is not written again: `state_model` and `options_model` are the two types of
+    `Game[State, Options]`, and `action_adapter` reads JSON into the handler table's action classes (a
+    game may set any of the three itself).
     """
 
     id: ClassVar[str]
@@ -326,6 +343,19 @@ class Game(ABC, Generic[StateT, OptionsT]):
     candidates: ClassVar[Mapping[str, Callable[[Any, Any], Sequence[ActionModel]]]] = {}
     #: Message of the generic "not now" refusal (code `action.not_now`); `{expected}` lists what is offered.
     not_now_message: ClassVar[str] = "Not now: the table expects {expected}."
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = vars(cls)
+        for base in declared.get("__orig_bases__", ()):
+            if get_origin(base) is Game:
+                state, options = get_args(base)
+                if "state_model" not in declared and _model(state, Value):
+                    cls.state_model = state
+                if "options_model" not in declared and _model(options, BaseModel):
+                    cls.options_model = options
+        if "action_adapter" not in declared and cls.handlers:
+            cls.action_adapter = parse_actions(*cls.handlers)
 
     # -- setup -------------------------------------------------------------------------------------
     def options(self, raw: Mapping[str, Any]) -> OptionsT:

@@ -11,26 +11,25 @@ returns the next state and its events, dice enter as actions.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import reduce
-from operator import or_
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import Field, TypeAdapter
-
-from companion.engine.core import ActionModel, DiceRefusals, FrozenDict, Game, Handler, PhaseRule, Refusal, check_dice
+from companion.engine.core import (
+    ActionModel,
+    DiceRefusals,
+    FrozenDict,
+    Game,
+    Handler,
+    PhaseRule,
+    Refusal,
+    check_dice,
+    parse_actions,
+)
 
 __all__ = ["Check", "DiceRoll", "FrozenDict", "Game", "Handler", "PhaseRule", "check_dice", "no_check",
            "parse_actions", "roll_check"]
 
 #: A handler's check: `(game, state, action)` to a refusal, or None when the action may be applied.
 Check = Callable[[Any, Any, Any], Refusal | None]
-
-
-def parse_actions(*kinds: type[ActionModel]) -> TypeAdapter[Any]:
-    """A game's `action_adapter`: JSON becomes the action class whose `type` it names (one discriminated
-    union over `kinds`, so an unknown or misspelt type is a validation error, not a guess)."""
-    union: Any = reduce(or_, kinds)
-    return TypeAdapter(Annotated[union, Field(discriminator="type")])
 
 
 class DiceRoll(ActionModel):

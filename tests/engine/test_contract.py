@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from companion.engine import Prompt, Setup, get_game
+from companion.engine import Prompt, Setup, all_games, get_game
 from companion.engine.core import ActionModel, DiceRefusals, Event, Value, check_dice, refuse
 from companion.engine.rules_kit import (
     DiceRoll,
@@ -170,3 +170,25 @@ def test_phase_table_derives_expects_not_now_and_candidates() -> None:
     over = Step(phase="over")
     assert game.validate(over, Wait()) == refuse("game.over", "Over", "T-9")
     assert game.prompt(over).player is None and game.to_move(over) is None and game.to_move(closed) == 0
+
+
+class Knobs(BaseModel):
+    """Options of the game below."""
+
+    loud: bool = False
+
+
+class NamedGame(TableGame, Game[Step, Knobs]):
+    """A game whose class line names its options; TableGame's Any is no model and sets none."""
+
+
+def test_models_and_action_parser_come_from_the_class_line_and_the_handler_table() -> None:
+    assert TableGame.state_model is Step and "options_model" not in vars(TableGame)
+    assert NamedGame.state_model is Step and NamedGame.options_model is Knobs
+    parse = TableGame.action_adapter.validate_python
+    assert parse({"type": "go"}) == Go() and parse({"type": "roll", "values": []}) == DiceRoll(values=())
+    with pytest.raises(ValidationError):
+        parse({"type": "bet", "stake": 1})  # a class with no handler here
+    for game in all_games().values():  # a game without a handler table (a test's) parses as it says
+        declared = {kind.model_fields["type"].default for kind in type(game).handlers}
+        assert not declared or set(game.action_adapter.json_schema()["discriminator"]["mapping"]) == declared

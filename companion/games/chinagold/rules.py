@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from companion.engine.core import N_, ActionModel, DiceRefusals, Event, Prompt, Refusal, Setup, Value, refuse
-from companion.engine.rules_kit import FrozenDict, Game, Handler, PhaseRule, check_dice, parse_actions
+from companion.engine.rules_kit import FrozenDict, Game, Handler, PhaseRule, check_dice
 from companion.games.chinagold.board import BOARD_DIR, GENERATED, Board, get_board
 from companion.games.chinagold.geometry import Grid, count_lines, sites_of
 from companion.games.chinagold.words import player_words, site_words
@@ -151,9 +151,6 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
     min_players = 2
     max_players = 2
     rule_prefix = "CG"
-    options_model = ChinagoldOptions
-    state_model = ChinagoldState
-    action_adapter = parse_actions(Throw, Turn, Bury)
 
     # -- setup -----------------------------------------------------------------------------------------
     def options(self, raw: Mapping[str, Any]) -> ChinagoldOptions:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from companion.engine.core import N_, ActionModel, DiceRefusals, Event, Prompt, Refusal, Setup, Value, refuse
 from companion.engine.errors import UserError
-from companion.engine.rules_kit import DiceRoll, FrozenDict, Game, Handler, PhaseRule, parse_actions, roll_check
+from companion.engine.rules_kit import DiceRoll, FrozenDict, Game, Handler, PhaseRule, roll_check
 from companion.games.digger.cards import DEFAULT_CARDS_FILE, SCORING_COLOURS, Card, DiggerCardsLayout, load_cards
 from companion.games.digger.words import faces_words
 
@@ -241,9 +241,6 @@ class Digger(Game[DiggerState, DiggerOptions]):
     min_players = 2
     max_players = 5
     rule_prefix = "DIG"
-    options_model = DiggerOptions
-    state_model = DiggerState
-    action_adapter = parse_actions(Roll, Take, Rob, Stop, Fumble, TimeUp)
 
     # -- setup -------------------------------------------------------------------------------------
     def board_files(self, setup: Setup) -> tuple[Path, ...]:

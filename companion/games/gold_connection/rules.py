@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from companion.engine.core import N_, ActionModel, DiceRefusals, Event, FrozenMap, Prompt, Refusal, Setup, Value, refuse
-from companion.engine.rules_kit import FrozenDict, Game, Handler, PhaseRule, parse_actions, roll_check
+from companion.engine.rules_kit import FrozenDict, Game, Handler, PhaseRule, roll_check
 from companion.games.gold_connection.board import COUNTER_FIELDS, LAYOUT_FILE, Vault, load_vault
 from companion.games.gold_connection.words import bars_words, row_words, safe_words, safes_words
 
@@ -332,10 +332,6 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
     min_players = 2
     max_players = 4
     rule_prefix = "GC"
-    options_model = GoldConnectionOptions
-    state_model = GoldConnectionState
-    action_adapter = parse_actions(EnterSafe, Roll, ChooseStart, PlaceArrow, Move, Loot, Plunder, Stop, EndTurn,
-                                   UseChips, Sort)
 
     @property
     def vault(self) -> Vault:

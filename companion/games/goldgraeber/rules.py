@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from companion.engine.core import N_, ActionModel, DiceRefusals, Event, Prompt, Refusal, Setup, Value, refuse
-from companion.engine.rules_kit import DiceRoll, FrozenDict, Game, Handler, PhaseRule, check_dice, parse_actions
+from companion.engine.rules_kit import DiceRoll, FrozenDict, Game, Handler, PhaseRule, check_dice
 from companion.games.goldgraeber.board import DEFAULT_LAYOUT, HEX_DIRECTIONS, Board, hex_rgb, load_board
 from companion.games.goldgraeber.movement import reachable
 from companion.games.goldgraeber.words import face_words, field_words, fields_words
@@ -191,9 +191,6 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
     min_players = 3
     max_players = 6
     rule_prefix = "GG"
-    options_model = GoldgraeberOptions
-    state_model = GoldgraeberState
-    action_adapter = parse_actions(Roll, Move, Reveal, Raft, Look)
 
     @property
     def board(self) -> Board:

@@ -22,7 +22,6 @@ from companion.engine.rules_kit import (
     Handler,
     PhaseRule,
     no_check,
-    parse_actions,
     roll_check,
 )
 
@@ -108,9 +107,6 @@ class DiceRace(Game[DiceRaceState, DiceRaceOptions]):
     min_players = 2
     max_players = 4
     rule_prefix = "DR"
-    options_model = DiceRaceOptions
-    state_model = DiceRaceState
-    action_adapter = parse_actions(Roll, Advance, Stay)
     not_now_message = N_("Not now: the table expects {expected}.")
 
     phases = FrozenDict({
