@@ -146,11 +146,8 @@ class Chinagold(Game[ChinagoldState, ChinagoldOptions]):
     """Two players dig on the same sites, one for mountains, one for rivers; whoever completes a region
     takes its gold."""
 
-    id = "chinagold"
-    title = "Chinagold"
-    min_players = 2
-    max_players = 2
-    rule_prefix = "CG"
+    id, title, rule_prefix = "chinagold", "Chinagold", "CG"
+    min_players, max_players = 2, 2
 
     # -- setup -----------------------------------------------------------------------------------------
     def options(self, raw: Mapping[str, Any]) -> ChinagoldOptions:

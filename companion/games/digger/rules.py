@@ -236,11 +236,8 @@ def robbable(state: DiggerState) -> list[Colour]:
 class Digger(Game[DiggerState, DiggerOptions]):
     """The rules of Digger."""
 
-    id = "digger"
-    title = "Digger"
-    min_players = 2
-    max_players = 5
-    rule_prefix = "DIG"
+    id, title, rule_prefix = "digger", "Digger", "DIG"
+    min_players, max_players = 2, 5
 
     # -- setup -------------------------------------------------------------------------------------
     def board_files(self, setup: Setup) -> tuple[Path, ...]:

@@ -327,11 +327,8 @@ def box_score(robber: Robber) -> int:
 class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
     """Gold Connection for 2-4 players on the vault of `layouts/gold_connection.json`."""
 
-    id = "gold_connection"
-    title = "Gold Connection"
-    min_players = 2
-    max_players = 4
-    rule_prefix = "GC"
+    id, title, rule_prefix = "gold_connection", "Gold Connection", "GC"
+    min_players, max_players = 2, 4
 
     @property
     def vault(self) -> Vault:

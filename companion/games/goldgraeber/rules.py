@@ -186,11 +186,8 @@ def assign_houses(player_colours: list[str], house_colours: tuple[str, ...]) -> 
 class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
     """The rules of Goldgräber."""
 
-    id = "goldgraeber"
-    title = "Goldgräber"
-    min_players = 3
-    max_players = 6
-    rule_prefix = "GG"
+    id, title, rule_prefix = "goldgraeber", "Goldgräber", "GG"
+    min_players, max_players = 3, 6
 
     @property
     def board(self) -> Board:

@@ -102,11 +102,8 @@ def _next_turn(state: DiceRaceState) -> DiceRaceState:
 class DiceRace(Game[DiceRaceState, DiceRaceOptions]):
     """The rules of Dice race."""
 
-    id = "dice_race"
-    title = "Dice race"
-    min_players = 2
-    max_players = 4
-    rule_prefix = "DR"
+    id, title, rule_prefix = "dice_race", "Dice race", "DR"
+    min_players, max_players = 2, 4
     not_now_message = N_("Not now: the table expects {expected}.")
 
     phases = FrozenDict({
