@@ -136,3 +136,45 @@ def test_a_long_history_has_row_widgets_only_for_the_rows_in_sight(fresh_app: An
         assert screen.model.selected == oldest.game_id and oldest.state == "down"
     finally:
         screen.model.select(-1)  # History opens on the newest game again for the tests after this one
+
+
+def test_the_list_is_given_only_the_rows_that_changed(fresh_app: Any, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The RecycleView measures every row again when its whole data is replaced: batches append, a tap
+    changes two rows, and what the list holds is always the model's rows with the chosen one down."""
+    monkeypatch.setattr(history, "BATCH_SECONDS", 0.0)
+    app = fresh_app
+    journal = Journal(tmp_path / "journal.sqlite3")
+    add_games(journal, 12, moves=0)
+    app.journal_desk.open(journal)
+    app.go("history")
+    screen = app.root.get_screen("history")
+    flags: list[dict[str, Any]] = []
+
+    def shown() -> list[tuple[int, str]]:
+        return [(row["game_id"], row["state"]) for row in screen.ids.games.data]
+
+    def wanted() -> list[tuple[int, str]]:
+        return [(row["id"], "down" if row["id"] == screen.model.selected else "normal") for row in screen.model.rows]
+
+    try:
+        screen.ids.games.data_model.bind(on_data_changed=lambda _model, **changes: flags.append(changes))
+        screen.ids.games.data = []
+        screen.model.load(journal)
+        history_read(screen.model)
+        pump(2)
+        assert shown() == wanted() and len(shown()) == 12
+        assert flags[0] == {} and all(set(changes) <= {"appended", "modified"} for changes in flags[1:])
+        assert any("appended" in changes for changes in flags)
+        flags.clear()
+        screen.model.select(screen.model.rows[5]["id"])
+        pump(1)
+        assert shown() == wanted()
+        assert sorted(changes["modified"].start for changes in flags) == [0, 5]
+        add_games(journal, 1, moves=0)  # a new game comes first: every row moves down one
+        screen.model.load(journal)
+        history_read(screen.model)
+        pump(2)
+        assert shown() == wanted() and len(shown()) == 13
+    finally:
+        screen.model.select(-1)
