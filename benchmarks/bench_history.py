@@ -32,7 +32,7 @@ def open_history(app: Any, journal_path: Path) -> tuple[float, float, float]:
     from companion.app.launch import pump
     from companion.engine.journal import Journal
 
-    app.open_journal(Journal(journal_path))
+    app.journal_desk.open(Journal(journal_path))
     app.go("rules")
     pump(2)
     model = shared_model()
