@@ -503,23 +503,18 @@ class Table:
         return expects
 
 
-def sensor_roll(run: Run, table: Table, values: tuple[str, ...], unplug: bool = False) -> str:
+def sensor_roll(acks: Acks, table: Table, values: tuple[str, ...], unplug: bool = False) -> str:
     """A roll from the sensor board; with `unplug`, the Pico's cable is pulled before the app can answer and
     plugged back in. Returns the frame's sequence number once the board heard its ACK."""
-    answered = len(run.sensor.answers)
-    run.sensor.roll(*values)
+    heard = len(acks.answers())  # the next answer is this roll's, however many the rolls before got
+    acks.roll(*values)
     if unplug:
         try:
             table.vm.unplug_sensor()
             time.sleep(3)
         finally:
             table.vm.plug_sensor()  # a failed unplug must not leave the next checks without the board
-    deadline = time.monotonic() + 300
-    while len(run.sensor.answers) == answered:
-        if time.monotonic() > deadline:
-            raise Failure(f"the sensor's roll {' '.join(values)} was never answered")
-        time.sleep(0.2)
-    kind, line, reason = run.sensor.answers[answered]
+    kind, line, reason = acks.wait(heard + 1, timeout=300)[heard]
     if kind != "ACK":
         played = [entry["action"]["type"] for entry in latest_game(table.vm)["actions"]]
         raise Failure(f"the roll {' '.join(values)} was refused ({reason}); the guest's game holds {played}, "
@@ -541,6 +536,7 @@ def check_sensor(run: Run, vm: Machine) -> None:
 
     def body() -> str:
         sent: list[str] = []
+        acks = Acks(run.sensor)
         with on_home(run, vm, shots) as mirror:
             start_game(vm, mirror, "Gold Connection", shots)
             table = Table(run, vm, mirror, shots)
@@ -550,7 +546,7 @@ def check_sensor(run: Run, vm: Machine) -> None:
                 kind = table.expects()[0]
                 if kind == "roll":
                     values = next(dice)
-                    sent.append(sensor_roll(run, table, values, unplug=len(sent) == 1))
+                    sent.append(sensor_roll(acks, table, values, unplug=len(sent) == 1))
                 else:
                     played = len(latest_game(vm)["actions"])
                     if kind == "choose_start":
