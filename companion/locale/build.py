@@ -18,7 +18,8 @@ LANGUAGES = ("de", "en", "fr")
 #: Digger's table panel and controller speak through the app's catalog; the other games' app parts keep
 #: their strings in their own domain (their .po files).
 APP_SOURCES = ("companion/app", "companion/games/digger/app", "companion/engine/session.py",
-               "companion/engine/journal.py", "companion/engine/salvage.py", "companion/camera/vision.py")
+               "companion/engine/journal.py", "companion/engine/journal_triage.py", "companion/engine/salvage.py",
+               "companion/camera/vision.py")
 
 
 def app_sources() -> list[str]:
