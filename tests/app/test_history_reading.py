@@ -161,6 +161,7 @@ def test_the_list_is_given_only_the_rows_that_changed(fresh_app: Any, tmp_path: 
         screen.ids.games.data_model.bind(on_data_changed=lambda _model, **changes: flags.append(changes))
         screen.ids.games.data = []
         screen.model.load(journal)
+        assert "Reading the games in the journal…" in [getattr(widget, "text", "") for widget in screen.walk()]
         history_read(screen.model)
         pump(2)
         assert shown() == wanted() and len(shown()) == 12
