@@ -7,7 +7,7 @@ import sys
 import time
 
 from firmware_bridge.simulator import Simulator
-from pisim import checks
+from pisim import checks, suite
 from pisim.card import repository_server
 from pisim.host import CACHE, Failure, Log, prepare_host
 from pisim.image import Target
@@ -38,7 +38,7 @@ def main() -> int:
     try:
         with repository_server(log) as repository:
             run = checks.Run(log, repository, only, sensor, pico.port)
-            checks.run_all(run, [Target(suite) for suite in suites])
+            suite.run_all(run, [Target(name) for name in suites])
     finally:
         pico.stop()
         sensor.stop()

@@ -1,0 +1,49 @@
+"""What `tools/pi-sim/check` runs, in order: check 1 on every release, the others on trixie."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from pisim.checks import (
+    Run,
+    attempt,
+    check_console,
+    check_gpio,
+    check_install,
+    check_kiosk,
+    check_rotation,
+    joined,
+    shutdown_desktop,
+)
+from pisim.image import Target
+from pisim.table_checks import check_power_cuts, check_sensor, check_slow_card
+from pisim.vm import Machine
+
+#: The checks on a trixie card's desktop, in the order they run; check 5's desktop half follows them and its
+#: console half comes with check 9, on the same card booted without the desktop.
+ON_THE_DESKTOP: tuple[tuple[int, Callable[[Run, Machine], None]], ...] = (
+    (2, check_kiosk), (3, check_gpio), (4, check_sensor), (6, check_slow_card), (7, check_power_cuts),
+    (8, check_rotation))
+
+
+def run_all(run: Run, targets: list[Target]) -> None:
+    """Check 1 on every release; the others on trixie (today's Raspberry Pi OS)."""
+    for target in targets:
+        trixie = target.suite == "trixie"
+        vm = check_install(run, target) if run.wanted(1) or trixie else None
+        if vm is None:
+            continue
+        desktop_off = None
+        try:
+            for number, check in ON_THE_DESKTOP if trixie else ():
+                if run.wanted(number):
+                    check(run, vm)
+            if trixie and run.wanted(5):
+                desktop_off = attempt(partial(shutdown_desktop, run, vm))
+        finally:
+            vm.shutdown()
+        if trixie and (run.wanted(9) or run.wanted(5)):
+            console_off = check_console(run, target)
+            if run.wanted(5) and desktop_off is not None:
+                run.check(5, "Shut down", joined(desktop_off, console_off))
