@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -111,44 +112,51 @@ def test_a_journal_that_cannot_list_its_games_is_said(journal: Journal, monkeypa
     assert "is damaged (file is not a database)" in model.message and model.rows == []
 
 
-def test_a_long_history_has_row_widgets_only_for_the_rows_in_sight(fresh_app: Any, tmp_path: Path) -> None:
+@pytest.fixture
+def history_of(fresh_app: Any, tmp_path: Path) -> Iterator[Callable[[int], tuple[Journal, Any]]]:
+    """History opened in the app on a journal of `count` Digger games without moves; afterwards History
+    opens on the newest game again for the tests after this one."""
+    screens: list[Any] = []
+
+    def opened(count: int) -> tuple[Journal, Any]:
+        journal = Journal(tmp_path / "journal.sqlite3")
+        add_games(journal, count, moves=0)
+        fresh_app.journal_desk.open(journal)
+        fresh_app.go("history")
+        screens.append(fresh_app.root.get_screen("history"))
+        return journal, screens[-1]
+
+    yield opened
+    for screen in screens:
+        screen.model.select(-1)
+
+
+def test_a_long_history_has_row_widgets_only_for_the_rows_in_sight(
+        history_of: Callable[[int], tuple[Journal, Any]]) -> None:
     from kivy.tests.common import UnitTestTouch
 
-    app = fresh_app
-    journal = Journal(tmp_path / "journal.sqlite3")
-    add_games(journal, 40, moves=0)
-    app.journal_desk.open(journal)
-    app.go("history")
-    screen = app.root.get_screen("history")
-    try:
-        history_read(screen.model)
-        pump(2)
-        assert len(screen.model.rows) == 40
-        assert 3 <= len(screen.ids.rows.children) < 20
-        screen.ids.games.scroll_y = 0  # to the oldest game
-        pump(2)
-        oldest = min(screen.ids.rows.children, key=lambda row: row.game_id)
-        assert oldest.game_id == screen.model.rows[-1]["id"]
-        touch = UnitTestTouch(*oldest.to_window(*oldest.center))
-        touch.touch_down()
-        touch.touch_up()
-        pump(1)
-        assert screen.model.selected == oldest.game_id and oldest.state == "down"
-    finally:
-        screen.model.select(-1)  # History opens on the newest game again for the tests after this one
+    _journal, screen = history_of(40)
+    history_read(screen.model)
+    pump(2)
+    assert len(screen.model.rows) == 40
+    assert 3 <= len(screen.ids.rows.children) < 20
+    screen.ids.games.scroll_y = 0  # to the oldest game
+    pump(2)
+    oldest = min(screen.ids.rows.children, key=lambda row: row.game_id)
+    assert oldest.game_id == screen.model.rows[-1]["id"]
+    touch = UnitTestTouch(*oldest.to_window(*oldest.center))
+    touch.touch_down()
+    touch.touch_up()
+    pump(1)
+    assert screen.model.selected == oldest.game_id and oldest.state == "down"
 
 
-def test_the_list_is_given_only_the_rows_that_changed(fresh_app: Any, tmp_path: Path,
+def test_the_list_is_given_only_the_rows_that_changed(history_of: Callable[[int], tuple[Journal, Any]],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """The RecycleView measures every row again when its whole data is replaced: batches append, a tap
     changes two rows, and what the list holds is always the model's rows with the chosen one down."""
     monkeypatch.setattr(history, "BATCH_SECONDS", 0.0)
-    app = fresh_app
-    journal = Journal(tmp_path / "journal.sqlite3")
-    add_games(journal, 12, moves=0)
-    app.journal_desk.open(journal)
-    app.go("history")
-    screen = app.root.get_screen("history")
+    journal, screen = history_of(12)
     flags: list[dict[str, Any]] = []
 
     def shown() -> list[tuple[int, str]]:
@@ -157,25 +165,22 @@ def test_the_list_is_given_only_the_rows_that_changed(fresh_app: Any, tmp_path: 
     def wanted() -> list[tuple[int, str]]:
         return [(row["id"], "down" if row["id"] == screen.model.selected else "normal") for row in screen.model.rows]
 
-    try:
-        screen.ids.games.data_model.bind(on_data_changed=lambda _model, **changes: flags.append(changes))
-        screen.ids.games.data = []
-        screen.model.load(journal)
-        assert "Reading the games in the journal…" in [getattr(widget, "text", "") for widget in screen.walk()]
-        history_read(screen.model)
-        pump(2)
-        assert shown() == wanted() and len(shown()) == 12
-        assert flags[0] == {} and all(set(changes) <= {"appended", "modified"} for changes in flags[1:])
-        assert any("appended" in changes for changes in flags)
-        flags.clear()
-        screen.model.select(screen.model.rows[5]["id"])
-        pump(1)
-        assert shown() == wanted()
-        assert sorted(changes["modified"].start for changes in flags) == [0, 5]
-        add_games(journal, 1, moves=0)  # a new game comes first: every row moves down one
-        screen.model.load(journal)
-        history_read(screen.model)
-        pump(2)
-        assert shown() == wanted() and len(shown()) == 13
-    finally:
-        screen.model.select(-1)
+    screen.ids.games.data_model.bind(on_data_changed=lambda _model, **changes: flags.append(changes))
+    screen.ids.games.data = []
+    screen.model.load(journal)
+    assert "Reading the games in the journal…" in [getattr(widget, "text", "") for widget in screen.walk()]
+    history_read(screen.model)
+    pump(2)
+    assert shown() == wanted() and len(shown()) == 12
+    assert flags[0] == {} and all(set(changes) <= {"appended", "modified"} for changes in flags[1:])
+    assert any("appended" in changes for changes in flags)
+    flags.clear()
+    screen.model.select(screen.model.rows[5]["id"])
+    pump(1)
+    assert shown() == wanted()
+    assert sorted(changes["modified"].start for changes in flags) == [0, 5]
+    add_games(journal, 1, moves=0)  # a new game comes first: every row moves down one
+    screen.model.load(journal)
+    history_read(screen.model)
+    pump(2)
+    assert shown() == wanted() and len(shown()) == 13
