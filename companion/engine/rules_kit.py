@@ -1,6 +1,7 @@
 """The scaffolding of a game's rules: the Game class with its phase table and handlers (FrozenDict, so a
 game's tables cannot be changed by whoever holds the game), and the few helpers every game needed a copy
-of: the action parser, a roll and its check, "nothing more to check".
+of: a roll and its check, "nothing more to check"; and the action parser, for a game that reads actions
+its handler table does not list (`Game` builds one from the table otherwise).
 
 The values a game trades in (Value, ActionModel, Event, Prompt, Refusal, refuse, DiceRefusals) come from
 `core`; the scaffolding from here, for a game from outside exactly as for the shipped ones.  All stays
