@@ -8,6 +8,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kivy.properties import ListProperty, NumericProperty
+from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.scrollview import ScrollView
@@ -95,6 +97,54 @@ class Scroll(ScrollView):
 
     def _bind_inactive_bar_color(self, *_args: Any) -> None:
         """Kivy's hook for the fade (kivy/uix/scrollview.py): nothing to do, the bar stays as it is."""
+
+
+class LogLines(BoxLayout):
+    """The last `shown` of `lines` (the table's log), one label per line, the newest at the bottom and the
+    lines kept to the bottom while they fill less than the box (look in widgets.kv).
+
+    One label of thirty joined lines was wrapped and rendered whole again for every new line: 2-5 ms of a
+    move's tap on a software renderer, most of the text work of a tap.  Here a line's label is rendered
+    when the line comes and kept while it is shown; a new line reuses the label of the line that scrolled
+    out, an undo drops the last, and only a language switch renders every line again."""
+
+    lines = ListProperty([])
+    shown = NumericProperty(30)
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._labels: list[Any] = []  # in display order, under the spacer
+        self._spare: list[Any] = []
+        super().__init__(orientation="vertical", **kwargs)
+        self.add_widget(Widget())  # takes the height the lines leave: they sit at the bottom
+
+    def on_lines(self, *_args: Any) -> None:
+        self.show(list(self.lines[-int(self.shown):]))
+
+    def show(self, wanted: list[str]) -> None:
+        """Show `wanted`, keeping the label of every line still shown (its texture is not made again)."""
+        by_text: dict[str, list[Any]] = {}
+        for label in self._labels:
+            by_text.setdefault(label.text, []).append(label)
+        # matched from the newest: of two equal lines the older may be the one that scrolls out
+        kept = [by_text[text].pop() if by_text.get(text) else None for text in reversed(wanted)][::-1]
+        for label in (label for labels in by_text.values() for label in labels):
+            self._drop(label)
+        still = [label for label in self._labels if label.parent is self]
+        if still != [label for label in kept if label is not None]:  # not in the same order: start again
+            for label in still:
+                self._drop(label)
+            kept = [None] * len(wanted)
+        for position, text in enumerate(wanted):
+            if kept[position] is None:
+                line: Any = self._spare.pop() if self._spare else make("LogLine")  # a LogLine label
+                line.text = text
+                kept[position] = line
+                self.add_widget(line, index=len(self.children) - 1 - position)  # under the spacer
+        self._labels = [label for label in kept if label is not None]
+
+    def _drop(self, label: Any) -> None:
+        self.remove_widget(label)
+        self._spare.append(label)
 
 
 @lru_cache(maxsize=4096)
