@@ -11,8 +11,9 @@ from random import Random
 from typing import Any
 
 import pytest
-from kivy.graphics import Fbo, Mesh
+from kivy.graphics import Fbo, Mesh, Rectangle
 
+from companion.app.boards.drawing import MAX_BORROWED_ZOOM
 from companion.app.launch import pump
 from companion.games.gold_connection.bot import choose_action
 from tests.app.test_board_loupe import crowded, goldgraeber_moving, open_loupe_on
@@ -90,16 +91,57 @@ def printed_size(board: Any) -> int:
     return sum(len(item.vertices) // 4 if isinstance(item, Mesh) else 1 for item in board._printed.group.children)
 
 
-@pytest.mark.parametrize("game, players", [("goldgraeber", 3), ("chinagold", 2), ("gold_connection", 2)])
-def test_the_loupe_copy_draws_only_what_it_shows_straight(table_app: Any, game: str, players: int) -> None:
+def test_the_loupe_copy_draws_only_what_it_shows_straight(table_app: Any) -> None:
     """The copy is seen for a tap or two: it bakes no texture, and draws the cells around the touch
-    (Goldgräber: about 60 of its 331 hexes), where the table's board draws all of them once."""
-    board = open_table(table_app, game, players).board
+    (about 60 of Goldgräber's 331 hexes), where the table's board draws all of them once.  Goldgräber's
+    loupe magnifies 3.4 times, too much to show the board's baked print (`borrow_print`)."""
+    board = open_table(table_app, "goldgraeber", 3).board
     magnified = board.loupe.open(board.center)
     pump(1)
     copy = magnified.board
+    assert copy.cell_spacing > MAX_BORROWED_ZOOM * board.cell_spacing
     assert not copy._printed.baked and not any(isinstance(item, Fbo) for item in copy.canvas.children)
-    assert 0 < printed_size(copy) < 0.8 * printed_size(board)  # Chinagold's larger cells: 67 of 91 sites
+    assert 0 < printed_size(copy) < 0.4 * printed_size(board)
+
+    def chips(board: Any) -> int:
+        return sum(len(item.indices) for item in board._pieces.groups["chips"].children if isinstance(item, Mesh))
+
+    assert chips(copy) < 0.5 * chips(board)  # the face-down chips it shows, not all of them
+    board.loupe.close()
+
+
+@pytest.mark.parametrize("game, players", [("chinagold", 2), ("gold_connection", 2)])
+def test_the_loupe_copy_shows_the_boards_baked_print_magnified(table_app: Any, game: str, players: int) -> None:
+    """Up to twice the size the copy draws no print of its own: one rectangle shows the part of the table
+    board's baked texture under the lens (the copy's own print cost a software renderer up to 10 ms in
+    every frame the loupe was open), centred on the point the lens is centred on; the pieces are its own."""
+    board = open_table(table_app, game, players).board
+    magnified = board.loupe.open((board.x + board.width * 0.4, board.y + board.height * 0.6))
+    pump(1)
+    copy = magnified.board
+    zoom = copy.cell_spacing / board.cell_spacing
+    assert 1 < zoom <= MAX_BORROWED_ZOOM
+    (shown,) = [item for item in copy._printed.group.children if isinstance(item, Rectangle)]
+    assert shown.texture.id == board._printed.texture.id and tuple(shown.size) == tuple(copy.size)
+    u0, v0, u1, _, _, v1, _, _ = shown.tex_coords
+    assert (u1 - u0) * board.width * zoom == pytest.approx(copy.width, rel=0.01)
+    assert (v1 - v0) * board.height * zoom == pytest.approx(copy.height, rel=0.01)
+    middle = (board.x + (u0 + u1) / 2 * board.width, board.y + (v0 + v1) / 2 * board.height)
+    assert board.board_point(*middle) == pytest.approx(copy.board_point(*copy.center), abs=0.01)
+    board.loupe.close()
+
+
+def test_the_loupe_copy_draws_only_the_pieces_it_shows(table_app: Any) -> None:
+    """Chinagold's 91 markers magnified reach far past the lens; drawn and clipped they cost the copy 6 ms a
+    frame.  The copy draws the markers of the sites it shows."""
+    board = open_table(table_app, "chinagold", 2).board
+    copy = board.loupe.open(board.center).board
+    pump(1)
+
+    def discs(layer: Any) -> int:
+        return sum(len(item.indices) for item in layer.children if isinstance(item, Mesh))
+
+    assert 0 < discs(copy._pieces.groups["markers"]) < 0.8 * discs(board._pieces.groups["markers"])
     board.loupe.close()
 
 

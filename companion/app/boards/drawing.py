@@ -17,6 +17,9 @@ from kivy.properties import ListProperty, NumericProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
 SQRT3 = math.sqrt(3.0)
+#: The loupe's copy shows the table board's baked print (`Magnifiable.borrow_print`) magnified up to this
+#: many times (Gold Connection's loupe 1.5, Chinagold's 1.7): beyond it the texture's pixels would show.
+MAX_BORROWED_ZOOM = 2.0
 
 RGB = tuple[float, float, float]
 
@@ -167,11 +170,14 @@ class Magnifiable:
     zoom_spacing = NumericProperty(0.0)
     zoom_centre = ListProperty([0.0, 0.0])  # not `focus`: a true `focus` means a text field has the keys
     loupe = ObjectProperty(None, allownone=True)
+    #: In the loupe's copy: the table's board, whose baked print the copy shows magnified (`borrow_print`).
+    printed_from = ObjectProperty(None, allownone=True)
     #: The properties that carry what lies on the board; the loupe's copy follows them.
     view_properties: tuple[str, ...] = ("view",)
     layout: Any
     _radius: float
     _origin: tuple[float, float]
+    _printed: BakedLayer
 
     def _magnify(self, centre: tuple[float, float]) -> None:
         """After fitting the whole board: the radius and origin of the magnified view, if one is asked for."""
@@ -183,6 +189,29 @@ class Magnifiable:
     def board_point(self, x: float, y: float) -> tuple[float, float]:
         """A pixel in board units (what `zoom_centre` takes)."""
         return (x - self._origin[0]) / self._radius, (y - self._origin[1]) / self._radius
+
+    def pixel_of(self, u: float, v: float) -> tuple[float, float]:
+        """The pixel at board units (u, v): the inverse of `board_point`."""
+        return self._origin[0] + u * self._radius, self._origin[1] + v * self._radius
+
+    def borrow_print(self) -> bool:
+        """In the loupe's copy: show the part of the table board's print under the lens, magnified from the
+        texture that board baked, as one textured rectangle; True if shown (the copy then draws no print
+        of its own).  The copy's own print, a few hundred triangles over the lens drawn in the frame the
+        loupe opens, cost a software renderer up to 10 ms a frame; the borrowed one is a little soft (the
+        pieces on it are drawn sharp), so only up to `MAX_BORROWED_ZOOM` (Goldgräber's loupe magnifies 3.4
+        times, where text on the print would blur: it draws its own)."""
+        source = self.printed_from
+        if source is None or not source._printed.baked or not source.width or not source.height \
+                or self.cell_spacing > MAX_BORROWED_ZOOM * source.cell_spacing:
+            return False
+        widget: Any = self
+        corners = ((widget.x, widget.y), (widget.right, widget.top))
+        (x0, y0), (x1, y1) = (source.pixel_of(*self.board_point(x, y)) for x, y in corners)
+        u0, u1 = (x0 - source.x) / source.width, (x1 - source.x) / source.width
+        v0, v1 = (y0 - source.y) / source.height, (y1 - source.y) / source.height
+        self._printed.show_part(source._printed, widget.pos, widget.size, (u0, v0, u1, v0, u1, v1, u0, v1))
+        return True
 
     @property
     def cell_spacing(self) -> float:
@@ -242,6 +271,19 @@ class BakedLayer:
     @property
     def baked(self) -> bool:
         return self._fbo is not None
+
+    @property
+    def texture(self) -> Any:
+        """The baked texture (None for a layer drawn straight)."""
+        return None if self._fbo is None else self._fbo.texture
+
+    def show_part(self, baked: BakedLayer, pos: tuple[float, float], size: tuple[float, float],
+                  tex_coords: tuple[float, ...]) -> None:
+        """This (unbaked) layer shows the part `tex_coords` of another layer's baked texture at `pos`, `size`."""
+        assert baked.texture is not None, "only a baked layer has a texture to show"
+        self.group.clear()
+        self.group.add(Color(1, 1, 1, 1))
+        self.group.add(Rectangle(texture=baked.texture, pos=pos, size=size, tex_coords=tex_coords))
 
     def rebuild(self, pos: tuple[float, float], size: tuple[float, float]) -> InstructionGroup:
         """The emptied group to draw into, for a widget now at `pos` with `size`."""

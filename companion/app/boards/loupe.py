@@ -239,7 +239,7 @@ class LoupeView(FloatLayout):
         self._frame.rectangle = (x - 1.5, y - 1.5, width + 3, height + 3)  # a 3-pixel border round it
         self._backdrop.pos, self._backdrop.size = (x, y + shown[1]), (width, HEADER_HEIGHT)
         self.lens.pos, self.lens.size = (x, y), shown
-        self.board = board.magnified_copy(zoom_spacing=LOUPE_SPACING, zoom_centre=list(centre),
+        self.board = board.magnified_copy(zoom_spacing=LOUPE_SPACING, zoom_centre=list(centre), printed_from=board,
                                           size_hint=(None, None), pos=(x, y), size=shown)
         self.lens.add_widget(self.board)
         self.header.pos, self.header.size = (x, y + shown[1]), (width, HEADER_HEIGHT)

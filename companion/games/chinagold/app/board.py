@@ -141,6 +141,10 @@ class ChinagoldBoard(HexBoard):
         """The printed board into the baked layer (mountains, borders, rivers, ids; in the loupe's copy only
         the sites it shows), then the pieces."""
         self._fit()
+        if self.borrow_print():
+            self._pieces.forget()
+            self.draw_pieces()
+            return
         group = self._printed.rebuild(self.pos, self.size)
         g = self.grid
         group.add(Color(*BACKGROUND))
@@ -214,7 +218,9 @@ class ChinagoldBoard(HexBoard):
         markers: dict[str, list[tuple[float, float]]] = {"h": [], "g": []}
         taken: dict[str, list[tuple[float, float]]] = {mark: [] for mark in TAKEN_SITE}
         for site, mark in enumerate(self.view.sites):
-            (taken[mark] if mark in TAKEN_SITE else markers["g" if mark == "g" else "h"]).append(self.centre_of(site))
+            centre = self.centre_of(site)
+            if self.in_view(*centre, size):  # in the loupe's copy only those it shows
+                (taken[mark] if mark in TAKEN_SITE else markers["g" if mark == "g" else "h"]).append(centre)
         group.add(Color(*TAKEN_RIM))
         group.add(discs([centre for centres in taken.values() for centre in centres], size * 0.8, DOT_SEGMENTS))
         for mark, centres in taken.items():
@@ -234,7 +240,9 @@ class ChinagoldBoard(HexBoard):
                                          ([] if view.selected is None else [view.selected], SELECTED, 1.25,
                                           max(1.5, self._radius * 0.1))):
             group.add(Color(*rgb))
-            group.add(rings([self.centre_of(site) for site in sites], size * scale, width, DOT_SEGMENTS))
+            centres = [self.centre_of(site) for site in sites]
+            group.add(rings([centre for centre in centres if self.in_view(*centre, size * scale)], size * scale, width,
+                            DOT_SEGMENTS))
 
     def _draw_band(self, group: InstructionGroup, sites: list[int], rgb: tuple[float, float, float]) -> None:
         """A band joining the centres of `sites` (in order), drawn under the markers: the preview of a line

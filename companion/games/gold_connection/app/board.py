@@ -90,6 +90,9 @@ class VaultBoard(Magnifiable, Widget):
         left, top = self._top_left()
         return (x - left) / self.scale, (top - y) / self.scale
 
+    def pixel_of(self, u: float, v: float) -> tuple[float, float]:
+        return self.to_screen(u, v)
+
     @property
     def cell_spacing(self) -> float:
         """The side of a safe in pixels (the tap target's size)."""
@@ -156,8 +159,12 @@ class VaultBoard(Magnifiable, Widget):
         fields it shows) into the baked layer, then the pieces."""
         if self.layout is None:
             return
-        group = self._printed.rebuild(self.pos, self.size)
         self._static_for_game = self.state is not None
+        if self.borrow_print():
+            self._pieces.forget()
+            self.draw_pieces()
+            return
+        group = self._printed.rebuild(self.pos, self.size)
         layout: GoldConnectionLayout = self.layout
         scale = self.scale
         positions = {safe.id: (safe.x, safe.y) for safe in layout.safes}

@@ -105,6 +105,10 @@ class GoldgraeberBoard(HexBoard):
         """The printed map into the baked layer (in the loupe's copy only the fields it shows), then
         whatever `view` puts on it."""
         self._fit()
+        if self.borrow_print():
+            self._pieces.forget()
+            self.draw_pieces()
+            return
         group = self._printed.rebuild(self.pos, self.size)
         board = self.board
         radius = self._radius
@@ -236,7 +240,8 @@ class GoldgraeberBoard(HexBoard):
         view, radius = self.view, self._radius
         # Opaque: Kivy draws a translucent wide line through the stencil, which the loupe's clipping uses too.
         group.add(Color(1.0, 0.95, 0.2))  # one mesh for all highlighted fields (a 6 reaches about a hundred)
-        group.add(rings([self.centre_of(field_id) for field_id in view.highlights], radius * 0.92,
+        centres = [self.centre_of(field_id) for field_id in view.highlights]
+        group.add(rings([centre for centre in centres if self.in_view(*centre, radius)], radius * 0.92,
                         max(1.5, radius * 0.1), segments=6, first_corner=30))
         if view.selected:
             group.add(Color(1, 1, 1))
@@ -248,8 +253,8 @@ class GoldgraeberBoard(HexBoard):
             self._draw_raft(group, *self.centre_of(field_id))
 
     def _draw_chips(self, group: InstructionGroup) -> None:
-        chips = [self.centre_of(field_id) for field_id in self.view.face_down]
         radius = self._radius
+        chips = [centre for centre in map(self.centre_of, self.view.face_down) if self.in_view(*centre, radius)]
         group.add(Color(0.5, 0.35, 0.1))  # a rim, then the chip: one mesh each for all face-down chips
         group.add(discs(chips, radius * 0.55 + 1.2, DOT_SEGMENTS))
         group.add(Color(0.95, 0.75, 0.2))
