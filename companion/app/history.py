@@ -262,6 +262,11 @@ class HistoryModel(EventDispatcher):
         if done:
             self.loading = False
             self.message = self.message or problem
+            if not problem:  # the whole journal was read: forget the games it no longer holds (a salvage)
+                present = {result.summary.id for result in self.results}
+                for held in (self._cache, self._labels):
+                    for game_id in held.keys() - present:
+                        del held[game_id]
         self.relabel()
         ids = [result.summary.id for result in self.results]
         wanted = self.selected if self.selected in ids else (ids[0] if ids else -1)

@@ -101,6 +101,20 @@ def test_a_newer_reading_drops_the_batches_of_an_older_one(journal: Journal,
     assert len(model.results) == len({result.summary.id for result in model.results})
 
 
+def test_games_gone_from_the_journal_are_forgotten(journal: Journal, monkeypatch: pytest.MonkeyPatch) -> None:
+    """History keeps each game's replay and row label between visits; a game a salvage dropped is not kept."""
+    model = HistoryModel()
+    model.load(journal)
+    history_read(model)
+    kept = list(journal.each_game())[:2]
+    monkeypatch.setattr(journal, "each_game", lambda: iter(kept))
+    model.load(journal)
+    history_read(model)
+    ids = {summary.id for summary in kept}
+    assert {row["id"] for row in model.rows} == ids
+    assert set(model._cache) == ids and set(model._labels) == ids
+
+
 def test_a_journal_that_cannot_list_its_games_is_said(journal: Journal, monkeypatch: pytest.MonkeyPatch) -> None:
     def damaged() -> Any:
         raise JournalDamaged(journal.path, "file is not a database")
