@@ -10,7 +10,8 @@ the game's first-roll dice from the engine.  A roll counts as *right* when it is
 faces are the truth (as a multiset: dice of one kind have no order; Chinagold's tiles are matched to faces
 they have), *asked* when the reading is uncertain, *wrong* when it is read without asking and differs.
 A cocked die's truth is `?`, so any reading of it without asking is wrong; hands and missing dice must be
-asked about too.
+asked about too.  The same three outcomes are also counted per case (clean, touching, cocked, hand,
+missing), which shows where the wrong and the asked rolls come from.
 
 CPU: `time.process_time` around each read (decode excluded), against the same run's baseline of decoding
 the JPEG: the ratio stays meaningful on a busier or faster machine.  Rest to event: a folder source at
@@ -74,11 +75,14 @@ def read_sets(sets: list[Path]) -> tuple[dict[str, Counter[str]], list[float], l
                 counts[game]["rolls"] += 1
                 counts[game][f"case {roll.case}"] += 1
                 if reading.uncertain:
-                    counts[game]["asked"] += 1
+                    outcome = "asked"
                 elif right(reading.faces, roll.faces, dice):
-                    counts[game]["right"] += 1
+                    outcome = "right"
                 else:
-                    counts[game]["wrong"] += 1
+                    outcome = "wrong"
+                counts[game][outcome] += 1
+                counts[game][f"case {roll.case} {outcome}"] += 1
+                if outcome == "wrong":
                     wrong.append(f"{folder.name}/{roll.image.name} ({roll.case}): read {' '.join(reading.faces)}, "
                                  f"truth {' '.join(roll.faces)}")
     return counts, cpu, decode, wrong
@@ -171,8 +175,10 @@ def main() -> int:
     print(f"| all | {total['rolls']} | {total['right']} | {total['asked']} | {total['wrong']} | {share:.0f} % |")
     for line in wrong:
         print(f"  wrong: {line}")
-    cases = sorted(key for key in total if key.startswith("case "))
-    print("cases: " + ", ".join(f"{key[5:]} {total[key]}" for key in cases))
+    cases = sorted(key[5:] for key in total if key.startswith("case ") and key.count(" ") == 1)
+    print("cases: " + ", ".join(f"{case} {total[f'case {case}']} (right {total[f'case {case} right']}, asked "
+                                f"{total[f'case {case} asked']}, wrong {total[f'case {case} wrong']})"
+                                for case in cases))
     ms = [value * 1000 for value in cpu]
     base = statistics.median(decode) * 1000
     print(f"CPU per 640x480 frame read: median {statistics.median(ms):.1f} ms, p90 "
