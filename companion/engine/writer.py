@@ -6,6 +6,11 @@ asked, and hands its outcome (a finished Future: the result, or the error it rai
 thread through `call_soon` (Kivy's Clock in the app).  Nothing is acknowledged before `then` runs, so
 "acknowledged means committed" holds as it did with the commit on the UI thread.
 
+A write that input waits for is given a moment before the frame is drawn (`SETTLE_SECONDS`): where the
+disk answers within it (0.5-1.4 ms here) the move is shown in the frame of the touch that made it, not
+one frame of the clock later; a slow card costs that frame at most the moment, and the move shows when
+its write lands, as before.
+
 Input that arrives while a write is in flight waits its turn (`in_turn`): it runs once every write asked
 before it has been answered, in the order it came, so it is validated against the state those writes
 made, and never dropped or reordered.  A write nothing waits for (the chess clock's save) is asked with
@@ -31,6 +36,9 @@ T = TypeVar("T")
 #: How long closing waits for the writes already asked for: a card that stopped answering must not keep
 #: the app from closing for ever (what it did not finish was never acknowledged).
 CLOSE_SECONDS = 10.0
+#: How long the UI thread waits, before drawing the frame, for a write that input waits for
+#: (`JournalWriter.settle`): a quarter of a 60th of a second, so a frame keeps most of its time.
+SETTLE_SECONDS = 0.004
 
 
 class Writer(Protocol):
@@ -88,8 +96,12 @@ class JournalWriter:
     """One thread for every durable write of a journal.  Its outcomes, and the input that waited for
     them, run on the UI thread in order.  Called on the UI thread, except `flush`."""
 
-    def __init__(self, call_soon: Callable[[Callable[[], None]], None], name: str = "goldtable-journal") -> None:
+    def __init__(self, call_soon: Callable[[Callable[[], None]], None], name: str = "goldtable-journal",
+                 settle_seconds: float = SETTLE_SECONDS) -> None:
+        """`call_soon` runs a function on the UI thread before its next frame; `settle_seconds` (0: none) is
+        how long that frame waits for a write input waits for (`settle`)."""
         self._call_soon = call_soon
+        self._settle_seconds = settle_seconds
         self._jobs: queue.SimpleQueue[_Job[Any] | None] = queue.SimpleQueue()
         self._unwritten = 0  # writes asked for and not yet done, under `_written`
         self._written = threading.Condition()
@@ -120,6 +132,15 @@ class JournalWriter:
         with self._written:
             self._unwritten += 1
         self._jobs.put(job)
+        if holds_input and self._settle_seconds:
+            self._call_soon(self.settle)
+
+    def settle(self) -> None:
+        """UI thread, before a frame: wait up to `settle_seconds` for the writes asked so far, and hand
+        over those that landed, so the frame shows them (their own hand-over, already on its way, then
+        finds nothing left)."""
+        self.flush(self._settle_seconds)
+        self._hand_over()
 
     def in_turn(self, callback: Callable[[], None]) -> None:
         """Run `callback` (an input) now, or, while a write it must wait for is in flight, after that

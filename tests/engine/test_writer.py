@@ -36,6 +36,10 @@ class UiThread:
     def call_soon(self, callback: Callable[[], None]) -> None:
         self._handed.put(callback)
 
+    def next_handed(self) -> Callable[[], None]:
+        """The next function handed over, not yet run."""
+        return self._handed.get(timeout=5)
+
     def run_until(self, condition: Callable[[], bool], timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout
         while not condition():
@@ -131,6 +135,48 @@ def test_answers_keep_their_order_a_write_nobody_waits_for_holds_no_input_and_cl
     writer.write(lambda: "too late", lambda outcome: errors.append(outcome.exception()))
     ui.run_until(lambda: len(errors) == 2)
     assert isinstance(errors[1], JournalError) and "closed" in str(errors[1])
+
+
+def test_a_write_the_disk_answers_at_once_is_handed_over_before_the_frame() -> None:
+    """The frame after a move waits `settle_seconds` for its write: landed, the move is in that frame."""
+    ui = UiThread()
+    writer = JournalWriter(ui.call_soon, settle_seconds=5.0)  # long enough for any loaded machine
+    answers: list[str] = []
+    writer.write(lambda: "move", lambda outcome: answers.append(outcome.result()))
+    before_frame = ui.next_handed()  # what Kivy runs before drawing the next frame
+    assert before_frame == writer.settle
+    before_frame()
+    assert answers == ["move"] and not writer.busy
+    writer.write(lambda: "clock", lambda outcome: answers.append(outcome.result()), holds_input=False)
+    ui.run_until(lambda: len(answers) == 2)  # a write no input waits for is not waited for
+    assert writer.close()
+
+
+def test_a_write_the_card_holds_up_costs_the_frame_only_the_moment() -> None:
+    ui = UiThread()
+    writer = JournalWriter(ui.call_soon, settle_seconds=0.01)
+    release = threading.Event()
+    answers: list[str] = []
+    writer.write(lambda: release.wait(5) and "move", lambda outcome: answers.append(outcome.result()))
+    writer.in_turn(lambda: answers.append("tap"))
+    ui.next_handed()()  # the settle before the frame: the card has not answered
+    assert answers == [] and writer.busy  # the frame is drawn without the move, the tap still waits
+    release.set()
+    ui.run_until(lambda: len(answers) == 2)
+    assert answers == ["move", "tap"]
+    assert writer.close()
+
+
+def test_without_a_moment_to_settle_nothing_waits_before_the_frame() -> None:
+    ui = UiThread()
+    writer = JournalWriter(ui.call_soon, settle_seconds=0)
+    answers: list[str] = []
+    writer.write(lambda: "move", lambda outcome: answers.append(outcome.result()))
+    handed = ui.next_handed()
+    assert handed != writer.settle  # only the writer thread's own hand-over
+    handed()
+    assert answers == ["move"]
+    assert writer.close()
 
 
 def test_closing_while_the_card_does_not_answer_says_so_and_the_write_still_finishes() -> None:
