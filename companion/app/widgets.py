@@ -105,8 +105,9 @@ class LogLines(BoxLayout):
 
     One label of thirty joined lines was wrapped and rendered whole again for every new line: 2-5 ms of a
     move's tap on a software renderer, most of the text work of a tap.  Here a line's label is rendered
-    when the line comes and kept while it is shown; a new line reuses the label of the line that scrolled
-    out, an undo drops the last, and only a language switch renders every line again."""
+    when the line comes and kept while it is shown (matched by position, see `show`); a new line reuses
+    the label of the line that scrolled out, an undo drops the last, and only a language switch renders
+    every line again."""
 
     lines = ListProperty([])
     shown = NumericProperty(30)
@@ -121,26 +122,34 @@ class LogLines(BoxLayout):
         self.show(list(self.lines[-int(self.shown):]))
 
     def show(self, wanted: list[str]) -> None:
-        """Show `wanted`, keeping the label of every line still shown (its texture is not made again)."""
-        by_text: dict[str, list[Any]] = {}
-        for label in self._labels:
-            by_text.setdefault(label.text, []).append(label)
-        # matched from the newest: of two equal lines the older may be the one that scrolls out
-        kept = [by_text[text].pop() if by_text.get(text) else None for text in reversed(wanted)][::-1]
-        for label in (label for labels in by_text.values() for label in labels):
-            self._drop(label)
-        still = [label for label in self._labels if label.parent is self]
-        if still != [label for label in kept if label is not None]:  # not in the same order: start again
-            for label in still:
+        """Show `wanted`, keeping the labels of the lines still shown (their textures are not made again).
+        The lines kept are the longest run that moved up (new lines came below) or down (an undo brought
+        back the line above); matched by position, so a line said twice keeps its place."""
+        current = [label.text for label in self._labels]
+        labels, count = self._labels, len(current)
+        kept, above, below = [], list(wanted), []  # nothing in common: every line anew
+        for overlap in range(min(count, len(wanted)), 0, -1):
+            if current[count - overlap:] == wanted[:overlap]:
+                kept, above, below = labels[count - overlap:], [], wanted[overlap:]
+                break
+            if current[:overlap] == wanted[len(wanted) - overlap:]:
+                kept, above, below = labels[:overlap], wanted[:len(wanted) - overlap], []
+                break
+        for label in labels:
+            if label not in kept:
                 self._drop(label)
-            kept = [None] * len(wanted)
-        for position, text in enumerate(wanted):
-            if kept[position] is None:
-                line: Any = self._spare.pop() if self._spare else make("LogLine")  # a LogLine label
-                line.text = text
-                kept[position] = line
+        lines = [*(self._line(text) for text in above), *kept, *(self._line(text) for text in below)]
+        for position, line in enumerate(lines):
+            if line.parent is None:
                 self.add_widget(line, index=len(self.children) - 1 - position)  # under the spacer
-        self._labels = [label for label in kept if label is not None]
+        self._labels = lines
+
+    def _line(self, text: str) -> Any:
+        """A label for a new line: one that scrolled out, or a new one."""
+        line: Any = self._spare.pop() if self._spare else make("LogLine")
+        line.width = self.width  # as the layout will make it: the text is wrapped once, not twice
+        line.text = text
+        return line
 
     def _drop(self, label: Any) -> None:
         self.remove_widget(label)

@@ -74,6 +74,19 @@ def test_a_line_like_the_one_scrolling_out_renders_nothing_else(log: Any, render
     assert rendered == ["Anna rolled 6."]
 
 
+def test_a_line_said_again_renders_only_itself(log: Any, rendered: list[str]) -> None:
+    """Gold Connection says "Roll 5 or more: 83.3 %." again and again; matched by text, the labels of such
+    lines were shuffled and the whole log rendered anew (824 renders for 176 new lines in a game)."""
+    log.lines = ["Anna: roll 5 or more.", "Roll 5 or more.", "Ben rolled 6.", "Roll 5 or more.", "Chloé rolled 4."]
+    pump(2)
+    rendered.clear()
+    log.lines = [*log.lines, "Roll 5 or more."]
+    pump(2)
+    assert [label.text for label in shown(log)] == ["Roll 5 or more.", "Ben rolled 6.", "Roll 5 or more.",
+                                                    "Chloé rolled 4.", "Roll 5 or more."]
+    assert rendered == ["Roll 5 or more."]
+
+
 def test_labels_are_reused_not_made_anew(log: Any) -> None:
     """A label made for every line was garbage in cycles: full collections of 30-65 ms inside later taps."""
     seen: set[int] = set()
