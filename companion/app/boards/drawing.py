@@ -178,6 +178,11 @@ class Magnifiable:
     _radius: float
     _origin: tuple[float, float]
     _printed: BakedLayer
+    _pieces: Layers
+
+    def draw_pieces(self, *_: Any) -> None:
+        """Repaint the layers of pieces the board's view changes (each board says how)."""
+        raise NotImplementedError
 
     def _magnify(self, centre: tuple[float, float]) -> None:
         """After fitting the whole board: the radius and origin of the magnified view, if one is asked for."""
@@ -196,11 +201,11 @@ class Magnifiable:
 
     def borrow_print(self) -> bool:
         """In the loupe's copy: show the part of the table board's print under the lens, magnified from the
-        texture that board baked, as one textured rectangle; True if shown (the copy then draws no print
-        of its own).  The copy's own print, a few hundred triangles over the lens drawn in the frame the
-        loupe opens, cost a software renderer up to 10 ms a frame; the borrowed one is a little soft (the
-        pieces on it are drawn sharp), so only up to `MAX_BORROWED_ZOOM` (Goldgräber's loupe magnifies 3.4
-        times, where text on the print would blur: it draws its own)."""
+        texture that board baked, as one textured rectangle, and the pieces on it; True if shown (the
+        board's `redraw` then has nothing left to draw).  The copy's own print, a few hundred triangles over
+        the lens drawn in the frame the loupe opens, cost a software renderer up to 10 ms a frame; the
+        borrowed one is a little soft (the pieces on it are drawn sharp), so only up to `MAX_BORROWED_ZOOM`
+        (Goldgräber's loupe magnifies 3.4 times, where text on the print would blur: it draws its own)."""
         source = self.printed_from
         if source is None or not source._printed.baked or not source.width or not source.height \
                 or self.cell_spacing > MAX_BORROWED_ZOOM * source.cell_spacing:
@@ -211,6 +216,8 @@ class Magnifiable:
         u0, u1 = (x0 - source.x) / source.width, (x1 - source.x) / source.width
         v0, v1 = (y0 - source.y) / source.height, (y1 - source.y) / source.height
         self._printed.show_part(source._printed, widget.pos, widget.size, (u0, v0, u1, v0, u1, v1, u0, v1))
+        self._pieces.forget()
+        self.draw_pieces()
         return True
 
     @property
@@ -229,6 +236,11 @@ class Magnifiable:
         copy = type(self)(self.layout, **shown, **properties)  # type: ignore[call-arg]
         assert isinstance(copy, Widget), "a board is a widget with Magnifiable mixed in"
         return copy
+
+    def in_view_only(self, centres: list[tuple[float, float]], margin: float) -> list[tuple[float, float]]:
+        """The `centres` of things reaching `margin` pixels round them that can be seen (`in_view`): the
+        loupe's copy draws the pieces it shows, not those of the whole magnified board."""
+        return [centre for centre in centres if self.in_view(*centre, margin)]
 
     def in_view(self, x: float, y: float, margin: float) -> bool:
         """Whether something at (x, y) reaching `margin` pixels round it can be seen: always on the whole

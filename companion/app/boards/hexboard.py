@@ -50,7 +50,3 @@ class HexBoard(Magnifiable, Widget):
     def redraw(self, *_: object) -> None:
         """Draw the printed board anew (each board says how)."""
         raise NotImplementedError
-
-    def draw_pieces(self, *_: object) -> None:
-        """Repaint the layers of pieces the `view` changes (each board says how)."""
-        raise NotImplementedError

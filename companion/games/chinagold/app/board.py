@@ -141,9 +141,7 @@ class ChinagoldBoard(HexBoard):
         """The printed board into the baked layer (mountains, borders, rivers, ids; in the loupe's copy only
         the sites it shows), then the pieces."""
         self._fit()
-        if self.borrow_print():
-            self._pieces.forget()
-            self.draw_pieces()
+        if self.borrow_print():  # the loupe's copy, its print and pieces drawn
             return
         group = self._printed.rebuild(self.pos, self.size)
         g = self.grid
@@ -240,9 +238,8 @@ class ChinagoldBoard(HexBoard):
                                          ([] if view.selected is None else [view.selected], SELECTED, 1.25,
                                           max(1.5, self._radius * 0.1))):
             group.add(Color(*rgb))
-            centres = [self.centre_of(site) for site in sites]
-            group.add(rings([centre for centre in centres if self.in_view(*centre, size * scale)], size * scale, width,
-                            DOT_SEGMENTS))
+            centres = self.in_view_only([self.centre_of(site) for site in sites], size * scale)
+            group.add(rings(centres, size * scale, width, DOT_SEGMENTS))
 
     def _draw_band(self, group: InstructionGroup, sites: list[int], rgb: tuple[float, float, float]) -> None:
         """A band joining the centres of `sites` (in order), drawn under the markers: the preview of a line

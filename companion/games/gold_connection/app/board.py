@@ -160,9 +160,7 @@ class VaultBoard(Magnifiable, Widget):
         if self.layout is None:
             return
         self._static_for_game = self.state is not None
-        if self.borrow_print():
-            self._pieces.forget()
-            self.draw_pieces()
+        if self.borrow_print():  # the loupe's copy, its print and pieces drawn
             return
         group = self._printed.rebuild(self.pos, self.size)
         layout: GoldConnectionLayout = self.layout

@@ -105,9 +105,7 @@ class GoldgraeberBoard(HexBoard):
         """The printed map into the baked layer (in the loupe's copy only the fields it shows), then
         whatever `view` puts on it."""
         self._fit()
-        if self.borrow_print():
-            self._pieces.forget()
-            self.draw_pieces()
+        if self.borrow_print():  # the loupe's copy, its print and pieces drawn
             return
         group = self._printed.rebuild(self.pos, self.size)
         board = self.board
@@ -240,9 +238,8 @@ class GoldgraeberBoard(HexBoard):
         view, radius = self.view, self._radius
         # Opaque: Kivy draws a translucent wide line through the stencil, which the loupe's clipping uses too.
         group.add(Color(1.0, 0.95, 0.2))  # one mesh for all highlighted fields (a 6 reaches about a hundred)
-        centres = [self.centre_of(field_id) for field_id in view.highlights]
-        group.add(rings([centre for centre in centres if self.in_view(*centre, radius)], radius * 0.92,
-                        max(1.5, radius * 0.1), segments=6, first_corner=30))
+        group.add(rings(self.in_view_only([self.centre_of(field_id) for field_id in view.highlights], radius),
+                        radius * 0.92, max(1.5, radius * 0.1), segments=6, first_corner=30))
         if view.selected:
             group.add(Color(1, 1, 1))
             group.add(rings([self.centre_of(view.selected)], radius * 0.92, max(1.5, radius * 0.12), segments=6,
@@ -254,7 +251,7 @@ class GoldgraeberBoard(HexBoard):
 
     def _draw_chips(self, group: InstructionGroup) -> None:
         radius = self._radius
-        chips = [centre for centre in map(self.centre_of, self.view.face_down) if self.in_view(*centre, radius)]
+        chips = self.in_view_only([self.centre_of(field_id) for field_id in self.view.face_down], radius)
         group.add(Color(0.5, 0.35, 0.1))  # a rim, then the chip: one mesh each for all face-down chips
         group.add(discs(chips, radius * 0.55 + 1.2, DOT_SEGMENTS))
         group.add(Color(0.95, 0.75, 0.2))
