@@ -164,7 +164,7 @@ from kivy.base import EventLoop
 from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.graphics.opengl import glFinish
-from finger import Finger
+from finger import Finger, land_paced
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
@@ -191,17 +191,15 @@ arrivals = random.Random(3)
 if paced:
     Clock._max_fps = 60.0
 for _ in range(taps):
-    x, y = button.to_window(*button.center)
-    if paced:  # as the app's paced touches (bench_app.paced_touch)
-        EventLoop.idle()
-        time.sleep(arrivals.uniform(0, 1 / 60))
-    start, start_cpu = time.perf_counter(), time.process_time()
+    finger = Finger(*button.to_window(*button.center))
+    start_cpu = time.process_time()
     if paced:
-        Clock.schedule_once(lambda _dt: Finger(x, y).tap(), 0)
+        start = land_paced(finger.tap, arrivals.uniform(0, 1 / 60))
     else:
-        Finger(x, y).tap()
-    EventLoop.idle()
-    glFinish()
+        start = time.perf_counter()
+        finger.tap()
+        EventLoop.idle()
+        glFinish()
     times.append(time.perf_counter() - start)
     cpu.append(time.process_time() - start_cpu)
 print(json.dumps({"times": times, "cpu": cpu}))
@@ -326,18 +324,12 @@ def paced_touch(action: Callable[[], Any], arrival: Random) -> tuple[float, floa
     second while the app is at rest and is seen when the clock wakes for the next frame, as SDL's events
     are.  Two times: to the touch's own frame, and to the frame that shows its result (a move is shown
     once its journal write has landed, a frame later or more; the same for a touch that writes nothing)."""
-    from kivy.base import EventLoop
-    from kivy.clock import Clock
+    from finger import land_paced
     from kivy.graphics.opengl import glFinish
 
     from companion.app.launch import pump
 
-    EventLoop.idle()  # a frame at rest: the clock sleeps out its 60th
-    time.sleep(arrival.uniform(0, FRAME_SECONDS))
-    start = time.perf_counter()
-    Clock.schedule_once(lambda _dt: action(), 0)
-    EventLoop.idle()
-    glFinish()
+    start = land_paced(action, arrival.uniform(0, FRAME_SECONDS))
     own = time.perf_counter() - start
     pump(0)  # frames on the same clock until the writes the touch asked for have landed and are shown
     glFinish()

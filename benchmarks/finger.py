@@ -6,9 +6,13 @@ app itself never pays, which the start-up and memory figures would otherwise cha
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from kivy.base import EventLoop
+from kivy.clock import Clock
+from kivy.graphics.opengl import glFinish
 from kivy.input.motionevent import MotionEvent
 
 
@@ -34,3 +38,16 @@ class Finger(MotionEvent):
     def tap(self) -> None:
         self.down()
         self.up()
+
+
+def land_paced(action: Callable[[], Any], wait: float) -> float:
+    """A touch (`action`) on a paced clock (Kivy's at most 60 frames a second): after a frame at rest the
+    finger lands `wait` seconds into the next 60th and is seen when the clock wakes, as SDL's events are;
+    its frame is then drawn.  The moment it landed (`time.perf_counter`), for the app and the bare app."""
+    EventLoop.idle()  # a frame at rest: the clock sleeps out its 60th
+    time.sleep(wait)
+    landed = time.perf_counter()
+    Clock.schedule_once(lambda _dt: action(), 0)
+    EventLoop.idle()
+    glFinish()
+    return landed
