@@ -208,6 +208,8 @@ def export_png(widget: Any, output: Path, background: tuple[float, ...] | None =
     fills the picture behind the widget (the app's screens leave it to the window's clear colour)."""
     from kivy.graphics import Color, InstructionGroup, Rectangle
 
+    from companion.app.widgets import picture_of
+
     behind = InstructionGroup()
     if background:
         behind.add(Color(*background))
@@ -218,7 +220,8 @@ def export_png(widget: Any, output: Path, background: tuple[float, ...] | None =
         handle, temporary = tempfile.mkstemp(prefix=f".{output.stem}-", suffix=".png", dir=output.parent)
         os.close(handle)
         try:
-            widget.export_to_png(temporary)
+            with picture_of(widget):  # the scroll views' clips are in the picture's pixels
+                widget.export_to_png(temporary)
             if os.path.getsize(temporary) == 0:
                 raise OSError(errno.EIO, "the picture could not be saved (see kivy.log in the data folder)")
             umask = os.umask(0)

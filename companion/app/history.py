@@ -38,7 +38,7 @@ from kivy.utils import colormap, get_hex_from_color
 from companion.app.clocks import kept_totals
 from companion.app.i18n import _, current_language, n_
 from companion.app.settings import SEAT_COLOURS
-from companion.app.widgets import GToggle, Scroll
+from companion.app.widgets import GToggle, Scroll, picture_of
 from companion.engine.paths import data_dir
 from companion.engine.writer import InlineWriter, Writer
 
@@ -447,7 +447,8 @@ class HistoryScreen(Screen):
             return
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.ids.result.export_to_png(str(path))
+            with picture_of(self.ids.result):
+                self.ids.result.export_to_png(str(path))
         except OSError as error:
             model.message = _("Could not save: {problem}").format(problem=error.strerror or str(error))
             return

@@ -21,12 +21,11 @@ from kivy.graphics import Color, InstructionGroup, Line, Rectangle
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.floatlayout import FloatLayout
 from kivy.uix.screenmanager import Screen
-from kivy.uix.stencilview import StencilView
 from kivy.uix.widget import Widget
 
 from companion.app.boards.drawing import Magnifiable
 from companion.app.i18n import _
-from companion.app.widgets import MIN_TAP_PX, MIN_TEXT_SP
+from companion.app.widgets import MIN_TAP_PX, MIN_TEXT_SP, Clip
 
 #: Distance between neighbouring cells in the loupe: a finger's width with a margin.
 LOUPE_SPACING = round(MIN_TAP_PX * 1.25)
@@ -205,7 +204,7 @@ class LoupeView(FloatLayout):
             self._frame = Line(width=1.5)
             Color(*BACKDROP)
             self._backdrop = Rectangle()
-        self.lens = StencilView(size_hint=(None, None))
+        self.lens = Clip(size_hint=(None, None))
         self.add_widget(self.lens)
         self.header = BoxLayout(size_hint=(None, None), padding=(6, 2, 2, 2), spacing=4)
         self.prompt = Factory.Label(font_size=f"{MIN_TEXT_SP}sp", color=FRAME, halign="left", valign="middle",
