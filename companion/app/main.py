@@ -26,7 +26,7 @@ from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
-from kivy.uix.screenmanager import NoTransition, ScreenManager
+from kivy.uix.screenmanager import ScreenManager
 
 from companion.app import i18n
 from companion.app.announcer import Announcer
@@ -149,12 +149,12 @@ class GoldtableApp(App):
         """Only Home is built before the first frame; the engine and the games are imported meanwhile on a
         background thread, the journal, view-models and hardware follow (see `_after_first_frame`) and the
         other screens are built on their first visit, so the table sees the app at once."""
-        from companion.app.widgets import BACKGROUND_RGBA, WIDGETS_KV, load_kv
+        from companion.app.widgets import BACKGROUND_RGBA, WIDGETS_KV, Screens, load_kv
 
         load_kv(WIDGETS_KV)
         Window.clearcolor = BACKGROUND_RGBA
         use_onscreen_keyboard(onscreen_keyboard_wanted())  # every text field, on a touch-only table
-        manager = ScreenManager(transition=NoTransition())
+        manager = Screens()
         self._add_screen(manager, "home")
         Window.bind(on_key_down=self.keys.on_key_down)
         return manager

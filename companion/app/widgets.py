@@ -15,6 +15,7 @@ from kivy.properties import ListProperty, NumericProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
+from kivy.uix.screenmanager import NoTransition, ScreenManager
 from kivy.uix.scrollview import ScrollView
 from kivy.uix.togglebutton import ToggleButton
 from kivy.uix.widget import Widget
@@ -149,6 +150,16 @@ class Clipping(Widget):
         elif glGetIntegerv(GL_FRAMEBUFFER_BINDING)[0] != 0:  # not the window's
             return None
         return round(x), round(y), max(0, round(self.width)), max(0, round(self.height))
+
+
+class Screens(ScreenManager):
+    """The app's screens, switched without a transition.  Kivy's screen manager clips its screens with the
+    stencil (its rule clears the window's stencil buffer and draws the whole window into it twice, every
+    frame, and every pixel drawn is then tested against it); this one fills the window and shows one
+    screen at a time, with nothing to clip, so its rule has no stencil (widgets.kv)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(transition=NoTransition(), **kwargs)
 
 
 class Clip(Clipping):

@@ -14,14 +14,16 @@ from typing import Any
 
 import pytest
 from kivy.core.window import Window
-from kivy.graphics import Callback, Color, Fbo, Rectangle
+from kivy.graphics import Callback, Color, Fbo, InstructionGroup, Rectangle
 from kivy.graphics.opengl import GL_RGBA, GL_UNSIGNED_BYTE, glReadPixels
+from kivy.graphics.stencil_instructions import StencilPop, StencilPush, StencilUnUse, StencilUse
 from kivy.uix.floatlayout import FloatLayout
+from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 from PIL import Image
 
 from companion.app.launch import pump
-from companion.app.widgets import Clip, Scroll, picture_of
+from companion.app.widgets import Clip, Screens, Scroll, picture_of
 from companion.headless import export_png
 
 RED = (255, 0, 0)
@@ -160,3 +162,29 @@ def test_picture_of_maps_a_widget_away_from_the_origin(stage: FloatLayout, tmp_p
         assert picture.getpixel((150, 300 - 1 - 100)) == RED
         assert picture.getpixel((250, 300 - 1 - 100)) != RED
         assert picture.getpixel((150, 300 - 1 - 25)) != RED
+
+
+def test_no_stencil_is_drawn_on_home(fresh_app: Any) -> None:
+    """Kivy's screen manager and scroll views each clipped with the stencil in every frame; the app's
+    screens (`Screens`) and its scroll views (`Scroll`, Home has one) draw none."""
+    assert isinstance(fresh_app.root, Screens)
+    assert fresh_app.root.current == "home" and stencils_in(Window.canvas) == 0
+    assert any(isinstance(widget, Scroll) for widget in fresh_app.root.current_screen.walk())
+
+
+def stencils_in(group: Any) -> int:
+    """How many stencil instructions a canvas tree holds."""
+    count = 0
+    for child in group.children:
+        if isinstance(child, (StencilPush, StencilUse, StencilUnUse, StencilPop)):
+            count += 1
+        if isinstance(child, InstructionGroup):
+            count += stencils_in(child)
+    return count
+
+
+def test_kivys_scroll_view_would_be_counted(stage: FloatLayout) -> None:
+    """The count above sees a stencil where there is one: Kivy's own scroll view draws four."""
+    stage.add_widget(ScrollView())
+    pump(1)
+    assert stencils_in(Window.canvas) == 4
