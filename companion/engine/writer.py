@@ -102,6 +102,7 @@ class JournalWriter:
         how long that frame waits for a write input waits for (`settle`)."""
         self._call_soon = call_soon
         self._settle_seconds = settle_seconds
+        self._settle_due = False  # a settle is on its way to the UI thread: one a frame is enough
         self._jobs: queue.SimpleQueue[_Job[Any] | None] = queue.SimpleQueue()
         self._unwritten = 0  # writes asked for and not yet done, under `_written`
         self._written = threading.Condition()
@@ -132,13 +133,16 @@ class JournalWriter:
         with self._written:
             self._unwritten += 1
         self._jobs.put(job)
-        if holds_input and self._settle_seconds:
+        if holds_input and self._settle_seconds and not self._settle_due:
+            self._settle_due = True
             self._call_soon(self.settle)
 
     def settle(self) -> None:
         """UI thread, before a frame: wait up to `settle_seconds` for the writes asked so far, and hand
         over those that landed, so the frame shows them (their own hand-over, already on its way, then
-        finds nothing left)."""
+        finds nothing left).  Several moves before one frame share its settle: on a card slower than
+        `settle_seconds`, one wait each would hold the frame that many times as long."""
+        self._settle_due = False
         self.flush(self._settle_seconds)
         self._hand_over()
 

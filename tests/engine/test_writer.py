@@ -40,6 +40,14 @@ class UiThread:
         """The next function handed over, not yet run."""
         return self._handed.get(timeout=5)
 
+    def run_waiting(self) -> int:
+        """Run what has been handed over so far; how many."""
+        count = 0
+        while not self._handed.empty():
+            self._handed.get()()
+            count += 1
+        return count
+
     def run_until(self, condition: Callable[[], bool], timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout
         while not condition():
@@ -164,6 +172,31 @@ def test_a_write_the_card_holds_up_costs_the_frame_only_the_moment() -> None:
     release.set()
     ui.run_until(lambda: len(answers) == 2)
     assert answers == ["move", "tap"]
+    assert writer.close()
+
+
+def test_moves_before_one_frame_share_its_settle() -> None:
+    """Three moves before a frame, on a card slower than the settle: the frame waits once, not three times."""
+    ui = UiThread()
+    writer = JournalWriter(ui.call_soon, settle_seconds=0.01)
+    release = threading.Event()
+    answers: list[str] = []
+    for move in ("a", "b", "c"):
+        writer.write(lambda move=move: release.wait(5) and move, lambda outcome: answers.append(outcome.result()))
+    before_frame = ui.next_handed()
+    assert before_frame == writer.settle
+    before_frame()  # waits its moment once: the card has not answered
+    assert answers == []
+    settles = 0
+    release.set()
+    while len(answers) < 3:
+        handed = ui.next_handed()
+        settles += handed == writer.settle
+        handed()
+    assert settles == 0 and answers == ["a", "b", "c"]
+    ui.run_waiting()  # the hand-overs of "b" and "c", which find nothing left
+    writer.write(lambda: "d", lambda outcome: answers.append(outcome.result()))  # the next frame's move
+    assert ui.next_handed() == writer.settle  # settles again
     assert writer.close()
 
 
