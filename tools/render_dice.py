@@ -16,7 +16,11 @@ Usage (the committed sample is `--sessions 1 --rolls 6`, Gold Connection `--sess
 hours of one core at 640x480 and 24 samples per pixel, so it is made on demand, never in the tests):
 
     python tools/render_dice.py --out OUT --seed 1 [--sessions N] [--rolls N] [--games digger,...]
-        [--width 640 --height 480 --spp 24 --threads 1]
+        [--width 640 --height 480 --spp 24 --threads 1] [--cocked 0.10]
+
+A cocked die leans on the tray's wall (Goldgräber's single die always, the others' half the time) or on
+another die; which one, and how it lies on the wall, comes from the roll's own random stream, so adding
+the wall left every other roll of a seed as it was.
 
 Needs `pip install -e '.[render]'` (mitsuba, opencv-python-headless, numpy). Units are centimetres; the
 tray's floor is z = 0 and the camera looks down from above it.
@@ -236,6 +240,7 @@ class Piece:
     half: tuple[float, float, float]
     tilt: tuple[tuple[float, float, float], float] | None = None  # axis and degrees for a cocked die
     z: float = 0.0
+    leans_on: str = ""  # a cocked die's support: "wall" or "die"
     texture: np.ndarray = field(default_factory=lambda: np.zeros((1, 1, 3), np.float32))
 
     @property
@@ -284,8 +289,81 @@ def drift(light: dict[str, Any], rng: random.Random) -> dict[str, Any]:
             "brightness": float(np.clip(light["brightness"] * rng.uniform(0.75, 1.3), 0.25, 1.8))}
 
 
-def place(session: Session, rng: random.Random, case: str, count: int, indices: list[int]) -> list[Piece]:
-    """Dice at rest: apart, touching each other or the wall, or one cocked on another die or the wall."""
+#: Of the cocked dice in rolls of two or more, the share that leans on the wall rather than on another die.
+WALL_SHARE = 0.5
+#: The tray's walls: the direction into the tray from each (the way a die leaning on it tilts its top).
+WALLS = {"east": math.pi, "west": 0.0, "north": -math.pi / 2, "south": math.pi / 2}
+
+
+def lean_stream(seed: int, game: str, number: int, index: int) -> random.Random:
+    """The random stream of one roll's cocked die, apart from the session's, so that how it leans never
+    moves the dice or lights of the rolls after it."""
+    return random.Random(f"{seed}:{game}:{number}:{index}:lean")
+
+
+def turned(axis: tuple[float, float, float], degrees: float) -> np.ndarray:
+    """The rotation matrix of `degrees` about `axis` (right-handed, as Mitsuba's `rotate`)."""
+    a = np.asarray(axis, np.float64) / np.linalg.norm(axis)
+    k = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+    t = math.radians(degrees)
+    return np.eye(3) + math.sin(t) * k + (1 - math.cos(t)) * (k @ k)
+
+
+def corners(piece: Piece) -> np.ndarray:
+    """The eight corners of the piece's box around its centre, turned as the scene turns it."""
+    box = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * np.array(piece.half)
+    turn = turned(piece.tilt[0], piece.tilt[1]) if piece.tilt is not None else np.eye(3)
+    turn = turn @ turned((0.0, 0.0, 1.0), piece.yaw)
+    axis, degrees = SIDE_UP[piece.up]
+    if axis is not None:
+        turn = turn @ turned(axis, degrees)
+    return box @ turn.T
+
+
+def lean_on_wall(victim: Piece, others: list[Piece], lean: random.Random) -> None:
+    """Tilt `victim` 22-38 degrees with its upper side on the nearest wall (another if the dice there
+    crowd it) and its lowest edge on the floor: its top turns away from the wall, into the tray.  One of
+    its edges lies nearly along the wall, as a die that slid against it settles."""
+    degrees = lean.uniform(22, 38)
+    victim.yaw = round(victim.yaw / 90) * 90 + lean.uniform(-3, 3)
+    spread = max(victim.half[:2]) * 1.5 + 0.1  # keep clear of the walls at the ends
+    order = sorted(WALLS, key=lambda wall: {"east": TRAY_HALF[0] - victim.x, "west": TRAY_HALF[0] + victim.x,
+                                            "north": TRAY_HALF[1] - victim.y, "south": TRAY_HALF[1] + victim.y}[wall])
+    best: tuple[float, float, float, str] | None = None
+    for attempt in range(40):
+        wall = order[0] if attempt < 20 else lean.choice(order)
+        angle = WALLS[wall]
+        victim.tilt = ((-math.sin(angle), math.cos(angle), 0.0), degrees)
+        box = corners(victim)
+        if wall in ("east", "west"):
+            x = TRAY_HALF[0] - 0.005 - box[:, 0].max() if wall == "east" else -TRAY_HALF[0] + 0.005 - box[:, 0].min()
+            y = victim.y if attempt == 0 else lean.uniform(-TRAY_HALF[1] + spread, TRAY_HALF[1] - spread)
+            y = max(-TRAY_HALF[1] + spread, min(TRAY_HALF[1] - spread, y))
+        else:
+            y = TRAY_HALF[1] - 0.005 - box[:, 1].max() if wall == "north" else -TRAY_HALF[1] + 0.005 - box[:, 1].min()
+            x = victim.x if attempt == 0 else lean.uniform(-TRAY_HALF[0] + spread, TRAY_HALF[0] - spread)
+            x = max(-TRAY_HALF[0] + spread, min(TRAY_HALF[0] - spread, x))
+        clear = min((math.hypot(x - p.x, y - p.y) - (p.footprint() + victim.footprint()) * 0.8 for p in others),
+                    default=1.0)
+        if best is None or clear > best[0]:
+            best = (clear, float(x), float(y), wall)
+        if clear > 0.15:
+            break
+    assert best is not None
+    _clear, victim.x, victim.y, wall = best
+    angle = WALLS[wall]
+    victim.tilt = ((-math.sin(angle), math.cos(angle), 0.0), degrees)
+    victim.z = float(-corners(victim)[:, 2].min()) - victim.half[2]  # the lowest edge on the floor
+
+
+def place(session: Session, rng: random.Random, case: str, count: int, indices: list[int],
+          lean: random.Random | None = None) -> list[Piece]:
+    """Dice at rest: apart, touching each other or the wall, or one cocked on another die or the wall.
+
+    For a cocked roll, `lean` (the roll's own stream, `lean_stream`) says whether the last die leans on the
+    first one or on the wall (always the wall when it is alone) and how it leans on the wall.  The session's
+    `rng` is drawn from exactly as before the wall was added, so every roll of a set stays as it was except
+    the cocked rolls whose die now leans on the wall."""
     tile = session.game == "chinagold"
     half = (TILE[0] / 2, TILE[1] / 2, TILE[2] / 2) if tile else (DIE / 2,) * 3
     pieces: list[Piece] = []
@@ -316,18 +394,23 @@ def place(session: Session, rng: random.Random, case: str, count: int, indices: 
             yaw = pieces[-1].yaw + rng.choice([0, 90]) + rng.uniform(-4, 4)  # faces flush, as dice settle
         pieces.append(Piece(faces, up, x, y, yaw, half, texture=session.textures[indices[n]]))
     if case == "cocked":
-        victim, prop = pieces[-1], pieces[0] if len(pieces) > 1 else None
-        angle = rng.uniform(0, 2 * math.pi)
-        degrees = rng.uniform(22, 38)
-        if prop is None:  # against the wall
-            victim.x = math.copysign(TRAY_HALF[0] - half[0] * 1.1, victim.x or 1)
-            angle = 0.0 if victim.x > 0 else math.pi
+        lean = lean or random.Random(0)
+        victim = pieces[-1]
+        if count == 1 or lean.random() < WALL_SHARE:
+            if count > 1:
+                rng.uniform(0, 2 * math.pi), rng.uniform(22, 38)  # the draws of a die on a die: later rolls unchanged
+            lean_on_wall(victim, pieces[:-1], lean)
+            victim.leans_on = "wall"
         else:
+            prop = pieces[0]
+            angle = rng.uniform(0, 2 * math.pi)
+            degrees = rng.uniform(22, 38)
             victim.x = prop.x - math.cos(angle) * (prop.footprint() * 0.75 + half[0] * 1.1)
             victim.y = prop.y - math.sin(angle) * (prop.footprint() * 0.75 + half[0] * 1.1)
-        axis = (-math.sin(angle), math.cos(angle), 0.0)
-        victim.tilt = (axis, degrees)
-        victim.z = half[0] * math.sin(math.radians(degrees)) * 1.05
+            axis = (-math.sin(angle), math.cos(angle), 0.0)
+            victim.tilt = (axis, degrees)
+            victim.z = half[0] * math.sin(math.radians(degrees)) * 1.05
+            victim.leans_on = "die"
     return pieces
 
 
@@ -479,10 +562,13 @@ class Renderer:
         self._folder.cleanup()
 
 
-def roll_case(rng: random.Random, game: str) -> str:
+def roll_case(rng: random.Random, game: str, cocked: float = 0.10) -> str:
+    """The roll's case; `cocked` is the share of cocked rolls (the other cases keep their proportions)."""
     r = rng.random()
+    if cocked != 0.10:  # the default's sets are drawn exactly as before the option
+        r = r / cocked * 0.10 if r < cocked else 0.10 + (r - cocked) / (1 - cocked) * 0.90
     if r < 0.10:
-        return "cocked" if DICE[game] > 1 or game != "goldgraeber" else "clean"
+        return "cocked"  # Goldgräber's single die on the wall, the others' on the wall or on another die
     if r < 0.16:
         return "hand"
     if r < 0.20:
@@ -493,7 +579,7 @@ def roll_case(rng: random.Random, game: str) -> str:
 
 
 def render_session(renderer: Renderer, out: Path, game: str, number: int, seed: int, rolls: int, shows: int,
-                   log: Any) -> dict[str, Any]:
+                   log: Any, cocked: float = 0.10) -> dict[str, Any]:
     rng = random.Random(f"{seed}:{game}:{number}")
     session = make_session(game, number, rng)
     folder = out / f"{game}-{number:03d}"
@@ -531,12 +617,12 @@ def render_session(renderer: Renderer, out: Path, game: str, number: int, seed: 
             writer.writerows((Path(name).name, face) for name, face in rows)
     truth = []
     for index in range(rolls):
-        case = roll_case(rng, game)
+        case = roll_case(rng, game, cocked)
         count = DICE[game] - (1 if case == "missing" else 0)
         indices = list(range(DICE[game]))
         if case == "missing":
             indices.pop(rng.randrange(len(indices)))
-        pieces = place(session, rng, case, count, indices)
+        pieces = place(session, rng, case, count, indices, lean_stream(seed, game, number, index))
         hand = None
         if case == "hand":
             edge = rng.uniform(0, 2 * math.pi)
@@ -567,22 +653,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--height", type=int, default=480)
     parser.add_argument("--spp", type=int, default=24, help="samples per pixel")
     parser.add_argument("--threads", type=int, default=1, help="render threads (the machine is shared)")
+    parser.add_argument("--cocked", type=float, default=0.10,
+                        help="share of cocked rolls (0.10; more to measure cocked dice, the other cases in proportion)")
     args = parser.parse_args(argv)
     games = [game for game in args.games.split(",") if game]
-    if not set(games) <= set(GAMES) or not 1 <= args.shows <= 3:
-        parser.error(f"--games: choose from {', '.join(GAMES)}; --shows: 1-3")
+    if not set(games) <= set(GAMES) or not 1 <= args.shows <= 3 or not 0 < args.cocked < 1:
+        parser.error(f"--games: choose from {', '.join(GAMES)}; --shows: 1-3; --cocked: between 0 and 1")
     renderer = Renderer(args.width, args.height, args.spp, args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
     manifest_path = args.out / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {"sessions": []}
     manifest.update({"generator": "tools/render_dice.py", "seed": args.seed, "size": [args.width, args.height],
                      "spp": args.spp})
+    if args.cocked != 0.10:
+        manifest["cocked"] = args.cocked
     try:
         for number in range(args.first, args.first + args.sessions):
             for game in games:
                 print(f"{game} session {number}", flush=True)
                 entry = render_session(renderer, args.out, game, number, args.seed, args.rolls, args.shows,
-                                       lambda line: print(line, flush=True))
+                                       lambda line: print(line, flush=True), args.cocked)
                 manifest["sessions"] = [s for s in manifest["sessions"] if s["folder"] != entry["folder"]] + [entry]
                 manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
     finally:

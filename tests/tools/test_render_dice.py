@@ -1,0 +1,105 @@
+"""tools/render_dice.py without rendering: where `place` puts a cocked die (on the wall or on another die),
+and that how it leans never changes what the session's random stream draws (the committed sample stays as
+it was rendered)."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cv2", reason="needs opencv (the camera extra)")
+
+
+def _load() -> object:
+    """tools/render_dice.py by its path (`tools` here is this test folder's package)."""
+    path = Path(__file__).resolve().parents[2] / "tools" / "render_dice.py"
+    spec = importlib.util.spec_from_file_location("render_dice", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("render_dice", module)  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+render_dice: Any = _load()
+
+
+def rotation(axis: tuple[float, ...], degrees: float) -> np.ndarray:
+    a = np.asarray(axis, float) / np.linalg.norm(axis)
+    k = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+    t = math.radians(degrees)
+    return np.eye(3) + math.sin(t) * k + (1 - math.cos(t)) * k @ k
+
+
+def corners(piece: Any) -> np.ndarray:
+    """The piece's eight corners in the tray, transformed as scene_dict does (tilt, then yaw, then side up)."""
+    box = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * np.array(piece.half)
+    turn = np.eye(3)
+    if piece.tilt is not None:
+        turn = rotation(piece.tilt[0], piece.tilt[1])
+    turn = turn @ rotation((0, 0, 1), piece.yaw)
+    axis, degrees = render_dice.SIDE_UP[piece.up]
+    if axis is not None:
+        turn = turn @ rotation(axis, degrees)
+    return box @ turn.T + np.array([piece.x, piece.y, piece.half[2] + piece.z])
+
+
+def cocked_roll(game: str, leans_on: str) -> tuple[list[Any], random.Random]:
+    """A cocked roll of `game` whose die leans on `leans_on`, and the session stream after it."""
+    session = render_dice.make_session(game, 0, random.Random(5))
+    count = render_dice.DICE[game]
+    for seed in range(100):
+        rng = random.Random(11)
+        pieces = render_dice.place(session, rng, "cocked", count, list(range(count)), random.Random(seed))
+        if pieces[-1].leans_on == leans_on:
+            return pieces, rng
+    raise AssertionError(f"no lean on the {leans_on} in 100 streams")
+
+
+@pytest.mark.parametrize("game", render_dice.GAMES)
+def test_a_die_cocked_against_the_wall_leans_on_it_with_its_top_turned_away(game: str) -> None:
+    pieces, _rng = cocked_roll(game, "wall")
+    die = pieces[-1]
+    assert die.top == "?" and die.tilt is not None and 22 <= die.tilt[1] <= 38
+    points = corners(die)
+    assert points[:, 2].min() == pytest.approx(0, abs=1e-6)  # an edge on the floor, none below it
+    # Its upper side reaches one wall, and nothing goes through any.
+    east, north = render_dice.TRAY_HALF
+    gaps = {"east": east - points[:, 0].max(), "west": east + points[:, 0].min(),
+            "north": north - points[:, 1].max(), "south": north + points[:, 1].min()}
+    wall = min(gaps, key=lambda name: gaps[name])
+    assert all(gap >= -1e-6 for gap in gaps.values()) and gaps[wall] <= 0.01
+    touching = points[:, 2] > points[:, 2].min() + 0.3  # the corners that touch the wall are the raised ones
+    outward = {"east": points[:, 0], "west": -points[:, 0], "north": points[:, 1], "south": -points[:, 1]}[wall]
+    assert outward[touching].max() == pytest.approx(outward.max())
+    # The top face turns away from the wall, into the tray: it leans on the wall, not off it.
+    top = rotation(die.tilt[0], die.tilt[1]) @ np.array([0, 0, 1.0])
+    into = {"east": (-1, 0), "west": (1, 0), "north": (0, -1), "south": (0, 1)}[wall]
+    assert top[0] * into[0] + top[1] * into[1] == pytest.approx(math.sin(math.radians(die.tilt[1])))
+    for other in pieces[:-1]:  # and it stays clear of the dice lying flat
+        assert other.tilt is None
+        assert math.hypot(other.x - die.x, other.y - die.y) > other.footprint() * 0.8 + die.footprint() * 0.8
+
+
+@pytest.mark.parametrize("game", ["digger", "gold_connection", "chinagold"])
+def test_where_a_cocked_die_leans_never_changes_the_session_stream(game: str) -> None:
+    on_die, after_die = cocked_roll(game, "die")
+    on_wall, after_wall = cocked_roll(game, "wall")
+    assert on_die[-1].tilt is not None and on_die[-1].leans_on == "die"
+    assert after_die.getstate() == after_wall.getstate()  # the next rolls are drawn alike
+    assert [(p.x, p.y, p.up) for p in on_die[:-1]] == [(p.x, p.y, p.up) for p in on_wall[:-1]]
+
+
+def test_goldgraebers_single_die_is_sometimes_cocked_and_then_on_the_wall() -> None:
+    rng = random.Random(3)
+    cases = [render_dice.roll_case(rng, "goldgraeber") for _ in range(400)]
+    assert 20 <= cases.count("cocked") <= 60
+    pieces, _rng = cocked_roll("goldgraeber", "wall")
+    assert len(pieces) == 1 and pieces[0].leans_on == "wall"
