@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import pairwise
 
-from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle
+from kivy.graphics import Color, Ellipse, InstructionGroup, Rectangle
 
 from companion.app.boards.drawing import (
     SQRT3,
@@ -246,8 +247,8 @@ class ChinagoldBoard(HexBoard):
         of the thrown length starting at the selected site (the second tap goes on a ringed far end),
         or the suggested line."""
         group.add(Color(*rgb))
-        points = [coordinate for site in sites for coordinate in self.centre_of(site)]
-        group.add(Line(points=points, width=self._radius * 0.3, cap="round"))
+        centres = [self.centre_of(site) for site in sites]
+        segments(group, [(*a, *b) for a, b in pairwise(centres)], self._radius * 0.3)
 
 
 def board_widget(layout: ChinagoldBoardLayout, show_ids: bool = False) -> ChinagoldBoard:

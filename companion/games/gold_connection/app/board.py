@@ -15,7 +15,16 @@ from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle, Rou
 from kivy.properties import BooleanProperty, ListProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
-from companion.app.boards.drawing import BakedLayer, Layers, Magnifiable, rectangles, text_texture
+from companion.app.boards.drawing import (
+    BakedLayer,
+    Layers,
+    Magnifiable,
+    rectangles,
+    rings,
+    rounded_frames,
+    segments,
+    text_texture,
+)
 from companion.games.gold_connection.board import GoldConnectionLayout
 
 BAR_COLOURS = {"B": (0.25, 0.45, 0.95), "G": (0.2, 0.7, 0.3), "R": (0.9, 0.25, 0.2), "Y": (0.95, 0.8, 0.15)}
@@ -208,14 +217,16 @@ class VaultBoard(Magnifiable, Widget):
                      lambda group: self._draw_robbers(group, self.layout, scale))
 
     def _draw_highlights(self, group: InstructionGroup) -> None:
+        """A frame round each lit safe, all in one mesh (`drawing.rounded_frames`)."""
         scale = self.scale
         side = self.layout.safe_size * scale
+        boxes = []
         for safe in self.layout.safes:
             if safe.id in self.highlighted:
                 cx, cy = self.to_screen(safe.x, safe.y)
-                group.add(Color(1.0, 0.85, 0.2))
-                group.add(Line(rounded_rectangle=(cx - side / 2, cy - side / 2, side, side, 8 * scale),
-                               width=max(2.0, 5 * scale)))
+                boxes.append((cx - side / 2, cy - side / 2, side, side))
+        group.add(Color(1.0, 0.85, 0.2))
+        group.add(rounded_frames(boxes, 8 * scale, max(2.0, 5 * scale)))
 
     def _draw_wall_and_counter(self, group: InstructionGroup, layout: GoldConnectionLayout, scale: float) -> None:
         xs = [spot.x for spot in layout.counter]
@@ -311,8 +322,8 @@ class VaultBoard(Magnifiable, Widget):
             group.add(Color(*BAR_COLOURS.get(colour, (0.8, 0.8, 0.8))))
             group.add(rectangles(boxes))
         group.add(Color(1, 1, 1))
-        for x, y, size in selected:
-            group.add(Line(rectangle=(x - 1, y - 1, size + 2, size + 2), width=2))
+        if selected:
+            group.add(rounded_frames([(x - 1, y - 1, size + 2, size + 2) for x, y, size in selected], 0, 2))
         for _safe, bar, x, y, size in self._bar_boxes:
             texture = _text(bar[1:], size * 0.7, (0.05, 0.05, 0.05))
             group.add(Rectangle(texture=texture, pos=(x + (size - texture.width) / 2, y + (size - texture.height) / 2),
@@ -330,8 +341,7 @@ class VaultBoard(Magnifiable, Widget):
                 group.add(Ellipse(pos=(sx + side / 2 - 2 * radius - 3, sy - side / 2 + 3),
                                   size=(2 * radius, 2 * radius), segments=DOT_SEGMENTS))
                 group.add(Color(0, 0, 0))
-                group.add(Line(circle=(sx + side / 2 - radius - 3, sy - side / 2 + 3 + radius, radius), width=1.2,
-                               segments=DOT_SEGMENTS))
+                group.add(rings([(sx + side / 2 - radius - 3, sy - side / 2 + 3 + radius)], radius, 1.2, DOT_SEGMENTS))
             if robber.arrow is not None and robber.heading is not None:
                 self._draw_arrow(group, robber.arrow, robber.heading, colour, side, seat)
 
@@ -351,7 +361,7 @@ class VaultBoard(Magnifiable, Widget):
         start = (ax + ux * side * 0.35 + px, ay + uy * side * 0.35 + py)
         tip = (ax + ux * side * 0.75 + px, ay + uy * side * 0.75 + py)
         group.add(Color(*colour))
-        group.add(Line(points=[*start, *tip], width=max(1.5, side * 0.03)))
+        segments(group, [(*start, *tip)], max(1.5, side * 0.03))
         wing = side * 0.1
         group.add(Triangle(points=[tip[0] + ux * wing, tip[1] + uy * wing,
                                    tip[0] - uy * wing, tip[1] + ux * wing,

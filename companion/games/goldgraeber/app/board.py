@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle
@@ -150,12 +151,10 @@ class GoldgraeberBoard(HexBoard):
         self.draw_pieces()
 
     def _draw_rail_line(self, group: InstructionGroup) -> None:
-        points: list[float] = []
-        for rail in self.board.rail:
-            points += list(self.centre_of(self.board.ids[rail]))
-        group.add(Color(0.15, 0.15, 0.15))
-        group.add(Line(points=points, width=max(1.0, self._radius * 0.08)))
-        start_x, start_y = points[0], points[1]
+        centres = [self.centre_of(self.board.ids[rail]) for rail in self.board.rail]
+        group.add(Color(0.15, 0.15, 0.15))  # one mesh: the loupe's copy draws it in every frame
+        segments(group, [(*a, *b) for a, b in pairwise(centres)], max(1.0, self._radius * 0.08))
+        start_x, start_y = centres[0]
         if not self.in_view(start_x, start_y, self._radius):
             return
         group.add(Color(0.1, 0.1, 0.1))
