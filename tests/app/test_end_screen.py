@@ -175,3 +175,17 @@ def test_history_draws_the_same_chart(fresh_app: Any, finished: Any) -> None:
     chart = chart_of(app)
     assert chart.history == expected and chart.names == [p.name for p in finished.setup.players]
     assert len(chart.lines) == len(finished.setup.players)
+
+
+def test_the_chart_draws_its_axes_and_lines_as_meshes() -> None:
+    """A wide `Line` is hundreds of triangles, and a translucent one (the axes) is drawn through the
+    stencil buffer: the chart cost the End screen 8 ms a frame that way (docs/performance.md, App).
+    Axes, ticks and each seat's steps are one mesh each; only the grid's hairlines stay `Line`s."""
+    from kivy.graphics import Line, Mesh
+
+    chart = ScoreChart(size=(500, 300))
+    chart.history, chart.colours, chart.names = [[0, 0], [3, 1], [3, 6], [8, 6]], ["#d64541", "#3a7bd5"], ["A", "B"]
+    pump(1)
+    drawn = chart.canvas.before.children
+    assert not [item for item in drawn if isinstance(item, Line) and item.width > 1]
+    assert sum(isinstance(item, Mesh) for item in drawn) == 1 + len(chart.lines)
