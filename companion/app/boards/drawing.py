@@ -113,20 +113,27 @@ def rounded_frames(boxes: list[tuple[float, float, float, float]], corner: float
     to either side of the outline as `Line(rounded_rectangle=(x, y, w, h, corner), width=width)` draws each.
     Kivy builds each such `Line` from hundreds of triangles with round joints: eleven lit safes cost a
     Gold Connection frame 2.7 ms on a software renderer, their mesh here a few dozen triangles each."""
-    vertices: list[float] = []
-    indices: list[int] = []
-    outer, inner = corner + width, max(0.0, corner - width)
     steps = [math.radians(90 * k / corner_segments) for k in range(corner_segments + 1)]
+    outlines = []
     for x, y, w, h in boxes:
-        base = len(vertices) // 4
         corners = ((x + w - corner, y + h - corner, 0.0), (x + corner, y + h - corner, 90.0),
                    (x + corner, y + corner, 180.0), (x + w - corner, y + corner, 270.0))
-        for cx, cy, start in corners:
-            for step in steps:
-                angle = math.radians(start) + step
-                cos, sin = math.cos(angle), math.sin(angle)
-                vertices += [cx + outer * cos, cy + outer * sin, 0.0, 0.0, cx + inner * cos, cy + inner * sin, 0.0, 0.0]
-        count = 4 * len(steps)
+        outlines.append([(cx, cy, math.cos(math.radians(start) + step), math.sin(math.radians(start) + step))
+                         for cx, cy, start in corners for step in steps])
+    return closed_bands(outlines, max(0.0, corner - width), corner + width)
+
+
+def closed_bands(outlines: list[list[tuple[float, float, float, float]]], inner: float, outer: float) -> Mesh:
+    """Closed bands as one mesh: each outline is its points in order round the shape, a point being a
+    centre and a unit direction (cx, cy, cos, sin); the band runs from `inner` to `outer` along each
+    direction (`rings` round one centre, `rounded_frames` round four corners)."""
+    vertices: list[float] = []
+    indices: list[int] = []
+    for points in outlines:
+        base = len(vertices) // 4
+        for cx, cy, cos, sin in points:
+            vertices += [cx + outer * cos, cy + outer * sin, 0.0, 0.0, cx + inner * cos, cy + inner * sin, 0.0, 0.0]
+        count = len(points)
         for k in range(count):
             here, after = base + 2 * k, base + 2 * ((k + 1) % count)
             indices += [here, here + 1, after, after, here + 1, after + 1]
@@ -150,20 +157,11 @@ def rings(centres: list[tuple[float, float]], radius: float, width: float, segme
     `first_corner=30`): a wide `Line` each costs a draw call apiece, and late in a Chinagold game those
     calls were most of a frame on a software renderer.  As with a `Line` of this `width`, the band reaches
     `width` to either side of the outline, measured across each side."""
-    vertices: list[float] = []
-    indices: list[int] = []
     reach = width / math.cos(math.pi / segments)  # along a corner: `width` across the sides
-    inner, outer = radius - reach, radius + reach
     angles = [math.radians(first_corner) + 2 * math.pi * k / segments for k in range(segments)]
     around = [(math.cos(angle), math.sin(angle)) for angle in angles]
-    for cx, cy in centres:
-        base = len(vertices) // 4
-        for cos, sin in around:
-            vertices += [cx + outer * cos, cy + outer * sin, 0.0, 0.0, cx + inner * cos, cy + inner * sin, 0.0, 0.0]
-        for k in range(segments):
-            here, after = base + 2 * k, base + 2 * ((k + 1) % segments)
-            indices += [here, here + 1, after, after, here + 1, after + 1]
-    return Mesh(vertices=vertices, indices=indices, mode="triangles")
+    return closed_bands([[(cx, cy, cos, sin) for cos, sin in around] for cx, cy in centres],
+                        radius - reach, radius + reach)
 
 
 @lru_cache(maxsize=512)
