@@ -112,8 +112,9 @@ def picture_of(widget: Widget) -> Iterator[None]:
 
 
 class Clipping(Widget):
-    """A widget whose children draw only inside its own rectangle, clipped by the GL scissor: its kv rule
-    calls `clip_on` before the children draw and `clip_off` after (widgets.kv).
+    """A widget whose children draw only inside its own rectangle, clipped by the GL scissor (the loupe's
+    lens; `Scroll` clips so too): its kv rule calls `clip_on` before the children draw and `clip_off`
+    after (widgets.kv).
 
     Kivy's StencilView clears the stencil buffer of the whole window for each view in every frame; on a
     software renderer that is 0.4-0.7 ms a view, and a Gold Connection table shows three (the loupe a
@@ -160,10 +161,6 @@ class Screens(ScreenManager):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(transition=NoTransition(), **kwargs)
-
-
-class Clip(Clipping):
-    """A plain clipping box (the loupe's lens)."""
 
 
 class Scroll(Clipping, ScrollView):

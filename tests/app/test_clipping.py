@@ -23,7 +23,7 @@ from kivy.uix.widget import Widget
 from PIL import Image
 
 from companion.app.launch import pump
-from companion.app.widgets import Clip, Screens, Scroll, picture_of
+from companion.app.widgets import Clipping, Screens, Scroll, picture_of
 from companion.headless import export_png
 
 RED = (255, 0, 0)
@@ -102,8 +102,8 @@ def test_a_picture_clips_as_the_window_does(stage: FloatLayout, app: Any, tmp_pa
 
 
 def test_a_clip_inside_a_clip_draws_in_both(stage: FloatLayout) -> None:
-    outer = Clip(size_hint=(None, None), size=(200, 200), pos=(100, 100))
-    inner = Clip(size_hint=(None, None), size=(200, 200), pos=(200, 200))
+    outer = Clipping(size_hint=(None, None), size=(200, 200), pos=(100, 100))
+    inner = Clipping(size_hint=(None, None), size=(200, 200), pos=(200, 200))
     content = painted((400, 400))
     content.pos = (0, 0)
     inner.add_widget(content)

@@ -25,7 +25,7 @@ from kivy.uix.widget import Widget
 
 from companion.app.boards.drawing import Magnifiable
 from companion.app.i18n import _
-from companion.app.widgets import MIN_TAP_PX, MIN_TEXT_SP, Clip
+from companion.app.widgets import MIN_TAP_PX, MIN_TEXT_SP, Clipping
 
 #: Distance between neighbouring cells in the loupe: a finger's width with a margin.
 LOUPE_SPACING = round(MIN_TAP_PX * 1.25)
@@ -204,7 +204,7 @@ class LoupeView(FloatLayout):
             self._frame = Line(width=1.5)
             Color(*BACKDROP)
             self._backdrop = Rectangle()
-        self.lens = Clip(size_hint=(None, None))
+        self.lens = Clipping(size_hint=(None, None))
         self.add_widget(self.lens)
         self.header = BoxLayout(size_hint=(None, None), padding=(6, 2, 2, 2), spacing=4)
         self.prompt = Factory.Label(font_size=f"{MIN_TEXT_SP}sp", color=FRAME, halign="left", valign="middle",
