@@ -2,7 +2,9 @@
 
 A `Line` wider than a pixel is built by Kivy from hundreds of triangles with round joints and caps: eleven
 lit safes framed that way cost a Gold Connection frame 2.7 ms on a software renderer, and the robbers'
-rings and arrows 1.7 ms more.  The pieces now use the one-mesh helpers of `companion.app.boards.drawing`.
+rings and arrows 1.7 ms more.  The pieces now use the one-mesh helpers of `companion.app.boards.drawing`,
+and round markers are one textured quad each (`sprites`): a circle's mesh is dozens of triangles, and
+Chinagold's 91 markers with their shadows cost a frame 2 ms that way.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ from random import Random
 from typing import Any
 
 import pytest
-from kivy.graphics import Color, Fbo, InstructionGroup, Line
+from kivy.graphics import Color, Fbo, InstructionGroup, Line, Mesh
 
-from companion.app.boards.drawing import rounded_frames
+from companion.app.boards.drawing import rounded_frames, sprites
 from companion.app.launch import pump
 from companion.games.gold_connection.bot import choose_action as gold_connection_action
 from companion.games.goldgraeber.bot import choose_action as goldgraeber_action
@@ -55,6 +57,30 @@ def test_rounded_frames_draw_the_band_round_the_outline_and_nothing_else(app: An
     assert lit(53, 53)  # on the corner's arc (its centre at 58, 58: 7 px away)
     assert not lit(49, 49)  # the square's corner lies 12.7 px from the arc's centre: rounded off
     assert len(fbo.children[-1].indices) // 3 <= 2 * 4 * 5  # forty triangles, where a Line has hundreds
+
+
+def test_sprites_draw_smooth_discs_and_rings_two_triangles_each(app: Any) -> None:
+    """Discs of radius 10 at (50, 50) and (150, 50), a ring from 8 to 14 px round (100, 150); the edge is
+    smoothed over one pixel, and each marker is one quad."""
+    fbo = Fbo(size=(200, 200))
+    with fbo:
+        Color(1, 1, 1, 1)
+    discs = sprites([(50, 50), (150, 50)], 10)
+    ring = sprites([(100, 150)], 14, 8)
+    fbo.add(discs)
+    fbo.add(ring)
+    fbo.draw()
+    pixels = fbo.pixels
+
+    def alpha(x: int, y: int) -> int:
+        return int(pixels[4 * (y * 200 + x) + 3])
+
+    assert alpha(50, 50) == alpha(58, 50) == alpha(150, 42) == 255
+    assert alpha(62, 50) == alpha(50, 62) == alpha(40, 62) == 0
+    assert 0 < alpha(59, 50) < 255 or 0 < alpha(60, 50) < 255  # the pixel the edge crosses: partly covered
+    assert alpha(100, 150) == alpha(104, 150) == 0  # the ring's hole
+    assert alpha(100, 161) == alpha(89, 150) == 255 and alpha(100, 166) == 0
+    assert len(discs.indices) == 2 * 3 * 2 and len(ring.indices) == 3 * 2
 
 
 def test_gold_connection_pieces_draw_no_wide_line_through_a_game(table_app: Any) -> None:
@@ -108,3 +134,19 @@ def test_chinagold_line_preview_draws_no_wide_line(table_app: Any) -> None:
     controller.tap_site(start)  # the line's start: its possible lines are shown as bands
     pump(1)
     assert board._pieces.groups["bands"].children and pieces_wide_lines(board) == []
+
+
+def test_chinagold_markers_are_a_quad_each(table_app: Any) -> None:
+    """The 91 markers, their shadows and the rings of a selected site: two triangles a marker."""
+    app = table_app
+    board = open_table(app, "chinagold", 2).board
+    controller, session = app.flow.controller, app.table.session
+    assert played(session, controller.submit, {"type": "throw", "values": [0, 2, 1]})
+    controller.tap_site(session.state.sites.index("h"))
+    pump(1)
+    for name in ("markers", "rings"):
+        meshes = [item for item in board._pieces.groups[name].children if isinstance(item, Mesh)]
+        assert meshes and all(len(mesh.indices) == 6 * (len(mesh.vertices) // 16) for mesh in meshes)
+    markers = sum(len(mesh.vertices) // 16 for mesh in board._pieces.groups["markers"].children
+                  if isinstance(mesh, Mesh))
+    assert markers >= 2 * len(session.state.sites)  # each marker and its shadow

@@ -16,11 +16,10 @@ from kivy.graphics import Color, Ellipse, InstructionGroup, Rectangle
 from companion.app.boards.drawing import (
     SQRT3,
     centred_text,
-    discs,
     hex_centre,
     hexes,
-    rings,
     segments,
+    sprites,
 )
 from companion.app.boards.hexboard import HexBoard
 from companion.games.chinagold.board import ChinagoldBoardLayout
@@ -221,15 +220,15 @@ class ChinagoldBoard(HexBoard):
             if self.in_view(*centre, size):  # in the loupe's copy only those it shows
                 (taken[mark] if mark in TAKEN_SITE else markers["g" if mark == "g" else "h"]).append(centre)
         group.add(Color(*TAKEN_RIM))
-        group.add(discs([centre for centres in taken.values() for centre in centres], size * 0.8, DOT_SEGMENTS))
+        group.add(sprites([centre for centres in taken.values() for centre in centres], size * 0.8))
         for mark, centres in taken.items():
             group.add(Color(*TAKEN_SITE[mark]))
-            group.add(discs(centres, size * 0.6, DOT_SEGMENTS))
+            group.add(sprites(centres, size * 0.6))
         group.add(Color(0, 0, 0, 0.5))  # shadows, then the markers: one mesh per colour
-        group.add(discs([(x + 1.5, y - 1.5) for x, y in markers["h"] + markers["g"]], size, DOT_SEGMENTS))
+        group.add(sprites([(x + 1.5, y - 1.5) for x, y in markers["h"] + markers["g"]], size))
         for mark, rgb in (("h", HIDDEN_MARKER), ("g", GOLD_MARKER)):
             group.add(Color(*rgb))
-            group.add(discs(markers[mark], size, DOT_SEGMENTS))
+            group.add(sprites(markers[mark], size))
 
     def _draw_rings(self, group: InstructionGroup, ends: list[int]) -> None:
         view = self.view
@@ -240,7 +239,7 @@ class ChinagoldBoard(HexBoard):
                                           max(1.5, self._radius * 0.1))):
             group.add(Color(*rgb))
             centres = self.in_view_only([self.centre_of(site) for site in sites], size * scale)
-            group.add(rings(centres, size * scale, width, DOT_SEGMENTS))
+            group.add(sprites(centres, size * scale + width, size * scale - width))
 
     def _draw_band(self, group: InstructionGroup, sites: list[int], rgb: tuple[float, float, float]) -> None:
         """A band joining the centres of `sites` (in order), drawn under the markers: the preview of a line

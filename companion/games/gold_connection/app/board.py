@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from kivy.graphics import Color, Ellipse, InstructionGroup, Line, Rectangle, RoundedRectangle, Triangle
+from kivy.graphics import Color, InstructionGroup, Line, Rectangle, RoundedRectangle, Triangle
 from kivy.properties import BooleanProperty, ListProperty, ObjectProperty
 from kivy.uix.widget import Widget
 
@@ -20,9 +20,9 @@ from companion.app.boards.drawing import (
     Layers,
     Magnifiable,
     rectangles,
-    rings,
     rounded_frames,
     segments,
+    sprites,
     text_texture,
 )
 from companion.games.gold_connection.board import GoldConnectionLayout
@@ -35,8 +35,6 @@ SAFE = (0.55, 0.57, 0.62)
 CHOICE_SAFE = (0.42, 0.5, 0.6)
 #: The pieces' layers, in drawing order (see `drawing.Layers`).
 PIECE_LAYERS = ("highlights", "counter", "bars", "robbers")
-#: Enough segments for the small robber stones (Kivy's default of 180 costs time on a software renderer).
-DOT_SEGMENTS = 24
 
 
 def _text(text: str, size: float, colour: tuple[float, float, float] = (1, 1, 1)) -> Any:
@@ -338,10 +336,10 @@ class VaultBoard(Magnifiable, Widget):
                 sx, sy = self.to_screen(*self._safe_xy(robber.stone))
                 radius = side * 0.16
                 group.add(Color(*colour))
-                group.add(Ellipse(pos=(sx + side / 2 - 2 * radius - 3, sy - side / 2 + 3),
-                                  size=(2 * radius, 2 * radius), segments=DOT_SEGMENTS))
+                centre = (sx + side / 2 - radius - 3, sy - side / 2 + 3 + radius)
+                group.add(sprites([centre], radius))
                 group.add(Color(0, 0, 0))
-                group.add(rings([(sx + side / 2 - radius - 3, sy - side / 2 + 3 + radius)], radius, 1.2, DOT_SEGMENTS))
+                group.add(sprites([centre], radius + 1.2, radius - 1.2))
             if robber.arrow is not None and robber.heading is not None:
                 self._draw_arrow(group, robber.arrow, robber.heading, colour, side, seat)
 

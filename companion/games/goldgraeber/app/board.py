@@ -23,6 +23,7 @@ from companion.app.boards.drawing import (
     hexes,
     rings,
     segments,
+    sprites,
 )
 from companion.app.boards.hexboard import HexBoard
 from companion.games.goldgraeber.board import HEX_DIRECTIONS, Board, GoldgraeberLayout, compile_board, hex_rgb
@@ -252,17 +253,16 @@ class GoldgraeberBoard(HexBoard):
         radius = self._radius
         chips = self.in_view_only([self.centre_of(field_id) for field_id in self.view.face_down], radius)
         group.add(Color(0.5, 0.35, 0.1))  # a rim, then the chip: one mesh each for all face-down chips
-        group.add(discs(chips, radius * 0.55 + 1.2, DOT_SEGMENTS))
+        group.add(sprites(chips, radius * 0.55 + 1.2))
         group.add(Color(0.95, 0.75, 0.2))
-        group.add(discs(chips, radius * 0.55, DOT_SEGMENTS))
+        group.add(sprites(chips, radius * 0.55))
 
     def _draw_stacks(self, group: InstructionGroup) -> None:
         radius = self._radius
         for field_id, label in self.view.stacks.items():
             cx, cy = self.centre_of(field_id)
             group.add(Color(0.2, 0.2, 0.2))
-            group.add(Ellipse(pos=(cx - radius * 0.6, cy - radius * 0.6), size=(radius * 1.2, radius * 1.2),
-                              segments=DOT_SEGMENTS))
+            group.add(sprites([(cx, cy)], radius * 0.6))
             centred_text(group, label, cx, cy, radius * 0.6, (1, 1, 1))
 
     def _draw_locomotive(self, group: InstructionGroup) -> None:
@@ -282,11 +282,9 @@ class GoldgraeberBoard(HexBoard):
             for k, colour in enumerate(colours):
                 offset = (k - (len(colours) - 1) / 2) * radius * 0.45
                 group.add(Color(0, 0, 0))
-                group.add(Ellipse(pos=(cx + offset - radius * 0.36, cy - radius * 0.36),
-                                  size=(radius * 0.72, radius * 0.72), segments=DOT_SEGMENTS))
+                group.add(sprites([(cx + offset, cy)], radius * 0.36))
                 group.add(Color(*colour_rgb(colour)))
-                group.add(Ellipse(pos=(cx + offset - radius * 0.3, cy - radius * 0.3),
-                                  size=(radius * 0.6, radius * 0.6), segments=DOT_SEGMENTS))
+                group.add(sprites([(cx + offset, cy)], radius * 0.3))
 
 
 def board_widget(layout: GoldgraeberLayout, show_ids: bool = False) -> GoldgraeberBoard:
