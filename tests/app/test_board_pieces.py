@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from kivy.graphics import Color, Fbo, InstructionGroup, Line, Mesh
 
-from companion.app.boards.drawing import rounded_frames, sprites
+from companion.app.boards.drawing import BakedLayer, rounded_frames, segments, sprites
 from companion.app.launch import pump
 from companion.games.gold_connection.bot import choose_action as gold_connection_action
 from companion.games.goldgraeber.bot import choose_action as goldgraeber_action
@@ -81,6 +81,22 @@ def test_sprites_draw_smooth_discs_and_rings_two_triangles_each(app: Any) -> Non
     assert alpha(100, 150) == alpha(104, 150) == 0  # the ring's hole
     assert alpha(100, 161) == alpha(89, 150) == 255 and alpha(100, 166) == 0
     assert len(discs.indices) == 2 * 3 * 2 and len(ring.indices) == 3 * 2
+
+
+def test_a_print_baked_at_twice_the_pixels_keeps_a_one_pixel_line(app: Any) -> None:
+    """Goldgräber's board bakes its print at twice the pixels (its loupe shows it magnified) and shows it
+    at half: each pixel is the even average of four texture pixels, so a line one pixel wide (the seams
+    between hexes, the rail) stays one pixel wide and solid, neither thinned nor smeared."""
+    picture = Fbo(size=(20, 20))
+    printed = BakedLayer(picture)
+    group = printed.rebuild((0, 0), (20, 20), detail=2)
+    group.add(Color(1, 1, 1, 1))
+    segments(group, [(10.5, 0, 10.5, 20)], 0.5, caps=False)
+    picture.draw()
+    pixels = picture.pixels
+    row = [pixels[4 * (10 * 20 + x)] for x in range(20)]
+    assert row[10] == 255 and row[9] == 0 and row[11] == 0
+    assert tuple(printed.texture.size) == (40, 40)
 
 
 def test_gold_connection_pieces_draw_no_wide_line_through_a_game(table_app: Any) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from kivy.graphics import Fbo, Mesh, Rectangle
 
-from companion.app.boards.drawing import MAX_BORROWED_ZOOM
+from companion.app.boards.drawing import MAX_BORROWED_ZOOM, MAX_PRINT_DETAIL
 from companion.app.launch import pump
 from companion.games.gold_connection.bot import choose_action
 from tests.app.test_board_loupe import crowded, goldgraeber_moving, open_loupe_on
@@ -93,13 +93,18 @@ def printed_size(board: Any) -> int:
 
 def test_the_loupe_copy_draws_only_what_it_shows_straight(table_app: Any) -> None:
     """The copy is seen for a tap or two: it bakes no texture, and draws the cells around the touch
-    (about 60 of Goldgräber's 331 hexes), where the table's board draws all of them once.  Goldgräber's
-    loupe magnifies 3.4 times, too much to show the board's baked print (`borrow_print`)."""
+    (about 60 of Goldgräber's 331 hexes), where the table's board draws all of them once.  That is when
+    it magnifies more than the board's baked print allows (`borrow_print`): here a board squeezed to a
+    third of its size, whose loupe magnifies some ten times."""
     board = open_table(table_app, "goldgraeber", 3).board
+    board.size_hint = (None, None)
+    board.size = (board.width / 3, board.height / 3)
+    pump(1)
     magnified = board.loupe.open(board.center)
     pump(1)
     copy = magnified.board
-    assert copy.cell_spacing > MAX_BORROWED_ZOOM * board.cell_spacing
+    assert board._printed.detail == MAX_PRINT_DETAIL
+    assert copy.cell_spacing > MAX_BORROWED_ZOOM * MAX_PRINT_DETAIL * board.cell_spacing
     assert not copy._printed.baked and not any(isinstance(item, Fbo) for item in copy.canvas.children)
     assert 0 < printed_size(copy) < 0.4 * printed_size(board)
 
@@ -110,17 +115,23 @@ def test_the_loupe_copy_draws_only_what_it_shows_straight(table_app: Any) -> Non
     board.loupe.close()
 
 
-@pytest.mark.parametrize("game, players", [("chinagold", 2), ("gold_connection", 2)])
-def test_the_loupe_copy_shows_the_boards_baked_print_magnified(table_app: Any, game: str, players: int) -> None:
-    """Up to twice the size the copy draws no print of its own: one rectangle shows the part of the table
-    board's baked texture under the lens (the copy's own print cost a software renderer up to 10 ms in
-    every frame the loupe was open), centred on the point the lens is centred on; the pieces are its own."""
+@pytest.mark.parametrize("game, players, detail", [("chinagold", 2, 1), ("gold_connection", 2, 1),
+                                                   ("goldgraeber", 3, 2)])
+def test_the_loupe_copy_shows_the_boards_baked_print_magnified(table_app: Any, game: str, players: int,
+                                                               detail: int) -> None:
+    """The copy draws no print of its own: one rectangle shows the part of the table board's baked texture
+    under the lens (the copy's own print cost a software renderer up to 10 ms in every frame the loupe was
+    open, Goldgräber's 12 ms the frame it opened), centred on the point the lens is centred on; the pieces
+    are its own.  Goldgräber's loupe magnifies 3.4 times: its board bakes the print at twice the pixels,
+    so no texture pixel is shown more than twice as large."""
     board = open_table(table_app, game, players).board
     magnified = board.loupe.open((board.x + board.width * 0.4, board.y + board.height * 0.6))
     pump(1)
     copy = magnified.board
     zoom = copy.cell_spacing / board.cell_spacing
-    assert 1 < zoom <= MAX_BORROWED_ZOOM
+    assert board._printed.detail == detail
+    assert tuple(board._printed.texture.size) == (round(board.width * detail), round(board.height * detail))
+    assert 1 < zoom <= MAX_BORROWED_ZOOM * detail
     (shown,) = [item for item in copy._printed.group.children if isinstance(item, Rectangle)]
     assert shown.texture.id == board._printed.texture.id and tuple(shown.size) == tuple(copy.size)
     u0, v0, u1, _, _, v1, _, _ = shown.tex_coords

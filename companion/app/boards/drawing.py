@@ -11,7 +11,17 @@ from functools import lru_cache
 from typing import Any
 
 from kivy.core.text import Label as CoreLabel
-from kivy.graphics import ClearBuffers, ClearColor, Color, Fbo, InstructionGroup, Line, Mesh, Rectangle, Translate
+from kivy.graphics import (
+    ClearBuffers,
+    ClearColor,
+    Color,
+    Fbo,
+    InstructionGroup,
+    Mesh,
+    Rectangle,
+    Scale,
+    Translate,
+)
 from kivy.graphics.instructions import Canvas
 from kivy.graphics.texture import Texture
 from kivy.properties import ListProperty, NumericProperty, ObjectProperty
@@ -21,6 +31,9 @@ SQRT3 = math.sqrt(3.0)
 #: The loupe's copy shows the table board's baked print (`Magnifiable.borrow_print`) magnified up to this
 #: many times (Gold Connection's loupe 1.5, Chinagold's 1.7): beyond it the texture's pixels would show.
 MAX_BORROWED_ZOOM = 2.0
+#: A print is baked at up to this many texture pixels per pixel, so that a loupe magnifying more than
+#: `MAX_BORROWED_ZOOM` times can still borrow it (Goldgräber's, 3.4 times: baked at 2).
+MAX_PRINT_DETAIL = 2
 
 RGB = tuple[float, float, float]
 
@@ -89,11 +102,9 @@ def segments(group: InstructionGroup, lines: list[tuple[float, float, float, flo
              caps: bool = True) -> None:
     """Straight lines (x1, y1, x2, y2) of one colour and `width` added to `group` as one mesh, drawn as a
     `Line(points, width)` draws each (a band `width` to either side, round ends), where a `Line` each
-    would cost a draw call apiece.  A width of 1 or less is a `Line` each, a hairline as Kivy draws it."""
-    if width <= 1:
-        for line in lines:
-            group.add(Line(points=list(line), width=width))
-        return
+    would cost a draw call apiece.  A thin line is a band too (half a pixel to either side for one pixel),
+    not Kivy's hairline, which stays one pixel wide in a print baked at more pixels (`BakedLayer.detail`)
+    and so would show at half a pixel there."""
     vertices: list[float] = []
     indices: list[int] = []
     for x1, y1, x2, y2 in lines:
@@ -213,11 +224,14 @@ def text_texture(text: str, size: int, rgb: RGB = (1, 1, 1)) -> Any:
     return label.texture
 
 
-def centred_text(group: InstructionGroup, text: str, cx: float, cy: float, size: float, rgb: RGB) -> None:
-    """Bold text centred on (cx, cy) added to `group` (never smaller than 6 px)."""
-    texture = text_texture(text, int(size))  # the font is opened at the whole size below
+def centred_text(group: InstructionGroup, text: str, cx: float, cy: float, size: float, rgb: RGB,
+                 detail: float = 1.0) -> None:
+    """Bold text centred on (cx, cy) added to `group` (never smaller than 6 px); in a print baked at
+    `detail` texture pixels per pixel, rendered that much larger, so it stays sharp in the loupe."""
+    texture = text_texture(text, int(size * detail))  # the font is opened at the whole size below
+    width, height = texture.width / detail, texture.height / detail
     group.add(Color(*rgb))
-    group.add(Rectangle(texture=texture, size=texture.size, pos=(cx - texture.width / 2, cy - texture.height / 2)))
+    group.add(Rectangle(texture=texture, size=(width, height), pos=(cx - width / 2, cy - height / 2)))
 
 
 class Magnifiable:
@@ -263,16 +277,21 @@ class Magnifiable:
         """The pixel at board units (u, v): the inverse of `board_point`."""
         return self._origin[0] + u * self._radius, self._origin[1] + v * self._radius
 
+    def print_detail(self) -> float:
+        """Texture pixels per pixel to bake the print at: what the board's loupe needs to borrow it
+        (`BoardLoupe.print_detail`), 1 without a loupe."""
+        return 1.0 if self.loupe is None else float(self.loupe.print_detail())
+
     def borrow_print(self) -> bool:
         """In the loupe's copy: show the part of the table board's print under the lens, magnified from the
         texture that board baked, as one textured rectangle, and the pieces on it; True if shown (the
         board's `redraw` then has nothing left to draw).  The copy's own print, a few hundred triangles over
         the lens drawn in the frame the loupe opens, cost a software renderer up to 10 ms a frame; the
         borrowed one is a little soft (the pieces on it are drawn sharp), so only up to `MAX_BORROWED_ZOOM`
-        (Goldgräber's loupe magnifies 3.4 times, where text on the print would blur: it draws its own)."""
+        times the texture's own pixels (Goldgräber's table bakes its print at more pixels for that)."""
         source = self.printed_from
         if source is None or not source._printed.baked or not source.width or not source.height \
-                or self.cell_spacing > MAX_BORROWED_ZOOM * source.cell_spacing:
+                or self.cell_spacing > MAX_BORROWED_ZOOM * source.cell_spacing * source._printed.detail * 1.001:
             return False
         widget: Any = self
         corners = ((widget.x, widget.y), (widget.right, widget.top))
@@ -326,18 +345,22 @@ class BakedLayer:
 
     With `baked=False` the instructions are drawn straight, without a texture: the loupe's magnified
     copy lives for a frame or two and draws only the few cells it shows, so baking would cost a texture
-    made and dropped at every opening and a render more than it saves.
+    made and dropped at every opening and a render more than it saves.  `detail` (set by `rebuild`) is
+    texture pixels per widget pixel: above 1 the print is baked larger and shown scaled down, so that a
+    loupe may show it magnified without drawing its own.
     """
 
     def __init__(self, canvas: Canvas, baked: bool = True) -> None:
         self.group = InstructionGroup()
+        self.detail = 1.0
         self._fbo: Fbo | None = None
         if not baked:
             canvas.add(self.group)
             return
         self._fbo = Fbo(size=(1, 1), with_stencilbuffer=True)  # Kivy draws wide lines with the stencil
+        self._scale = Scale(1.0, 1.0, 1.0)
         self._shift = Translate(0, 0)
-        for instruction in (ClearColor(0, 0, 0, 0), ClearBuffers(), self._shift, self.group):
+        for instruction in (ClearColor(0, 0, 0, 0), ClearBuffers(), self._scale, self._shift, self.group):
             self._fbo.add(instruction)
         self._rect = Rectangle(texture=self._fbo.texture, size=(1, 1))
         canvas.add(self._fbo)
@@ -361,12 +384,15 @@ class BakedLayer:
         self.group.add(Color(1, 1, 1, 1))
         self.group.add(Rectangle(texture=baked.texture, pos=pos, size=size, tex_coords=tex_coords))
 
-    def rebuild(self, pos: tuple[float, float], size: tuple[float, float]) -> InstructionGroup:
-        """The emptied group to draw into, for a widget now at `pos` with `size`."""
+    def rebuild(self, pos: tuple[float, float], size: tuple[float, float], detail: float = 1.0) -> InstructionGroup:
+        """The emptied group to draw into, for a widget now at `pos` with `size`, baked at `detail`."""
         if self._fbo is not None:
+            self.detail = detail
             width, height = max(1, round(size[0])), max(1, round(size[1]))
-            if tuple(self._fbo.size) != (width, height):
-                self._fbo.size = (width, height)
+            baked_size = (max(1, round(size[0] * detail)), max(1, round(size[1] * detail)))
+            if tuple(self._fbo.size) != baked_size:
+                self._fbo.size = baked_size
+            self._scale.xyz = (detail, detail, 1.0)
             self._shift.xy = (-pos[0], -pos[1])
             self._rect.texture = self._fbo.texture
             self._rect.pos = pos

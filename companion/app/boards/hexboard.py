@@ -35,7 +35,8 @@ class HexBoard(Magnifiable, Widget):
         self._printed = BakedLayer(self.canvas, baked=not self.zoom_spacing)
         self._pieces = Layers(self.canvas, piece_layers)  # drawn straight: a re-baked texture costs more
         self.show_ids = show_ids
-        self.bind(pos=self.redraw, size=self.redraw, show_ids=self.redraw, view=self.draw_pieces)
+        # A loupe attached bakes the print at the detail it needs (`print_detail`).
+        self.bind(pos=self.redraw, size=self.redraw, show_ids=self.redraw, loupe=self.redraw, view=self.draw_pieces)
         self.redraw()
 
     def centre_of(self, cell: Any) -> tuple[float, float]:

@@ -23,7 +23,7 @@ from kivy.uix.floatlayout import FloatLayout
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
-from companion.app.boards.drawing import Magnifiable
+from companion.app.boards.drawing import MAX_BORROWED_ZOOM, MAX_PRINT_DETAIL, Magnifiable
 from companion.app.i18n import _
 from companion.app.widgets import MIN_TAP_PX, MIN_TEXT_SP, Clipping
 
@@ -79,6 +79,18 @@ class BoardLoupe:
     def needed(self) -> bool:
         """The board's cells are too close together for a finger."""
         return bool(self.board.cell_spacing < MIN_TAP_PX)
+
+    def print_detail(self) -> float:
+        """Texture pixels per pixel for the board's baked print: enough that the loupe's copy can show
+        it magnified (`Magnifiable.borrow_print`, at most `MAX_BORROWED_ZOOM` times a texture pixel) instead
+        of drawing a print of its own, a few hundred triangles over the lens in every frame it is open
+        (Goldgräber's: 3.5 ms a frame, 12 ms the frame it opened); at most `MAX_PRINT_DETAIL`.  A whole
+        number: a print baked at twice the pixels and shown at half is sampled where four texture pixels
+        meet, an even average of them, so its one-pixel seams between hexes stay (at 1.7 times they did not)."""
+        spacing: float = self.board.cell_spacing
+        if not self.needed or spacing <= 0:  # big cells, or not laid out yet
+            return 1.0
+        return float(min(MAX_PRINT_DETAIL, max(1, math.ceil(LOUPE_SPACING / (MAX_BORROWED_ZOOM * spacing)))))
 
     # -- touches on the board ----------------------------------------------------------------------
     def _touched(self, board: Any, touch: Any) -> bool:

@@ -53,6 +53,10 @@ class Translate(Instruction):
     x: float
     y: float
 
+class Scale(Instruction):
+    def __init__(self, *args: float, **kwargs: Any) -> None: ...
+    xyz: tuple[float, float, float]
+
 class ClearColor(Instruction):
     def __init__(self, r: float, g: float, b: float, a: float, **kwargs: Any) -> None: ...
 

@@ -143,7 +143,7 @@ class ChinagoldBoard(HexBoard):
         self._fit()
         if self.borrow_print():  # the loupe's copy, its print and pieces drawn
             return
-        group = self._printed.rebuild(self.pos, self.size)
+        group = self._printed.rebuild(self.pos, self.size, self.print_detail())
         g = self.grid
         group.add(Color(*BACKGROUND))
         group.add(Rectangle(pos=self.pos, size=self.size))
@@ -159,12 +159,12 @@ class ChinagoldBoard(HexBoard):
                     x1, y1, x2, y2 = self._edge(site, step)
                     borders.append((x1, y1, x2, y2))
         group.add(Color(*BORDER))
-        segments(group, borders, max(1.0, self._radius * 0.07))
+        segments(group, borders, max(0.5, self._radius * 0.07))
         self._draw_rivers(group)
         if self.show_ids:
             for site in shown:
                 cx, cy = self.centre_of(site)
-                centred_text(group, str(site), cx, cy, self._radius * 0.5, (0.05, 0.05, 0.05))
+                centred_text(group, str(site), cx, cy, self._radius * 0.5, (0.05, 0.05, 0.05), self._printed.detail)
         self._pieces.forget()
         self.draw_pieces()
 

@@ -169,7 +169,7 @@ class VaultBoard(Magnifiable, Widget):
         self._static_for_game = self.state is not None
         if self.borrow_print():  # the loupe's copy, its print and pieces drawn
             return
-        group = self._printed.rebuild(self.pos, self.size)
+        group = self._printed.rebuild(self.pos, self.size, self.print_detail())
         layout: GoldConnectionLayout = self.layout
         scale = self.scale
         positions = {safe.id: (safe.x, safe.y) for safe in layout.safes}

@@ -109,7 +109,7 @@ class GoldgraeberBoard(HexBoard):
         self._fit()
         if self.borrow_print():  # the loupe's copy, its print and pieces drawn
             return
-        group = self._printed.rebuild(self.pos, self.size)
+        group = self._printed.rebuild(self.pos, self.size, self.print_detail())
         board = self.board
         radius = self._radius
         house_colour = dict(zip(board.houses, board.house_colours))
@@ -145,16 +145,16 @@ class GoldgraeberBoard(HexBoard):
                 fill = colour_rgb(house_colour[i]) if i in house_colour else FIELD_COLOURS[board.types[i]]
                 ink = (0.95, 0.95, 0.95) if sum(fill) < 1.0 else (0.1, 0.1, 0.1)
                 cx, cy = self.centre_of(field_id)
-                centred_text(group, field_id, cx, cy - radius * 0.45, radius * 0.42, ink)
+                centred_text(group, field_id, cx, cy - radius * 0.45, radius * 0.42, ink, self._printed.detail)
         centred_text(group, "Golden City", self._origin[0], self._origin[1] + radius * 0.1, radius * 0.55,
-                     (0.35, 0.2, 0.05))
+                     (0.35, 0.2, 0.05), self._printed.detail)
         self._pieces.forget()
         self.draw_pieces()
 
     def _draw_rail_line(self, group: InstructionGroup) -> None:
         centres = [self.centre_of(self.board.ids[rail]) for rail in self.board.rail]
         group.add(Color(0.15, 0.15, 0.15))  # one mesh: the loupe's copy draws it in every frame
-        segments(group, [(*a, *b) for a, b in pairwise(centres)], max(1.0, self._radius * 0.08))
+        segments(group, [(*a, *b) for a, b in pairwise(centres)], max(0.5, self._radius * 0.08))
         start_x, start_y = centres[0]
         if not self.in_view(start_x, start_y, self._radius):
             return
