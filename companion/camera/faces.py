@@ -41,6 +41,10 @@ class Face:
     wide: Image | None = None
     #: The share of the cut-out square inside the die's own outline.
     covered: float = 1.0
+    #: How far (x, y, working pixels) the top face's middle lies from the middle of the die's outline: the
+    #: side faces the camera sees push the outline out on one side.  None: the face's own colour was not
+    #: found whole, so its place is not known well enough to measure this.
+    shift: tuple[float, float] | None = None
 
 
 def _edge_angle(gray: Floats) -> float | None:
@@ -74,9 +78,9 @@ def _face_extent(lab: Floats, inside: Mask, cx: int, cy: int, box: int) -> tuple
     return _square_of((labels == label).astype(np.uint8))
 
 
-def _square_of(region: npt.NDArray[np.uint8]) -> tuple[float, float, float] | None:
-    """Centre and side of a region that is nearly a square along the window's axes (rows and columns mostly
-    inside it: a thin spill along a side does not count), else None."""
+def _box_of(region: npt.NDArray[np.uint8]) -> tuple[float, float, float, float] | None:
+    """Centre, width and height of a region along the window's axes, counting the rows and columns mostly
+    inside it (a thin spill along a side does not count); None for a region of a few pixels."""
     ys, xs = np.nonzero(region)
     if len(xs) < 16:
         return None
@@ -84,12 +88,16 @@ def _square_of(region: npt.NDArray[np.uint8]) -> tuple[float, float, float] | No
     cols = np.bincount(xs - xs.min())
     row_span = np.nonzero(rows >= 0.5 * rows.max())[0]
     col_span = np.nonzero(cols >= 0.5 * cols.max())[0]
-    height = float(row_span[-1] - row_span[0] + 1)
-    width = float(col_span[-1] - col_span[0] + 1)
-    if not 0.75 < width / height < 1.33:
-        return None
     return (xs.min() + (col_span[0] + col_span[-1]) / 2, ys.min() + (row_span[0] + row_span[-1]) / 2,
-            (width + height) / 2)
+            float(col_span[-1] - col_span[0] + 1), float(row_span[-1] - row_span[0] + 1))
+
+
+def _square_of(region: npt.NDArray[np.uint8]) -> tuple[float, float, float] | None:
+    """Centre and side of a region that is nearly a square along the window's axes, else None."""
+    box = _box_of(region)
+    if box is None or not 0.75 < box[2] / box[3] < 1.33:
+        return None
+    return box[0], box[1], (box[2] + box[3]) / 2
 
 
 def _lit_extent(lightness: Floats, inside: Mask, face_side: float) -> tuple[float, float, float] | None:
@@ -146,11 +154,16 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
     score = np.where(inside >= best - 0.04, mean[:, :, 0] * 100 / 255 - 2.0 * chroma_spread, -1e9)
     row, col = np.unravel_index(int(np.argmax(score)), score.shape)
     cx, cy, cut = float(col), float(row), face_side * 0.76
-    for extent in (_face_extent(lab, window_mask > 0, int(col), int(row), box),
-                   _lit_extent(lab[:, :, 0], window_mask > 0, face_side)):
+    shift = None
+    own_colour = _face_extent(lab, window_mask > 0, int(col), int(row), box)
+    lit = _lit_extent(lab[:, :, 0], window_mask > 0, face_side)
+    for extent, whole in ((own_colour, True), (lit, False)):
         if extent is not None and 0.55 * face_side < extent[2] < 1.0 * face_side:
             cx, cy, cut = extent[0], extent[1], extent[2] * 0.92
+            if whole:
+                shift = _shift(as_bytes(full_mask), np.asarray(rotation, np.float64), (cx - 40, cy - 40))
             break
+
     def cut_out(side: float) -> Image:
         corners = np.array([[cx - side / 2, cy - side / 2], [cx + side / 2, cy - side / 2],
                             [cx + side / 2, cy + side / 2]], np.float32)
@@ -163,7 +176,20 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
     inside_cut = window_mask[max(0, top):top + round(cut), max(0, left):left + round(cut)]
     covered = float(inside_cut.sum()) / max(cut * cut, 1.0)
     doubts = () if best > 0.85 and covered > COVERED else ("a die is partly hidden",)
-    return Face(patch=cut_out(cut), doubts=doubts, wide=cut_out(cut * 1.35), covered=covered)
+    return Face(patch=cut_out(cut), doubts=doubts, wide=cut_out(cut * 1.35), covered=covered, shift=shift)
+
+
+def _shift(outline: Image, rotation: npt.NDArray[np.float64], face: tuple[float, float]) -> tuple[float, float] | None:
+    """Where the top face (its middle in the die's window, from the window's middle) lies from the middle of
+    the die's outline, in working pixels.  The outline is taken on a window half as large again as the die's
+    own, so that a die whose side faces push its outline far out is not cut off."""
+    wider = rotation.copy()
+    wider[:, 2] += 20
+    box = _box_of(as_bytes(cv2.warpAffine(outline, wider, (120, 120), flags=cv2.INTER_NEAREST)))
+    if box is None:
+        return None
+    dx, dy = np.linalg.solve(rotation[:, :2], np.array([face[0] - (box[0] - 60), face[1] - (box[1] - 60)]))
+    return float(dx), float(dy)
 
 
 # --- pips ------------------------------------------------------------------------------------------------

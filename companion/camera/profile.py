@@ -3,8 +3,8 @@
 A profile is one JSON file (`goldtable-camera/1`), small enough to mail with a misread: the empty tray at
 half the working size (a 16-bit PNG of linear light), where the tray's floor is (a 1-bit PNG), the light
 and focus calibration measured, the die's size in pixels once teaching has seen one, and per taught
-picture its features (not the picture).  Profiles live in the data folder's `camera/` (one per game for
-the app), and `export`/`import` are plain copies: nothing in a profile depends on where it lies.
+picture its features and where the die lay (not the picture).  Profiles live in the data folder's `camera/`
+(one per game for the app), and `export`/`import` are plain copies: nothing in a profile depends on where it lies.
 
 Which faces a game's dice have comes from the game's declaration (`GamePlugin.dice`), not from a list
 here; a game whose faces are all pip counts 1-6 is read without teaching.
@@ -67,6 +67,10 @@ class TaughtFace(BaseModel):
     #: The pips this picture showed in a die's layout (None: none, or not in a layout).
     pips: int | None = Field(default=None, ge=1, le=6)
     image: str = Field(default="", max_length=300)
+    #: Where the die lay (x, y) and how far its top face lay off the middle of its outline (dx, dy), in
+    #: working pixels; None when the face was not found whole.  A die taught lies flat, so these show the
+    #: camera's perspective across the tray (reader.Perspective).
+    seen: tuple[float, float, float, float] | None = None
 
     @property
     def features(self) -> Features:

@@ -10,15 +10,16 @@ unsure.  `RollWatcher` turns a stream of frames into readings, one per roll, whe
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
-from dataclasses import dataclass
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from companion.camera.faces import Face, features, nearest, read_pips, top_face
 from companion.camera.profile import Profile, TaughtFace, needs_teaching
-from companion.camera.vision import SPECK, Image, Scene, VisionError, find_dice, to_work
+from companion.camera.vision import SPECK, Image, Scene, Spot, VisionError, find_dice, to_work
 
 #: A taught match is taken only when it is this much nearer than the best other face...
 MARGIN = 0.62
@@ -28,6 +29,47 @@ FARTHEST = 0.9
 PIP_FIT = 0.25
 #: Below this confidence a die's face is asked about.
 SURE = 0.5
+#: A die lying alone whose top face lies this many die sides farther off its outline's middle than a flat
+#: die's would at that place is asked about: it leans, on the wall or on a die, and shows a side face.
+LEAN = 0.15
+#: Teaching pictures whose face was found whole needed to know the camera's perspective.
+PERSPECTIVE_PICTURES = 8
+LEANS = "a die leans on another or on the wall"
+
+
+@dataclass(frozen=True)
+class Perspective:
+    """Where a flat die's top face lies off the middle of its outline, at each place of the tray.
+
+    A camera sees the sides of a die that face the point below it, more of them the farther the die lies
+    from that point, so the top face lies off the outline by `scale` times (place minus that point): a
+    linear function of the place, known once a few dice lying flat (the teaching pictures) were seen.  A die
+    that leans shows the side it leans towards instead, whatever the place."""
+
+    scale: float
+    offset: tuple[float, float]
+
+    @classmethod
+    def fit(cls, seen: Iterable[tuple[float, float, float, float]], side: float | None) -> Perspective | None:
+        """The perspective from (x, y, dx, dy) of flat dice; None from too few of them, or when they do not
+        agree with one perspective to within half of LEAN (the measure is too rough in these pictures)."""
+        rows = np.asarray(list(seen), np.float64).reshape(-1, 4)
+        if side is None or len(rows) < PERSPECTIVE_PICTURES:
+            return None
+        design = np.zeros((2 * len(rows), 3))
+        design[0::2, 0], design[1::2, 0] = rows[:, 0], rows[:, 1]
+        design[0::2, 1] = design[1::2, 2] = 1.0
+        (scale, x0, y0), *_ = np.linalg.lstsq(design, rows[:, 2:].ravel(), rcond=None)
+        misses = np.hypot(*(design @ np.array([scale, x0, y0]) - rows[:, 2:].ravel()).reshape(-1, 2).T)
+        if float(np.sqrt(np.mean(misses**2))) > LEAN / 2 * side:
+            return None
+        return cls(float(scale), (float(x0), float(y0)))
+
+    def leans(self, spot: Spot, shift: tuple[float, float]) -> bool:
+        """Whether a die at `spot` whose top face lies `shift` off its outline's middle is no flat die."""
+        expected_x = self.scale * spot.x + self.offset[0]
+        expected_y = self.scale * spot.y + self.offset[1]
+        return math.hypot(shift[0] - expected_x, shift[1] - expected_y) > LEAN * spot.side
 
 
 @dataclass(frozen=True)
@@ -104,6 +146,8 @@ class Reader:
         #: (a tile's numeral 2 is no pair of pips).
         self.pip_faces = {taught.face for taught in profile.taught if taught.pips is not None
                           and str(taught.pips) == taught.face}
+        self.perspective = Perspective.fit((taught.seen for taught in profile.taught if taught.seen is not None),
+                                           profile.side)
 
     def scene(self, frame: Image, expected: int) -> tuple[Image, Scene]:
         work = to_work(frame)
@@ -141,12 +185,21 @@ class Reader:
         return DieReading(match.face, confidence, face.patch, doubt if doubt else
                           (None if confidence >= SURE else "not sure of this face"))
 
+    def read_die(self, work: Image, scene: Scene, spot: Spot, allowed: Sequence[str]) -> DieReading:
+        """One die's face, asked about when the die leans (judged only for a die whose outline is its own:
+        an outline shared with a neighbour is split by area, and its middle is no die's)."""
+        face = top_face(work, scene.foreground, spot)
+        reading = self.read_face(face, scene.gain, allowed)
+        if reading.doubt is None and spot.alone and face.shift is not None and self.perspective is not None \
+                and self.perspective.leans(spot, face.shift):
+            return replace(reading, doubt=LEANS)
+        return reading
+
     def read(self, frame: Image, dice: Sequence[Sequence[str]]) -> Reading:
         """The roll in `frame`; `dice` is what the prompt asks for (one tuple of faces per die)."""
         work, scene = self.scene(frame, len(dice))
         allowed = sorted({face for die in dice for face in die})
-        readings = [self.read_face(top_face(work, scene.foreground, spot), scene.gain, allowed)
-                    for spot in scene.spots]
+        readings = [self.read_die(work, scene, spot, allowed) for spot in scene.spots]
         doubts = list(scene.doubts)
         if len(readings) < len(dice):
             doubts.append("a die is missing" if len(dice) - len(readings) == 1 else "dice are missing")
@@ -174,8 +227,10 @@ class Reader:
         face_patch = top_face(work, scene.foreground, spot)
         taught = features(face_patch.patch, scene.gain)
         pips = read_pips(face_patch.patch)
+        shift = face_patch.shift
         return TaughtFace(face=face, colour=taught.colour, shape=taught.shape,
-                          pips=None if pips is None or pips.fit < PIP_FIT else pips.count), spot.side
+                          pips=None if pips is None or pips.fit < PIP_FIT else pips.count,
+                          seen=None if shift is None else (spot.x, spot.y, *shift)), spot.side
 
 
 def teach_side(sides: Sequence[float]) -> float | None:
@@ -247,4 +302,4 @@ class RollWatcher:
         return "rest", reading
 
 
-__all__ = ["DieReading", "Reader", "Reading", "RollWatcher", "assign", "teach_side"]
+__all__ = ["DieReading", "Perspective", "Reader", "Reading", "RollWatcher", "assign", "teach_side"]

@@ -199,6 +199,8 @@ class Spot:
     angle: float
     #: Its own pixels at half the working size (x, y), so its face is never looked for on a neighbour.
     pixels: Floats = field(compare=False, repr=False, default_factory=lambda: np.zeros((0, 2), np.float32))
+    #: It touches no other die, so its outline is its own (a shared outline is split by area, not by edges).
+    alone: bool = True
 
 
 @dataclass(frozen=True)
@@ -345,8 +347,9 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
                          mask.shape[0] - 1 - group[:, 1].max())
             if border < 1:
                 doubts.append("a die lies at the edge of the picture")
-            spots.append(Spot(x=cx * 2 + 1, y=cy * 2 + 1, side=0.0, angle=angle % 90, pixels=as_floats(group)))
+            spots.append(Spot(x=cx * 2 + 1, y=cy * 2 + 1, side=0.0, angle=angle % 90, pixels=as_floats(group),
+                              alone=number == 1))
     die_side = (side if side is not None else 2 * math.sqrt(die_area / 1.1))
-    spots = [Spot(s.x, s.y, die_side, s.angle, s.pixels) for s in spots]
+    spots = [Spot(s.x, s.y, die_side, s.angle, s.pixels, s.alone) for s in spots]
     spots.sort(key=lambda s: (s.x, s.y))
     return Scene(tuple(spots), gain_tuple, tuple(dict.fromkeys(doubts)), mask, die_side)
