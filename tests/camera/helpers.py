@@ -11,8 +11,10 @@ from companion.camera.photoset import Roll, game_of, rolls
 from companion.camera.profile import Profile
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "camera" / "sample"
+#: One session of a development set (seed 43) with a die leaning on the tray's wall and a flat die by it.
+LEANING = SAMPLE.parent / "leaning" / "goldgraeber-001"
 
-__all__ = ["SAMPLE", "Roll", "game_of", "profile", "rolls", "sessions"]
+__all__ = ["LEANING", "SAMPLE", "Roll", "game_of", "profile", "rolls", "sessions"]
 
 
 def sessions() -> list[Path]:
