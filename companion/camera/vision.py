@@ -336,6 +336,7 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
             groups = [points]
         else:
             criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.2)
+            cv2.setRNGSeed(number)  # k-means starts from OpenCV's random state: the same picture, the same split
             _, assigned, _ = cv2.kmeans(points, number, np.empty(0, np.int32), criteria, 3, cv2.KMEANS_PP_CENTERS)
             groups = [points[assigned.ravel() == k] for k in range(number)]
         for group in groups:
