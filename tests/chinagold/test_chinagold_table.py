@@ -251,8 +251,9 @@ def test_a_full_board_costs_the_same_draw_calls_as_an_empty_one(kivy_ready: Any)
 
 def test_a_taken_site_is_a_filled_dot_in_its_sides_colour_on_a_light_rim(kivy_ready: Any) -> None:
     """From a chair a thin ring of the side's colour vanished on the earth tones and beside the rivers: a
-    taken site is a light disc with a smaller disc of the taking side's colour on it (a centre vertex
-    each, which an outline has not), and the two sides' colours differ."""
+    taken site is a light disc with a smaller disc of the taking side's colour on it (each a sprite, a
+    textured quad on the site: solid in its middle, which a ring's is not), and the two sides' colours
+    differ."""
     import math
 
     from kivy.graphics import Color, Mesh
@@ -262,30 +263,35 @@ def test_a_taken_site_is_a_filled_dot_in_its_sides_colour_on_a_light_rim(kivy_re
     with make_table(kivy_ready) as (_controller, panel):
         board = panel.board
         board.view = BoardView(sites="MR" + "h" * 89)
+
         def key(rgb: Any) -> tuple[float, ...]:
             return tuple(round(channel, 3) for channel in rgb)
 
         colour: tuple[float, ...] = ()
-        discs: dict[tuple[float, ...], list[list[tuple[float, float]]]] = {}
+        quads: dict[tuple[float, ...], list[tuple[float, float, Any]]] = {}
         for instruction in board._pieces.instructions():
             if isinstance(instruction, Color):
                 colour = key(instruction.rgb)
-            elif isinstance(instruction, Mesh):
+            elif isinstance(instruction, Mesh) and instruction.texture is not None:
                 vertices = list(instruction.vertices)
-                discs.setdefault(colour, []).append([(vertices[i], vertices[i + 1])
-                                                     for i in range(0, len(vertices), 4)])
+                for first in range(0, len(vertices), 16):  # a quad: its corners' x, y, u, v
+                    x0, y0, x1, y1 = vertices[first], vertices[first + 1], vertices[first + 12], vertices[first + 13]
+                    quads.setdefault(colour, []).append(((x0 + x1) / 2, (y0 + y1) / 2, instruction.texture))
 
-        def radii(colour_rgb: tuple[float, float, float], site: int) -> list[float]:
-            """Distances from the site's centre of the vertices drawn near it in that colour."""
+        def disc(colour_rgb: tuple[float, float, float], site: int) -> tuple[bool, float]:
+            """The sprite of that colour on the site: whether its middle is solid, and its radius in pixels."""
             cx, cy = board.centre_of(site)
-            found = [math.hypot(x - cx, y - cy) for mesh in discs.get(key(colour_rgb), []) for x, y in mesh]
-            return [r for r in found if r < board._radius]
+            (texture,) = [texture for x, y, texture in quads.get(key(colour_rgb), [])
+                          if math.hypot(x - cx, y - cy) <= 1]
+            side, alpha = texture.width, bytes(texture.pixels)[3::4]
+            middle = alpha[(side // 2) * side:(side // 2 + 1) * side]
+            return middle[side // 2] == 255, sum(value > 127 for value in middle) / 2
 
         hidden = board._radius * 0.46  # a hidden marker's radius
         for site, mark in ((0, "M"), (1, "R")):
-            dot, rim = radii(TAKEN_SITE[mark], site), radii(TAKEN_RIM, site)
-            assert min(dot) == 0 and max(dot) >= 0.5 * hidden, f"{mark}: no filled dot in the side's colour"
-            assert min(rim) == 0 and max(rim) > max(dot), f"{mark}: no light rim round the dot"
+            (dot_solid, dot), (rim_solid, rim) = disc(TAKEN_SITE[mark], site), disc(TAKEN_RIM, site)
+            assert dot_solid and dot >= 0.5 * hidden, f"{mark}: no filled dot in the side's colour"
+            assert rim_solid and rim > dot, f"{mark}: no light rim round the dot"
         assert TAKEN_SITE["M"] != TAKEN_SITE["R"]
 
 
