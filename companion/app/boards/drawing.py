@@ -290,9 +290,10 @@ class Magnifiable:
         borrowed one is a little soft (the pieces on it are drawn sharp), so only up to `MAX_BORROWED_ZOOM`
         times the texture's own pixels (Goldgräber's table bakes its print at more pixels for that)."""
         source = self.printed_from
-        most = MAX_BORROWED_ZOOM * source.cell_spacing * source._printed.detail if source is not None else 0.0
-        if source is None or not source._printed.baked or not source.width or not source.height \
-                or self.cell_spacing > most * 1.001:  # a detail chosen for this zoom exactly: no rounding refuses it
+        if source is None or not source._printed.baked or not source.width or not source.height:
+            return False
+        most = MAX_BORROWED_ZOOM * source.cell_spacing * source._printed.detail
+        if self.cell_spacing > most * 1.001:  # a detail chosen for this zoom exactly: no rounding refuses it
             return False
         widget: Any = self
         corners = ((widget.x, widget.y), (widget.right, widget.top))

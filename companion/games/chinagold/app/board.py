@@ -42,7 +42,8 @@ TAKEN_RIM = (0.96, 0.93, 0.86)
 HIGHLIGHT = (1.0, 0.45, 0.1)
 PREVIEW = (0.85, 0.92, 1.0)
 SELECTED = (1.0, 1.0, 1.0)
-#: Enough segments for the round markers of under 25 px (Kivy's default of 180 costs time on a software renderer).
+#: Enough segments for the rivers' round springs in the print (Kivy's default of 180 costs a software renderer
+#: time; the markers are sprites).
 DOT_SEGMENTS = 16
 
 

@@ -65,7 +65,8 @@ class BoardView:
     selected: str | None = None
 
 
-#: Enough segments for the round chips and figures of under 30 px (Kivy's default is 180).
+#: Enough segments for the print's holes and the tunnel's mouth (Kivy's default is 180; the round pieces
+#: are sprites).
 DOT_SEGMENTS = 24
 
 
@@ -153,7 +154,7 @@ class GoldgraeberBoard(HexBoard):
 
     def _draw_rail_line(self, group: InstructionGroup) -> None:
         centres = [self.centre_of(self.board.ids[rail]) for rail in self.board.rail]
-        group.add(Color(0.15, 0.15, 0.15))  # one mesh: the loupe's copy draws it in every frame
+        group.add(Color(0.15, 0.15, 0.15))  # one mesh: a loupe copy drawing its own print draws it every frame
         segments(group, [(*a, *b) for a, b in pairwise(centres)], max(0.5, self._radius * 0.08))
         start_x, start_y = centres[0]
         if not self.in_view(start_x, start_y, self._radius):
