@@ -92,3 +92,19 @@ def played(session: Any, call: Any, *args: Any, **kwargs: Any) -> bool:
     call(*args, **kwargs)
     pump(1)
     return len(session.actions) != before
+
+
+def drawn(texture: Any, margin: int = 0) -> bytes:
+    """`texture` (or a region of a shared one) drawn white at whole pixels into a transparent picture
+    `margin` pixels larger on every side: its RGBA rows, from the bottom."""
+    from kivy.graphics import ClearBuffers, ClearColor, Color, Fbo, Rectangle
+
+    width, height = texture.size
+    fbo = Fbo(size=(width + 2 * margin, height + 2 * margin))
+    with fbo:
+        ClearColor(0, 0, 0, 0)
+        ClearBuffers()
+        Color(1, 1, 1, 1)
+        Rectangle(texture=texture, pos=(margin, margin), size=(width, height))
+    fbo.draw()
+    return bytes(fbo.pixels)

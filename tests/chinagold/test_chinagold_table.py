@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.table_helpers import kivy_ready_fixture, make_controller, played, show_panel, shown_panel, tap_cell  # noqa: F401 - a fixture
+from tests.table_helpers import drawn, kivy_ready_fixture, make_controller, played, show_panel, shown_panel, tap_cell  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
@@ -283,7 +283,7 @@ def test_a_taken_site_is_a_filled_dot_in_its_sides_colour_on_a_light_rim(kivy_re
             cx, cy = board.centre_of(site)
             (texture,) = [texture for x, y, texture in quads.get(key(colour_rgb), [])
                           if math.hypot(x - cx, y - cy) <= 1]
-            side, alpha = texture.width, bytes(texture.pixels)[3::4]
+            side, alpha = texture.width, drawn(texture)[3::4]
             middle = alpha[(side // 2) * side:(side // 2 + 1) * side]
             return middle[side // 2] == 255, sum(value > 127 for value in middle) / 2
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterator
-from functools import lru_cache
 from typing import Any
 
 from kivy.core.text import Label as CoreLabel
@@ -23,9 +22,10 @@ from kivy.graphics import (
     Translate,
 )
 from kivy.graphics.instructions import Canvas
-from kivy.graphics.texture import Texture
 from kivy.properties import ListProperty, NumericProperty, ObjectProperty
 from kivy.uix.widget import Widget
+
+from companion.app.boards.atlas import Atlas, Picture
 
 SQRT3 = math.sqrt(3.0)
 #: The loupe's copy shows the table board's baked print (`Magnifiable.borrow_print`) magnified up to this
@@ -36,6 +36,8 @@ MAX_BORROWED_ZOOM = 2.0
 MAX_PRINT_DETAIL = 2
 
 RGB = tuple[float, float, float]
+#: The texts and round sprites every board keeps, packed into shared textures.
+BOARD_PICTURES = Atlas()
 
 
 def hex_centre(origin: tuple[float, float], radius: float, q: float, r: float) -> tuple[float, float]:
@@ -176,12 +178,15 @@ def rings(centres: list[tuple[float, float]], radius: float, width: float, segme
                         radius - reach, radius + reach)
 
 
-@lru_cache(maxsize=64)
 def round_sprite(outer: float, inner: float = 0.0) -> Any:
     """A white disc of radius `outer` (a ring from `inner` with `inner` > 0) with edges smoothed over one
-    pixel, as a texture of its own size in pixels, kept: tinted by the `Color` before it, a board's round
-    markers are two triangles each (`sprites`) where a mesh of the circle is dozens, and a software
-    renderer pays for every triangle (Chinagold's 91 markers and their shadows cost 2 ms of a frame)."""
+    pixel, as a texture of its own size in pixels, kept (`BOARD_PICTURES`): tinted by the `Color` before it,
+    a board's round markers are two triangles each (`sprites`) where a mesh of the circle is dozens, and a
+    software renderer pays for every triangle (Chinagold's 91 markers and their shadows cost 2 ms of a frame)."""
+    return BOARD_PICTURES.kept(("round", outer, inner), lambda: _round_picture(outer, inner))
+
+
+def _round_picture(outer: float, inner: float) -> Picture:
     half = math.ceil(outer) + 1
     side = 2 * half
     quarter = []  # one quarter's coverage, mirrored into the others (the first opening of a loupe makes these)
@@ -194,9 +199,7 @@ def round_sprite(outer: float, inner: float = 0.0) -> Any:
         quarter.append(line + line[::-1])
     pixels = bytearray(b"\xff" * (side * side * 4))
     pixels[3::4] = bytes(value for line in quarter + quarter[::-1] for value in line)
-    texture = Texture.create(size=(side, side), colorfmt="rgba")
-    texture.blit_buffer(bytes(pixels), colorfmt="rgba", bufferfmt="ubyte")
-    return texture
+    return Picture(side, side, bytes(pixels))
 
 
 def sprites(centres: list[tuple[float, float]], outer: float, inner: float = 0.0) -> Mesh:
@@ -204,24 +207,49 @@ def sprites(centres: list[tuple[float, float]], outer: float, inner: float = 0.0
     textured mesh of a quad each (`round_sprite`), placed on whole pixels so the sprite is not blurred."""
     texture = round_sprite(round(outer * 4) / 4, round(inner * 4) / 4)
     half = texture.width / 2
+    (u0, v0), (du, dv) = texture.uvpos, texture.uvsize  # its region of the shared page
     vertices: list[float] = []
     indices: list[int] = []
     for cx, cy in centres:
         x, y = round(cx - half), round(cy - half)
         base = len(vertices) // 4
-        vertices += [x, y, 0.0, 0.0, x + 2 * half, y, 1.0, 0.0, x, y + 2 * half, 0.0, 1.0,
-                     x + 2 * half, y + 2 * half, 1.0, 1.0]
+        vertices += [x, y, u0, v0, x + 2 * half, y, u0 + du, v0, x, y + 2 * half, u0, v0 + dv,
+                     x + 2 * half, y + 2 * half, u0 + du, v0 + dv]
         indices += [base, base + 1, base + 2, base + 2, base + 1, base + 3]
     return Mesh(vertices=vertices, indices=indices, mode="triangles", texture=texture)
 
 
-@lru_cache(maxsize=512)
 def text_texture(text: str, size: int, rgb: RGB = (1, 1, 1)) -> Any:
-    """A bold text's texture (never smaller than 6 px), kept: boards draw the same few texts again and
-    again (numbers, labels), and rendering one costs a software renderer more than the rest of a piece."""
-    label = CoreLabel(text=text, font_size=max(6, size), color=(*rgb, 1), bold=True)
-    label.refresh()
-    return label.texture
+    """A bold text's texture (never smaller than 6 px), kept (`BOARD_PICTURES`): boards draw the same few
+    texts again and again (numbers, labels), and rendering one costs a software renderer more than the
+    rest of a piece."""
+    return BOARD_PICTURES.kept(("text", text, size, rgb), lambda: _text_picture(text, max(6, size), rgb))
+
+
+class _RenderedText:
+    """Stands in for a label's texture while the label renders, to take the pixels Kivy hands to it
+    (`LabelBase.render(real=True)` ends in the texture's `blit_data`): the text goes into a page of
+    `BOARD_PICTURES` without a texture of its own first."""
+
+    data: Any = None
+
+    def blit_data(self, data: Any) -> None:
+        self.data = data
+
+
+def _text_picture(text: str, size: int, rgb: RGB) -> Picture:
+    label = CoreLabel(text=text, font_size=size, color=(*rgb, 1), bold=True)
+    label.refresh()  # lays the text out, giving its size
+    width, height = label.size
+    if width <= 1 or height <= 1:  # nothing to render (an empty text)
+        return Picture(1, 1, bytes(4))
+    rendered = _RenderedText()
+    label.texture = rendered
+    label.render(real=True)
+    data = rendered.data
+    if data is None:
+        raise RuntimeError("Kivy's label no longer hands its pixels to its texture's blit_data")
+    return Picture(data.width, data.height, bytes(data.data), top_down=True, colorfmt=data.fmt)
 
 
 def centred_text(group: InstructionGroup, text: str, cx: float, cy: float, size: float, rgb: RGB,
