@@ -90,7 +90,7 @@ def test_table_module_is_found_and_setup_guide_lists_the_dealt_safes() -> None:
 def test_tap_destination_bars_odds_dice_end_and_sort(table_and_panel: Any, tmp_path: Path) -> None:
     table, panel = table_and_panel
     start_game(table, panel)
-    tap_bar(panel, "S3", table.session.state.safes["S3"][0])
+    tap_bar(panel, "S12", table.session.state.safes["S12"][0])  # the arrow's own safe: a loot, not a loop
     assert table.refusal_rule.startswith("GC-7 ") and table.session.state.distance == 0
     # Lit are only safes where a loot could still succeed (issue 13), no longer every end of a move: E
     # (one step) and S8 (two) hold bars within reach, S12 (where the turn began, six steps round the
@@ -281,3 +281,24 @@ def test_bars_and_rows_are_written_with_the_languages_colour_letters(kivy_ready:
     assert not re.findall(r"\b[GY]\d", shown)
     assert all(re.search(rf"\b{letter}\d", shown) for letter in letters)
     assert not overflowing
+
+
+def test_a_tap_on_a_safes_bars_is_the_safes_while_the_table_waits_for_a_safe(table_and_panel: Any) -> None:
+    """Bars cover most of a safe: aiming at a start safe, at the safe an arrow points to, or at where the
+    arrow moves, a person hits a bar; that is the safe's tap.  Once the arrow has moved, a bar is a loot's."""
+    table, panel = table_and_panel
+    state = table.session.state
+    roll(panel, "6", "6")
+    tap_bar(panel, "S12", state.safes["S12"][0])
+    assert table.session.state.robbers[0].stone == "S12"
+    roll(panel, "1", "1")
+    tap_bar(panel, "S1", state.safes["S1"][-1])
+    assert table.session.state.robbers[1].stone == "S1" and table.session.state.phase == "arrows"
+    tap_bar(panel, "S11", state.safes["S11"][0])  # safe 12's arrow points to safe 11
+    press(panel, "Point to safe 2")
+    assert table.session.state.robbers[0].heading == "S11" and table.session.state.phase == "turn"
+    tap_bar(panel, "S11", table.session.state.safes["S11"][0])  # before moving: the arrow moves there
+    moved = table.session.state
+    assert moved.robbers[0].arrow == "S11" and moved.distance == 1
+    tap_bar(panel, "S11", moved.safes["S11"][0])  # now a bar to loot
+    assert panel.picked == [moved.safes["S11"][0]] and table.session.state.distance == 1

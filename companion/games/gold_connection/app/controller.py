@@ -137,9 +137,21 @@ class GoldConnectionController(TableController):
 
     @in_turn
     def tap_bar(self, safe: str, bar: str) -> None:
-        """A tap on a bar (on the board or its button): pick another copy, or drop them, for the loot."""
+        """A tap on a bar (on the board or its button): pick another copy, or drop them, for the loot.
+
+        Bars cover most of a safe, so while the table waits for a safe (the start safe, where an arrow
+        points, or where the arrow moves before it has moved) a tap on one of its bars is a tap on the
+        safe: a person aims at the safe, and only a thin edge of it is not a bar.  The arrow's own safe
+        before a move stays a loot (the rules then say to move first), never a move round the loop."""
         state = self.state
-        if state is None or "move" not in self.expects():
+        if state is None:
+            return
+        expects = self.expects()
+        if "choose_start" in expects or "place_arrow" in expects or (
+                "move" in expects and not state.moved and safe != state.robbers[state.current].arrow):
+            self.tap_safe(safe)
+            return
+        if "move" not in expects:
             return
         if not state.moved or safe != state.robbers[state.current].arrow:
             self.submit(Loot(bars=(bar,), safe=safe))  # the rules say why not: move first, or the arrow's safe only
