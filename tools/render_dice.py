@@ -320,6 +320,12 @@ def corners(piece: Piece) -> np.ndarray:
     return box @ turn.T
 
 
+def leaning(angle: float, degrees: float) -> tuple[tuple[float, float, float], float]:
+    """The tilt of a die whose top turns `degrees` towards the direction `angle` (radians, in the floor's
+    plane): a turn about the floor's line across that direction."""
+    return (-math.sin(angle), math.cos(angle), 0.0), degrees
+
+
 def lean_on_wall(victim: Piece, others: list[Piece], lean: random.Random) -> None:
     """Tilt `victim` 22-38 degrees with its upper side on the nearest wall (another if the dice there
     crowd it) and its lowest edge on the floor: its top turns away from the wall, into the tray.  One of
@@ -333,7 +339,7 @@ def lean_on_wall(victim: Piece, others: list[Piece], lean: random.Random) -> Non
     for attempt in range(40):
         wall = order[0] if attempt < 20 else lean.choice(order)
         angle = WALLS[wall]
-        victim.tilt = ((-math.sin(angle), math.cos(angle), 0.0), degrees)
+        victim.tilt = leaning(angle, degrees)
         box = corners(victim)
         if wall in ("east", "west"):
             x = TRAY_HALF[0] - 0.005 - box[:, 0].max() if wall == "east" else -TRAY_HALF[0] + 0.005 - box[:, 0].min()
@@ -351,8 +357,7 @@ def lean_on_wall(victim: Piece, others: list[Piece], lean: random.Random) -> Non
             break
     assert best is not None
     _clear, victim.x, victim.y, wall = best
-    angle = WALLS[wall]
-    victim.tilt = ((-math.sin(angle), math.cos(angle), 0.0), degrees)
+    victim.tilt = leaning(WALLS[wall], degrees)
     victim.z = float(-corners(victim)[:, 2].min()) - victim.half[2]  # the lowest edge on the floor
 
 
@@ -407,8 +412,7 @@ def place(session: Session, rng: random.Random, case: str, count: int, indices: 
             degrees = rng.uniform(22, 38)
             victim.x = prop.x - math.cos(angle) * (prop.footprint() * 0.75 + half[0] * 1.1)
             victim.y = prop.y - math.sin(angle) * (prop.footprint() * 0.75 + half[0] * 1.1)
-            axis = (-math.sin(angle), math.cos(angle), 0.0)
-            victim.tilt = (axis, degrees)
+            victim.tilt = leaning(angle, degrees)
             victim.z = half[0] * math.sin(math.radians(degrees)) * 1.05
             victim.leans_on = "die"
     return pieces
