@@ -29,6 +29,8 @@ PATCH = 48
 SHAPE = 12
 #: A face cut out with less of it inside the die's outline was not found whole.
 COVERED = 0.92
+#: A pip layout must fit at least this well.
+PIP_FIT = 0.25
 
 
 @dataclass(frozen=True)
@@ -243,8 +245,13 @@ def _pip_candidates(gray: Floats, polarity: int, level: float) -> list[tuple[flo
 def read_pips(patch: Image) -> Pips | None:
     """The number of pips on a face when they lie as a die's pips do, else None (not readable as pips)."""
     gray = luma(patch)
-    best: Pips | None = None
-    for polarity, level in itertools.product((-1, 1), (0.45, 0.6, 0.75)):
+    body = float(np.median(gray))
+    strength = {-1: body - float(np.percentile(gray, 2)), 1: float(np.percentile(gray, 98)) - body}
+    # Pips are a face's strongest marks, all of one polarity: marks of the other polarity at less than half
+    # their contrast are shade or specks (a shade on a red die with white pips is no pip).
+    polarities = [polarity for polarity in (-1, 1) if strength[polarity] >= 0.5 * max(strength.values())]
+    readings: list[Pips] = []
+    for polarity, level in itertools.product(polarities, (0.45, 0.6, 0.75)):
         marks = _pip_candidates(gray, polarity, level)
         if not 1 <= len(marks) <= 6:
             continue
@@ -273,9 +280,13 @@ def read_pips(patch: Image) -> Pips | None:
                 continue
             fit = max(0.0, 1 - error / 0.3)
             candidate = Pips(len(marks), fit) if fit > 0 else None
-        if candidate is not None and (best is None or candidate.fit > best.fit):
-            best = candidate
-    return best
+        if candidate is not None:
+            readings.append(candidate)
+    # Pips stand out at every level of their contrast; marks that lie as another count at another level (a
+    # pip lost in blur: a 3 whose middle pip fades is a 2) make the count unsure.
+    if len({reading.count for reading in readings if reading.fit >= PIP_FIT}) > 1:
+        return None
+    return max(readings, key=lambda reading: reading.fit, default=None)
 
 
 # --- taught faces -------------------------------------------------------------------------------------------

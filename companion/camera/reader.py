@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from companion.camera.faces import Face, features, nearest, read_pips, top_face
+from companion.camera.faces import PIP_FIT, Face, features, nearest, read_pips, top_face
 from companion.camera.profile import Profile, TaughtFace, needs_teaching
 from companion.camera.vision import SPECK, Image, Scene, Spot, VisionError, find_dice, to_work
 
@@ -25,8 +25,6 @@ from companion.camera.vision import SPECK, Image, Scene, Spot, VisionError, find
 MARGIN = 0.62
 #: ... and no farther from its examples than this.
 FARTHEST = 0.9
-#: A pip layout must fit at least this well.
-PIP_FIT = 0.25
 #: Below this confidence a die's face is asked about.
 SURE = 0.5
 #: A die lying alone whose top face lies this many die sides farther off its outline's middle than a flat

@@ -13,8 +13,10 @@ from companion.camera.profile import Profile
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "camera" / "sample"
 #: One session of a development set (seed 43) with a die leaning on the tray's wall and a flat die by it.
 LEANING = SAMPLE.parent / "leaning" / "goldgraeber-001"
+#: Faces as the reader cut them out of rendered rolls of development sets (PATCH pixels square).
+FACES = SAMPLE.parent / "faces"
 
-__all__ = ["LEANING", "SAMPLE", "Roll", "game_of", "profile", "rolls", "sessions"]
+__all__ = ["FACES", "LEANING", "SAMPLE", "Roll", "game_of", "profile", "rolls", "sessions"]
 
 
 def sessions() -> list[Path]:
