@@ -25,6 +25,8 @@ from companion.camera.vision import EPS, Floats, Image, Mask, Spot, as_bytes, as
 
 #: Face patches are cut out at this size (pixels per side).
 PATCH = 48
+#: A die is looked at in a square window of this many pixels (1.7 of its sides: the side 47 pixels).
+WINDOW = 80
 #: Shape descriptors are this many pixels per side.
 SHAPE = 12
 #: A face cut out with less of it inside the die's outline was not found whole.
@@ -125,7 +127,7 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
     its outline (sides seen by a tilted camera are darker than the lit top)."""
     side = spot.side
     window = round(side * 1.7)
-    scale = 80.0 / window  # the window becomes 80x80, a die's side 47 pixels
+    scale = WINDOW / window
     gray = luma(work)
     x0, y0 = int(spot.x - window / 2), int(spot.y - window / 2)
     crop = gray[max(0, y0):y0 + window, max(0, x0):x0 + window]
@@ -133,16 +135,17 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
     if angle is None:
         angle = spot.angle
     rotation = cv2.getRotationMatrix2D((spot.x, spot.y), angle, scale)
-    rotation[0, 2] += 40 - spot.x
-    rotation[1, 2] += 40 - spot.y
-    window_image = cv2.warpAffine(work, rotation, (80, 80), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    rotation[0, 2] += WINDOW / 2 - spot.x
+    rotation[1, 2] += WINDOW / 2 - spot.y
+    window_image = cv2.warpAffine(work, rotation, (WINDOW, WINDOW), flags=cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_REPLICATE)
     own = np.zeros(mask.shape, np.uint8)
     if len(spot.pixels):
         own[spot.pixels[:, 1].astype(int), spot.pixels[:, 0].astype(int)] = 1
     else:
         own[mask] = 1
     full_mask = cv2.resize(own, (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST)
-    window_mask = cv2.warpAffine(full_mask, rotation, (80, 80), flags=cv2.INTER_NEAREST).astype(np.float32)
+    window_mask = cv2.warpAffine(full_mask, rotation, (WINDOW, WINDOW), flags=cv2.INTER_NEAREST).astype(np.float32)
     face_side = side * scale
     box = max(8, round(face_side * 0.6))
     inside = cv2.boxFilter(window_mask, -1, (box, box), normalize=True, borderType=cv2.BORDER_CONSTANT)
@@ -163,7 +166,8 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
         if extent is not None and 0.55 * face_side < extent[2] < 1.0 * face_side:
             cx, cy, cut = extent[0], extent[1], extent[2] * 0.92
             if whole:
-                shift = _shift(as_bytes(full_mask), np.asarray(rotation, np.float64), (cx - 40, cy - 40))
+                middle = WINDOW / 2
+                shift = _shift(as_bytes(full_mask), np.asarray(rotation, np.float64), (cx - middle, cy - middle))
             break
 
     def cut_out(side: float) -> Image:
@@ -185,12 +189,15 @@ def _shift(outline: Image, rotation: npt.NDArray[np.float64], face: tuple[float,
     """Where the top face (its middle in the die's window, from the window's middle) lies from the middle of
     the die's outline, in working pixels.  The outline is taken on a window half as large again as the die's
     own, so that a die whose side faces push its outline far out is not cut off."""
+    margin = WINDOW // 4  # on each side: the window half as large again
     wider = rotation.copy()
-    wider[:, 2] += 20
-    box = _box_of(as_bytes(cv2.warpAffine(outline, wider, (120, 120), flags=cv2.INTER_NEAREST)))
+    wider[:, 2] += margin
+    side = WINDOW + 2 * margin
+    box = _box_of(as_bytes(cv2.warpAffine(outline, wider, (side, side), flags=cv2.INTER_NEAREST)))
     if box is None:
         return None
-    dx, dy = np.linalg.solve(rotation[:, :2], np.array([face[0] - (box[0] - 60), face[1] - (box[1] - 60)]))
+    middle = side / 2
+    dx, dy = np.linalg.solve(rotation[:, :2], np.array([face[0] - (box[0] - middle), face[1] - (box[1] - middle)]))
     return float(dx), float(dy)
 
 
