@@ -29,8 +29,8 @@ GAP = 1
 
 @dataclass(frozen=True)
 class Picture:
-    """Pixels to keep: `width` x `height` RGBA (or `colorfmt`) bytes, rows from the bottom unless
-    `top_down` (a rendered text's rows come from the top)."""
+    """Pixels to keep: `width` x `height` pixels of four bytes (RGBA, or the order `colorfmt` names), rows
+    from the bottom unless `top_down` (a rendered text's rows come from the top)."""
 
     width: int
     height: int
