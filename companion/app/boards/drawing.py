@@ -180,7 +180,7 @@ def rings(centres: list[tuple[float, float]], radius: float, width: float, segme
 
 def round_sprite(outer: float, inner: float = 0.0) -> Any:
     """A white disc of radius `outer` (a ring from `inner` with `inner` > 0) with edges smoothed over one
-    pixel, as a texture of its own size in pixels, kept (`BOARD_PICTURES`): tinted by the `Color` before it,
+    pixel, as a picture of its own size in pixels, kept (`BOARD_PICTURES`): tinted by the `Color` before it,
     a board's round markers are two triangles each (`sprites`) where a mesh of the circle is dozens, and a
     software renderer pays for every triangle (Chinagold's 91 markers and their shadows cost 2 ms of a frame)."""
     return BOARD_PICTURES.kept(("round", outer, inner), lambda: _round_picture(outer, inner))
@@ -223,7 +223,8 @@ def text_texture(text: str, size: int, rgb: RGB = (1, 1, 1)) -> Any:
     """A bold text's texture (never smaller than 6 px), kept (`BOARD_PICTURES`): boards draw the same few
     texts again and again (numbers, labels), and rendering one costs a software renderer more than the
     rest of a piece."""
-    return BOARD_PICTURES.kept(("text", text, size, rgb), lambda: _text_picture(text, max(6, size), rgb))
+    size = max(6, size)  # kept by the size drawn: smaller sizes are one picture
+    return BOARD_PICTURES.kept(("text", text, size, rgb), lambda: _text_picture(text, size, rgb))
 
 
 class _RenderedText:
