@@ -167,7 +167,10 @@ class GameFlow(EventDispatcher):
             return
         cut = journal.cut(game_id)  # read before the table opens: its clock starts running there
         self.game_id = session.setup.game
+        held = self.controller.take_held()
         self.open_table(session)
+        for event in held:  # device rolls that came while no game was open: played as if they came now
+            self.hardware_event(event)
         if cut is not None and cut.since == 0:  # nobody has played on since the salvage
             lost = n_("{lost} move of this game was lost to a damaged page of the journal.",
                       "{lost} moves of this game were lost to a damaged page of the journal.", cut.lost)

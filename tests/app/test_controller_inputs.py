@@ -15,7 +15,7 @@ from companion.app.launch import pump
 from companion.engine.core import Player, Setup
 from companion.engine.journal import Journal
 from companion.engine.session import Session
-from firmware_bridge.events import ButtonEvent, RollEvent, TimerEvent
+from firmware_bridge.events import ButtonEvent, RollEvent, StatusEvent, TimerEvent
 from tests.app.conftest import ManualClock
 from tests.app.ui import tap
 
@@ -215,14 +215,70 @@ def test_a_recorded_frame_resent_before_any_game_is_open_is_answered_recorded(fr
     frame = sensor_roll(values=("B", "Y", "R", "G", "W"), seq=77)
     hardware(app, frame)
     assert session.actions[-1].ref == "sensor:77" and answers.calls[-1][:2] == (frame, True)
-    app.flow.controller.close()
-    app.flow.controller = app.flow.new_controller("")  # the app right after a restart: no game on the table
-    app.flow.controller.open(None)
+    restarted(app)
     hardware(app, frame)
     assert answers.calls[-1][:3] == (frame, True, None) and len(session.actions) == 1
     assert app.journal.is_recorded("sensor:77") and not app.journal.is_recorded("sensor:76")
-    hardware(app, sensor_roll(values=("B", "Y", "R", "G", "W"), seq=78))  # a new frame: no game to go to
-    assert answers.calls[-1][1:3] == (False, "table.no_game")
+
+
+def restarted(app: Any) -> None:
+    """The app right after a restart (a power cut, say): Home, no game on the table."""
+    app.flow.controller.close()
+    app.flow.controller = app.flow.new_controller("")
+    app.flow.controller.open(None)
+    app.go("home")
+    pump(1)
+
+
+def test_a_roll_the_device_resends_on_home_after_a_restart_is_played_on_resume(fresh_app: Any,
+                                                                               answers: Answers) -> None:
+    """A roll the device sent just before a power cut, never recorded: after the restart it comes again
+    while Home shows.  It is kept unanswered (so the device keeps it too), the table is told, and Resume
+    plays it into the game, journalled with its frame and then ACKed: nobody enters it again."""
+    app = fresh_app
+    session = open_game(app, "digger")
+    restarted(app)
+    frame = sensor_roll(values=("B", "Y", "R", "G", "W"), seq=31)
+    hardware(app, frame)
+    assert answers.calls == [] and "Resume the game" in app.announcer.text
+    app.flow.resume(session.game_id)
+    pump(3)
+    played = app.table.session.actions
+    assert [(action.action["values"], action.ref) for action in played] == [(["B", "Y", "R", "G", "W"], "sensor:31")]
+    assert answers.calls == [(frame, True, None, 1)]
+
+
+def test_a_held_roll_is_refused_when_a_new_game_starts_instead(fresh_app: Any, answers: Answers) -> None:
+    """The held roll belongs to the game that was cut off: a new game does not take it, and the device
+    hears `table.no_game` (it drops the roll and goes on with the next)."""
+    app = fresh_app
+    restarted(app)
+    frame = sensor_roll(values=("B", "Y", "R", "G", "W"), seq=32)
+    hardware(app, frame)
+    session = open_game(app, "digger")
+    assert answers.calls[-1][:3] == (frame, False, "table.no_game") and session.actions == []
+
+
+def test_a_held_roll_is_forgotten_when_its_device_starts_numbering_again(fresh_app: Any, answers: Answers) -> None:
+    """A device says HELLO only with nothing waiting for an answer: it no longer holds the roll (it was
+    restarted too), so Resume must not play it."""
+    app = fresh_app
+    session = open_game(app, "digger")
+    restarted(app)
+    hardware(app, sensor_roll(values=("B", "Y", "R", "G", "W"), seq=33))
+    hardware(app, StatusEvent(source="sensor", state="hello", device="tray-1", firmware="1.0.0"))
+    app.flow.resume(session.game_id)
+    pump(3)
+    assert app.table.session.actions == [] and answers.calls == []
+
+
+def test_buttons_with_no_game_are_still_refused(fresh_app: Any, answers: Answers) -> None:
+    """Only a device's roll is kept for Resume; a button pressed on Home means nothing without a game."""
+    app = fresh_app
+    restarted(app)
+    press = ButtonEvent(source="sensor", seq=34, name="stop", action="down")
+    hardware(app, press)
+    assert answers.calls[-1][:3] == (press, False, "table.no_game")
 
 
 def test_chinagold_hint_before_the_throw_is_refused_not_acked(fresh_app: Any, answers: Answers) -> None:
@@ -237,7 +293,7 @@ def test_chinagold_hint_before_the_throw_is_refused_not_acked(fresh_app: Any, an
 def test_input_with_no_game_is_told_on_screen_and_refused(fresh_app: Any, answers: Answers) -> None:
     app = fresh_app
     app.go("settings")
-    frame = sensor_roll(values=("3",), seq=4)
+    frame = ButtonEvent(source="sensor", seq=4, name="confirm", action="down")
     hardware(app, frame)
     assert answers.calls[-1][:3] == (frame, False, "table.no_game")
     assert "No game is being played" in app.announcer.text

@@ -134,6 +134,8 @@ class TableController:
         self.call_soon = call_soon or kivy_call_soon
         self._listeners: list[Callable[[], None]] = [self._update_leds, self._tell_camera]
         self._pending: PendingRoll | None = None
+        #: Device rolls that came while no game was open, by source, kept unanswered for the next Resume.
+        self._held: dict[str, RollEvent] = {}
         self._lit: tuple[int, int] | None = None  # (session, seat) the seat LEDs show
         self._closed = False
         if timer is not None:
@@ -162,6 +164,8 @@ class TableController:
         waiting for this table (its sand timer, a tap made before) is not played on the next one."""
         self._closed = True
         self._drop_pending("table.no_game")
+        for event in self.take_held():
+            settle(self.hardware, event, recorded=False, reason="table.no_game")
         if self.timer is not None:
             self.timer.unbind(on_warning=self._timer_warning)
 
@@ -227,6 +231,8 @@ class TableController:
     def on_bridge_event(self, event: BridgeEvent) -> None:
         """A bridge event on the UI thread: dice, buttons, the hourglass, a source coming or going."""
         if isinstance(event, StatusEvent):
+            if event.state == "hello" and event.source in self._held:
+                del self._held[event.source]  # the device numbers afresh: it no longer waits for that roll
             if event.state in ("disconnected", "link_lost") and self.playing:
                 if record_source(event.source) == "camera":
                     text = _("The camera is not answering ({state}). Carry on with touch input; nothing was lost.")
@@ -248,7 +254,10 @@ class TableController:
             settle(self.hardware, event, recorded=True)
             return
         if self.session is None:
-            self._refuse_no_game(event)
+            if isinstance(event, RollEvent) and ref is not None:
+                self._hold(event)
+            else:
+                self._refuse_no_game(event)
             return
         if ref is not None and self._pending is not None and ref == self._pending.ref:  # resent while the table decides
             if not self.table.partial and "confirm" not in self.table.notice_choices:
@@ -263,6 +272,22 @@ class TableController:
             self.press(event.name, source, event)
         else:  # the hourglass
             self.press("hourglass" if event.state == "flip" else "flat", source, event)
+
+    def _hold(self, event: RollEvent) -> None:
+        """A device's roll with no game open (the app restarted after a power cut, say, and the device
+        resends the roll it never heard answered): kept unanswered, so the device keeps it too, and
+        played once a game is resumed (`take_held`); a new game does not take it."""
+        older = self._held.pop(event.source, None)
+        if older is not None:  # stop and wait: a device's next roll means it gave up the older one
+            settle(self.hardware, older, recorded=False, reason="table.no_game")
+        self._held[event.source] = event
+        self._announce(_("A roll came from the dice tray while no game is open. Resume the game to play it; a "
+                         "new game does not take it."))
+
+    def take_held(self) -> list[RollEvent]:
+        """The rolls held for the next Resume (see `_hold`), handed over and no longer held here."""
+        held, self._held = list(self._held.values()), {}
+        return held
 
     def _refuse_no_game(self, event: BridgeEvent | None) -> None:
         """Input with no game to go to: the table is told on any screen, the device hears why."""
