@@ -80,10 +80,12 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
         raise UserError(f"--lang: {args.lang!r} is not one of en, de, fr")
     if args.game not in games:
         raise UserError(f"--game: {args.game!r} is not a game (known: {', '.join(games)})")
+    if args.moves < 0:
+        raise UserError(f"--moves: {args.moves} is less than 0")
     size = parse_size(args.size) or (800, 480)
     output = Path(args.output)
     check_png_output(output, "OUTPUT")
-    run_screenshot(args.screen, output, size, args.lang, args.game, verbose=args.verbose)
+    run_screenshot(args.screen, output, size, args.lang, args.game, verbose=args.verbose, moves=args.moves)
     return 0
 
 
@@ -107,5 +109,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--size", help="WIDTHxHEIGHT (default 800x480)")
     p.add_argument("--lang", default="en", help="en, de or fr")
     p.add_argument("--game", default=DEFAULT_GAME, help=f"game id for the game screens (default {DEFAULT_GAME})")
+    p.add_argument("--moves", type=int, default=0,
+                   help="the table's screens: play this many more demo moves first (fewer if the game ends)")
     p.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     p.set_defaults(handler=cmd_screenshot)

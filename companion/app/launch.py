@@ -155,8 +155,9 @@ def demo_app(size: tuple[int, int], language: str, game: str, data_dir: Path) ->
                           use_system_hardware=False)
 
 
-def show_screen(app: Any, screen: str) -> None:
-    """Bring the demo app to `screen` with fitting state (the interrupted game resumed for table screens)."""
+def show_screen(app: Any, screen: str, moves: int = 0) -> None:
+    """Bring the demo app to `screen` with fitting state (the interrupted game resumed for table screens,
+    played on by `moves` demo moves)."""
     if screen in ("home", "settings", "hardware", "history", "stats", "clocks"):
         app.go(screen)
     elif screen in ("players", "options", "setup"):
@@ -167,6 +168,8 @@ def show_screen(app: Any, screen: str) -> None:
             app.flow.options_done()
     elif screen in ("table", "timer", "refusal", "notice", "rules", "undo", "loupe", "line"):
         app.flow.resume()
+        if moves:
+            _play_on(app, moves)
         for _step in range(6 if screen == "undo" else 0):  # back to a move that moved something
             undone: list[bool] = []
             app.flow.controller.undo(then=undone.append)
@@ -209,6 +212,17 @@ def show_screen(app: Any, screen: str) -> None:
         pump(1)
 
 
+def _play_on(app: Any, moves: int) -> None:
+    """The resumed demo game played on by up to `moves` demo moves (fewer when it ends)."""
+    from companion.app.demo import play_move
+
+    session = app.table.session
+    for _move in range(moves):
+        if not play_move(session):
+            break
+    app.flow.controller.open(session)
+
+
 def _play_until_dice_are_due(app: Any) -> None:
     """Play the resumed demo game on until the table waits for a roll: a move that makes one due when
     there is such a move, else the demo's own move."""
@@ -234,7 +248,7 @@ def _play_until_dice_are_due(app: Any) -> None:
 
 
 def run_screenshot(screen: str, output: Path, size: tuple[int, int], language: str, game: str,
-                   verbose: bool = False) -> None:
+                   verbose: bool = False, moves: int = 0) -> None:
     """`goldtable screenshot`: the demo app at `size` in `language`, showing `screen`, saved as PNG.
 
     The demo games live in a temporary folder removed afterwards; Kivy's home (config, log) stays the
@@ -247,7 +261,7 @@ def run_screenshot(screen: str, output: Path, size: tuple[int, int], language: s
         simulator = None
         try:
             simulator = _demo_hardware(app) if screen == "hardware" else None
-            show_screen(app, screen)
+            show_screen(app, screen, moves)
             export_png(app.root, output, background=BACKGROUND_RGBA)
         finally:
             stop_headless(app)

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
     (["screenshot", "home", "x.png", "--lang", "es"], "--lang: 'es' is not one of en, de, fr"),
     (["screenshot", "line", "x.png"], "SCREEN: 'line' shows a game's board: add --game with one "
                                       "(chinagold, gold_connection, goldgraeber)"),
+    (["screenshot", "table", "x.png", "--moves", "-1"], "--moves: -1 is less than 0"),
     (["app", "--size", "800"], "--size: '800' is not WIDTHxHEIGHT"),
 ])
 def test_bad_arguments_are_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -56,6 +56,19 @@ def test_resume_line_counts_moves_in_each_language(fresh_app: Any, tmp_path: Pat
         app.preferences.set_language("en")
 
 
+def test_a_screenshot_can_show_the_table_some_demo_moves_later(fresh_app: Any, tmp_path: Path) -> None:
+    """`goldtable screenshot table --moves N`: the resumed demo game played on by N moves, on the table
+    (docs/screens/table-gold_connection-turn.png is Gold Connection's table 4 moves on, mid-turn)."""
+    app = fresh_app
+    demo_session(tmp_path / "journal.sqlite3", moves=9, game="gold_connection")
+    app.journal_desk.open(Journal(tmp_path / "journal.sqlite3"))
+    app.go("home")
+    show_screen(app, "table", moves=4)
+    session = app.table.session
+    assert len(session.actions) == 13 and session.game.phase_of(session.state) == "turn"
+    assert app.root.current == "table" and session.state == app.flow.controller.session.state
+
+
 def test_language_switch(fresh_app: Any) -> None:
     app = fresh_app
     tap(app, "Settings")
