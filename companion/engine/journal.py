@@ -303,15 +303,18 @@ class Journal:
                                    (setup.game, setup.model_dump_json(), now_utc().isoformat()))])
 
     def append(self, game_id: int, kind: Literal["action", "undo"], entry: RecordedAction | None,
-               at: datetime | None = None, finished: bool | None = None) -> None:
-        """Add one action (or an undo) to a game, durable when this returns.
+               at: datetime | None = None, finished: bool | None = None, source: ActionSource = "touch",
+               ref: str | None = None) -> None:
+        """Add one action (or an undo) to a game, durable when this returns.  An action row takes its
+        source and frame from `entry`; an undo row (no entry) from `source` and `ref`, so a device's resent
+        undo is known as recorded (`is_recorded`).
 
         `finished` True/False also marks the game ended/open again, in the same transaction, so a cut
         can never leave an action without its end mark or the other way round."""
         when = entry.at if entry is not None else (at or now_utc())
-        source = entry.source if entry is not None else "touch"
+        if entry is not None:
+            source, ref = entry.source, entry.ref
         action = json.dumps(entry.action, sort_keys=True) if entry is not None else None
-        ref = entry.ref if entry is not None else None
         statements: list[Statement] = [(
             "INSERT INTO entries (game_id, n, kind, at, source, action, ref) VALUES "
             "(?, (SELECT COALESCE(MAX(n), -1) + 1 FROM entries WHERE game_id = ?), ?, ?, ?, ?, ?)",

@@ -244,27 +244,30 @@ class Session:
         action = self.virtual_roll_action()
         return None if action is None else self.submit(action, source)
 
-    def undo(self) -> Outcome:
+    def undo(self, source: ActionSource = "touch", ref: str | None = None) -> Outcome:
         """Take back the last action; the undo (with reopening an ended game) is one journal transaction,
-        the history kept.  JournalError as for `submit`."""
+        the history kept, journalled with who asked (`source`) and the frame that carried it (`ref`, as
+        `submit`'s).  JournalError as for `submit`."""
         if not self.actions:
             return Outcome(accepted=False, refusal=NOTHING_TO_UNDO)
-        self._journal_undo(self.is_over())
+        self._journal_undo(self.is_over(), source, ref)
         return self._take_back()
 
-    def undo_soon(self, then: Callable[[Outcome], None]) -> None:
+    def undo_soon(self, then: Callable[[Outcome], None], source: ActionSource = "touch",
+                  ref: str | None = None) -> None:
         """`undo` for the app's UI thread, at its turn and answered as `submit_soon` is."""
         def at_its_turn() -> None:
             if not self.actions:
                 then(Outcome(accepted=False, refusal=NOTHING_TO_UNDO))
             else:
-                self._commit(partial(self._journal_undo, self.is_over()), self._take_back, then)
+                self._commit(partial(self._journal_undo, self.is_over(), source, ref), self._take_back, then)
 
         self.writer.in_turn(at_its_turn)
 
-    def _journal_undo(self, reopens: bool) -> None:
+    def _journal_undo(self, reopens: bool, source: ActionSource, ref: str | None) -> None:
         if self.journal is not None and self.game_id is not None:
-            self.journal.append(self.game_id, "undo", None, finished=False if reopens else None)
+            self.journal.append(self.game_id, "undo", None, finished=False if reopens else None, source=source,
+                                ref=ref)
 
     def _take_back(self) -> Outcome:
         self.actions.pop()

@@ -248,6 +248,21 @@ def test_a_roll_the_device_resends_on_home_after_a_restart_is_played_on_resume(f
     assert answers.calls == [(frame, True, None, 1)]
 
 
+def test_an_undo_from_the_sensor_board_is_known_after_a_restart(fresh_app: Any, answers: Answers) -> None:
+    """The board's undo button is journalled with its frame: if the ACK was lost in a power cut, the
+    resend after the restart is answered "recorded" on Home (not refused), and nothing is undone twice."""
+    app = fresh_app
+    session = open_game(app, "digger")
+    hardware(app, sensor_roll(values=("B", "Y", "R", "G", "W"), seq=40))
+    undo = ButtonEvent(source="sensor", seq=41, name="undo", action="down")
+    hardware(app, undo)
+    assert session.actions == [] and answers.calls[-1][:3] == (undo, True, None)
+    assert app.journal.history(session.game_id)[-1][0] == "undo"
+    restarted(app)
+    hardware(app, undo)
+    assert answers.calls[-1][:3] == (undo, True, None) and len(app.journal.history(session.game_id)) == 2
+
+
 def test_a_held_roll_is_refused_when_a_new_game_starts_instead(fresh_app: Any, answers: Answers) -> None:
     """The held roll belongs to the game that was cut off: a new game does not take it, and the device
     hears `table.no_game` (it drops the roll and goes on with the next)."""

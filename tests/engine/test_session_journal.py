@@ -59,6 +59,23 @@ def test_undo_is_journalled_and_history_kept(journal: Journal) -> None:
     assert resumed.state == session.state
 
 
+def test_an_undo_is_journalled_with_its_source_and_frame(journal: Journal) -> None:
+    """An undo asked by a device's button keeps where it came from, and its frame is known as recorded:
+    a restarted app answers the device's resend of it instead of refusing it."""
+    session = Session.new(_setup(), journal)
+    session.submit({"type": "roll", "values": ["2"]}, "serial", ref="serial:8")
+    assert session.undo("serial", "serial:9").accepted
+    rows = sqlite3.connect(journal.path).execute(
+        "SELECT kind, source, ref FROM entries WHERE game_id = ? AND n >= 0 ORDER BY n", (session.game_id,)).fetchall()
+    assert rows == [("action", "serial", "serial:8"), ("undo", "serial", "serial:9")]
+    assert journal.is_recorded("serial:9") and not journal.is_recorded("serial:8")
+    session.submit({"type": "roll", "values": ["3"]}, "touch")
+    assert session.undo().accepted  # by touch: no frame
+    assert sqlite3.connect(journal.path).execute(
+        "SELECT source, ref FROM entries WHERE game_id = ? ORDER BY n DESC LIMIT 1", (session.game_id,)).fetchone() \
+        == ("touch", None)
+
+
 def test_undo_with_nothing_to_undo_is_refused(journal: Journal) -> None:
     session = Session.new(_setup(), journal)
     outcome = session.undo()

@@ -425,7 +425,8 @@ class TableController:
                 self._refuse_no_game(event)
             tell(then, False)
             return
-        session.undo_soon(partial(self._undone, session.is_over(), session.state, event, then))
+        session.undo_soon(partial(self._undone, session.is_over(), session.state, event, then), source,
+                          frame_ref(event))
 
     def _undone(self, was_over: bool, before: Any, event: BridgeEvent | None, then: Then, outcome: Outcome) -> None:
         if outcome.unsaved is not None:
