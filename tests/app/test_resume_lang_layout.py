@@ -60,12 +60,13 @@ def test_a_screenshot_can_show_the_table_some_demo_moves_later(fresh_app: Any, t
     """`goldtable screenshot table --moves N`: the resumed demo game played on by N moves, on the table
     (docs/screens/table-gold_connection-turn.png is Gold Connection's table 4 moves on, mid-turn)."""
     app = fresh_app
-    demo_session(tmp_path / "journal.sqlite3", moves=9, game="gold_connection")
+    demo_session(tmp_path / "journal.sqlite3", moves=9)
     app.journal_desk.open(Journal(tmp_path / "journal.sqlite3"))
     app.go("home")
     show_screen(app, "table", moves=4)
     session = app.table.session
-    assert len(session.actions) == 13 and session.game.phase_of(session.state) == "turn"
+    played = [entry.action for entry in session.actions]
+    assert len(played) == 13 and played[:9] == [entry.action for entry in demo_session(None, moves=9).actions]
     assert app.root.current == "table" and session.state == app.flow.controller.session.state
 
 
