@@ -168,7 +168,7 @@ def test_every_controller_method_the_panels_and_the_app_call_waits_its_turn() ->
     from companion.app.controllers import controller_class
     from companion.engine.registry import declared, load_part, plugin_for
 
-    readers = {"listen", "unlisten", "expects", "victim", "take_bars", "open", "close"}
+    readers = {"listen", "unlisten", "expects", "victim", "take_bars", "open", "close", "take_held"}
     folders = [Path(app_package.__file__).parent]  # the app, and each game's own app parts (panel, board)
     controllers = set()
     for game in declared():
