@@ -241,8 +241,11 @@ def test_a_roll_the_device_resends_on_home_after_a_restart_is_played_on_resume(f
     frame = sensor_roll(values=("B", "Y", "R", "G", "W"), seq=31)
     hardware(app, frame)
     assert answers.calls == [] and "Resume the game" in app.announcer.text
+    home_notice = app.root.get_screen("home").ids.notice
+    assert app.flow.roll_held and "Resume the game" in home_notice.text  # still said once the banner has gone
     app.flow.resume(session.game_id)
     pump(3)
+    assert not app.flow.roll_held and "Resume the game" not in home_notice.text
     played = app.table.session.actions
     assert [(action.action["values"], action.ref) for action in played] == [(["B", "Y", "R", "G", "W"], "sensor:31")]
     assert answers.calls == [(frame, True, None, 1)]
@@ -272,6 +275,7 @@ def test_a_held_roll_is_refused_when_a_new_game_starts_instead(fresh_app: Any, a
     hardware(app, frame)
     session = open_game(app, "digger")
     assert answers.calls[-1][:3] == (frame, False, "table.no_game") and session.actions == []
+    assert not app.flow.roll_held
 
 
 def test_a_held_roll_is_forgotten_when_its_device_starts_numbering_again(fresh_app: Any, answers: Answers) -> None:
@@ -282,6 +286,7 @@ def test_a_held_roll_is_forgotten_when_its_device_starts_numbering_again(fresh_a
     restarted(app)
     hardware(app, sensor_roll(values=("B", "Y", "R", "G", "W"), seq=33))
     hardware(app, StatusEvent(source="sensor", state="hello", device="tray-1", firmware="1.0.0"))
+    assert not app.flow.roll_held
     app.flow.resume(session.game_id)
     pump(3)
     assert app.table.session.actions == [] and answers.calls == []
