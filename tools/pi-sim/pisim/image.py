@@ -33,7 +33,7 @@ LGPIO_VERSION = "0.2.2.0"
 #: The files of guest/ that go into the image (the others are tools a check copies in when it needs them).
 IMAGE_FILES = ("20-wired.network", "60-pi-sim-devices.rules", "env-display.desktop", "labwc-autostart",
                "labwc-environment", "lightdm-pi-sim.conf", "pi-sim-gpio", "pi-sim-gpio.service", "pi-sim-sdcard",
-               "pi-sim-sdcard.service", "raspi-config", "wayfire.ini")
+               "pi-sim-sdcard.service", "pi-sim-wayfire.desktop", "raspi-config", "wayfire.ini")
 
 #: What a Raspberry Pi OS card has that the checks touch, from Debian's archive.
 PACKAGES = ("systemd-sysv", "systemd-resolved", "udev", "dbus", "dbus-user-session", "libpam-systemd", "polkitd",
@@ -41,6 +41,11 @@ PACKAGES = ("systemd-sysv", "systemd-resolved", "udev", "dbus", "dbus-user-sessi
             "git", "python3", "python3-venv", "lightdm", "lightdm-gtk-greeter", "lxsession", "xwayland",
             "libgl1", "libegl1", "libgles2", "libgl1-mesa-dri", "libmtdev1", "fonts-dejavu-core", "alsa-utils",
             "procps", "psmisc", "less")
+#: Packages a release takes from its backports, not its own archive.  Bookworm's Mesa (22.3) falls back to
+#: software rendering on QEMU's virtio GPU and crashes wayfire at its first mode set, so the desktop never
+#: stays up; Raspberry Pi OS Bookworm carries a newer Mesa from Raspberry Pi's own archive, and with
+#: Debian's backport (25.0) wayfire runs in the box.
+BACKPORTS = {"bookworm": ("libgl1-mesa-dri", "libegl-mesa0", "libgbm1", "libglx-mesa0")}
 #: Only for building gpio-sim and python3-lgpio inside the image (Raspberry Pi OS has a compiler too).
 BUILD_PACKAGES = ("gcc", "make", "libc6-dev", "swig", "python3-dev", "python3-setuptools", "xz-utils",
                   "linux-source")
@@ -222,6 +227,12 @@ def _configure(target: Target, root: Path, chroot: _Chroot, log: Log) -> None:
         f"deb http://deb.debian.org/debian {target.suite} main\n"
         f"deb http://deb.debian.org/debian {target.suite}-updates main\n"
         f"deb http://deb.debian.org/debian-security {target.suite}-security main\n")
+    backported = BACKPORTS.get(target.suite, ())
+    if backported:
+        (root / "etc" / "apt" / "sources.list.d" / "backports.list").write_text(
+            f"deb http://deb.debian.org/debian {target.suite}-backports main\n")
+        chroot("apt-get", "update", "-qq")
+        chroot("apt-get", "install", "-y", "-qq", "-t", f"{target.suite}-backports", *backported)
     (root / "etc" / "apt" / "sources.list.d" / "pi-sim.list").write_text(
         "# pi-sim: stand-ins for the Raspberry Pi archive's packages (python3-lgpio, raspi-config)\n"
         "deb [trusted=yes] file:/var/lib/pi-sim/apt ./\n")
@@ -232,12 +243,13 @@ def _configure(target: Target, root: Path, chroot: _Chroot, log: Log) -> None:
     _install("pi-sim-sdcard", root, "/usr/local/sbin/pi-sim-sdcard", 0o755)
     _install("pi-sim-gpio.service", root, "/etc/systemd/system/pi-sim-gpio.service")
     _install("pi-sim-sdcard.service", root, "/etc/systemd/system/pi-sim-sdcard.service")
-    session = target.desktop
+    session = "labwc" if target.desktop == "labwc" else "pi-sim-wayfire"
     _install("lightdm-pi-sim.conf", root, "/etc/lightdm/lightdm.conf.d/50-pi-sim.conf", replace={"@SESSION@": session})
     if target.desktop == "labwc":
         _install("labwc-autostart", root, "/etc/xdg/labwc/autostart")
         _install("labwc-environment", root, "/etc/xdg/labwc/environment")
     else:
+        _install("pi-sim-wayfire.desktop", root, "/usr/share/wayland-sessions/pi-sim-wayfire.desktop")
         _install("wayfire.ini", root, f"/home/{USER}/.config/wayfire.ini")
         chroot("chown", "-R", f"{USER}:{USER}", f"/home/{USER}/.config")
     lightdm = root / "etc" / "lightdm" / "lightdm.conf"
