@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kivy.clock import Clock
 from kivy.event import EventDispatcher
-from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.properties import ObjectProperty, StringProperty
 
 from companion.app import i18n
 from companion.app.heap import freeze_heap, release_free_heap
@@ -51,8 +51,9 @@ class GameFlow(EventDispatcher):
     games_notice = StringProperty("")
     #: The game's TableController: every input goes here (kv: `app.flow.controller.undo()`).
     controller: TableController = ObjectProperty(None)
-    #: A device's roll came with no game open and waits for Resume (Home says so: `HELD_ROLL`).
-    roll_held = BooleanProperty(False)
+    #: While a device's roll that came with no game open waits for Resume, what Home says of it (the
+    #: untranslated `controllers.base.HELD_ROLL`; Home's kv translates it, so kv imports no controller).
+    held_message = StringProperty("")
 
     def __init__(self, app: GoldtableApp, game_id: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -189,7 +190,7 @@ class GameFlow(EventDispatcher):
                                          announce=app.announcer.announce, show_table=lambda: app.go("table"),
                                          play_sound=app.preferences.play_sound, clocks=app.clocks,
                                          recorded=app.journal_desk.is_recorded,
-                                         held=lambda waits: setattr(self, "roll_held", waits))
+                                         held=lambda message: setattr(self, "held_message", message))
 
     def open_table(self, session: Session) -> None:
         """The Table screen with `session` on it, played through a new controller of its game."""

@@ -242,10 +242,10 @@ def test_a_roll_the_device_resends_on_home_after_a_restart_is_played_on_resume(f
     hardware(app, frame)
     assert answers.calls == [] and "Resume the game" in app.announcer.text
     home_notice = app.root.get_screen("home").ids.notice
-    assert app.flow.roll_held and "Resume the game" in home_notice.text  # still said once the banner has gone
+    assert app.flow.held_message and "Resume the game" in home_notice.text  # still said once the banner has gone
     app.flow.resume(session.game_id)
     pump(3)
-    assert not app.flow.roll_held and "Resume the game" not in home_notice.text
+    assert not app.flow.held_message and "Resume the game" not in home_notice.text
     played = app.table.session.actions
     assert [(action.action["values"], action.ref) for action in played] == [(["B", "Y", "R", "G", "W"], "sensor:31")]
     assert answers.calls == [(frame, True, None, 1)]
@@ -275,7 +275,7 @@ def test_a_held_roll_is_refused_when_a_new_game_starts_instead(fresh_app: Any, a
     hardware(app, frame)
     session = open_game(app, "digger")
     assert answers.calls[-1][:3] == (frame, False, "table.no_game") and session.actions == []
-    assert not app.flow.roll_held
+    assert not app.flow.held_message
 
 
 def test_a_held_roll_is_forgotten_when_its_device_starts_numbering_again(fresh_app: Any, answers: Answers) -> None:
@@ -286,7 +286,7 @@ def test_a_held_roll_is_forgotten_when_its_device_starts_numbering_again(fresh_a
     restarted(app)
     hardware(app, sensor_roll(values=("B", "Y", "R", "G", "W"), seq=33))
     hardware(app, StatusEvent(source="sensor", state="hello", device="tray-1", firmware="1.0.0"))
-    assert not app.flow.roll_held
+    assert not app.flow.held_message
     app.flow.resume(session.game_id)
     pump(3)
     assert app.table.session.actions == [] and answers.calls == []

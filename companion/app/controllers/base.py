@@ -43,7 +43,7 @@ KEY_BUTTONS: dict[str, str] = {"s": "stop", "h": "hourglass", "f": "flat", "c": 
 KEY_FACES = "byrgwk0"
 KEY_VALUES = "123456"
 SPACE, ESCAPE = 32, 27
-#: What the table is told while a device's roll waits for Resume (also on Home, `GameFlow.roll_held`).
+#: What the table is told while a device's roll waits for Resume (also on Home, `GameFlow.held_message`).
 HELD_ROLL = N_("A roll came from the dice tray while no game is open. Resume the game to play it; a new game "
                "does not take it.")
 
@@ -124,13 +124,13 @@ class TableController:
                  announce: Callable[[str], None] | None = None, show_table: Callable[[], None] | None = None,
                  call_soon: Callable[[Callable[[], None]], None] | None = None,
                  play_sound: Callable[[str], None] | None = None, clocks: Any = None,
-                 recorded: Callable[[str], bool] | None = None, held: Callable[[bool], None] | None = None) -> None:
+                 recorded: Callable[[str], bool] | None = None, held: Callable[[str], None] | None = None) -> None:
         self.table = table
         self.clocks = clocks  # the chess clock of games without a sand timer (companion.app.clocks)
         #: Whether a frame is already in the journal, whatever game is open (Journal.is_recorded).
         self._recorded = recorded or (lambda _ref: False)
-        #: Told whether a device's roll now waits for Resume (Home keeps saying so while it does).
-        self._tell_held = held or (lambda _waits: None)
+        #: Told what Home says while a device's roll waits for Resume (`HELD_ROLL`, untranslated), "" after.
+        self._tell_held = held or (lambda _message: None)
         self.timer = timer
         self.hardware = hardware
         self._announce = announce or (lambda _text: None)
@@ -238,7 +238,7 @@ class TableController:
         if isinstance(event, StatusEvent):
             if event.state == "hello" and event.source in self._held:
                 del self._held[event.source]  # the device numbers afresh: it no longer waits for that roll
-                self._tell_held(bool(self._held))
+                self._tell_held(HELD_ROLL if self._held else "")
             if event.state in ("disconnected", "link_lost") and self.playing:
                 if record_source(event.source) == "camera":
                     text = _("The camera is not answering ({state}). Carry on with touch input; nothing was lost.")
@@ -287,14 +287,14 @@ class TableController:
         if older is not None:  # stop and wait: a device's next roll means it gave up the older one
             settle(self.hardware, older, recorded=False, reason="table.no_game")
         self._held[event.source] = event
-        self._tell_held(True)
+        self._tell_held(HELD_ROLL)
         self._announce(_(HELD_ROLL))
 
     def take_held(self) -> list[RollEvent]:
         """The rolls held for the next Resume (see `_hold`), handed over and no longer held here."""
         held, self._held = list(self._held.values()), {}
         if held:
-            self._tell_held(False)
+            self._tell_held("")
         return held
 
     def _refuse_no_game(self, event: BridgeEvent | None) -> None:
