@@ -210,7 +210,13 @@ class GpioSource(Source):
             self._leds.clear()
             self._buzzer = None
         for device in devices:
-            device.close()
+            try:
+                device.close()
+            except Exception as error:  # noqa: BLE001 — lgpio raises its own `lgpio.error`, not gpiozero's
+                # gpiozero hands a closed pin back as an input; a line the kernel keeps busy ("GPIO busy", seen
+                # on Bookworm) must not turn Settings -> Quit into a crash that the kiosk unit restarts.  The
+                # process's lines are freed when it ends anyway.
+                log.warning("%s: could not release %s: %s", self.name, device, error)
 
     def send(self, command: OutputCommand) -> None:
         """LEDs on/off/blink (a quarter second each way) and beeps; unknown LED names are logged."""

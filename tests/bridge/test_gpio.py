@@ -147,6 +147,30 @@ def test_stop_releases_the_pins_and_nothing_is_delivered_after(factory, clock) -
     again.stop()
 
 
+def test_a_pin_that_cannot_be_released_does_not_stop_the_others(factory, clock, monkeypatch, caplog) -> None:
+    """Closing a pin can fail in the kernel's library (lgpio's 'GPIO busy', seen on Bookworm when gpiozero
+    hands the line back as an input): stop logs it, releases the rest and returns, so Quit stays a quit."""
+    from gpiozero.pins.mock import MockPin
+
+    source = GpioSource(load_pin_map(), factory, clock, tick_interval=None)
+    source.start(lambda event: None)
+    real_close = MockPin.close
+
+    def busy_on_pin_5(pin: MockPin) -> None:
+        if pin.info.name == "GPIO5":
+            raise OSError("GPIO busy")
+        real_close(pin)
+
+    monkeypatch.setattr(MockPin, "close", busy_on_pin_5)
+    source.stop()
+    assert "GPIO busy" in caplog.text and not source.connected
+    monkeypatch.setattr(MockPin, "close", real_close)
+    factory.pin(5).close()
+    again = GpioSource(load_pin_map(), factory, clock, tick_interval=None)  # every other pin was released
+    again.start(lambda event: None)
+    again.stop()
+
+
 def test_a_busy_pin_fails_start_and_frees_what_it_had_claimed(factory, clock) -> None:
     from gpiozero import LED
     from gpiozero.exc import GPIOPinInUse
