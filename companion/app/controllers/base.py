@@ -238,7 +238,7 @@ class TableController:
         if isinstance(event, StatusEvent):
             if event.state == "hello" and event.source in self._held:
                 del self._held[event.source]  # the device numbers afresh: it no longer waits for that roll
-                self._tell_held(HELD_ROLL if self._held else "")
+                self._held_changed()
             if event.state in ("disconnected", "link_lost") and self.playing:
                 if record_source(event.source) == "camera":
                     text = _("The camera is not answering ({state}). Carry on with touch input; nothing was lost.")
@@ -287,15 +287,18 @@ class TableController:
         if older is not None:  # stop and wait: a device's next roll means it gave up the older one
             settle(self.hardware, older, recorded=False, reason="table.no_game")
         self._held[event.source] = event
-        self._tell_held(HELD_ROLL)
+        self._held_changed()
         self._announce(_(HELD_ROLL))
 
     def take_held(self) -> list[RollEvent]:
         """The rolls held for the next Resume (see `_hold`), handed over and no longer held here."""
         held, self._held = list(self._held.values()), {}
-        if held:
-            self._tell_held("")
+        self._held_changed()
         return held
+
+    def _held_changed(self) -> None:
+        """Home says that a roll waits for Resume exactly while one is held."""
+        self._tell_held(HELD_ROLL if self._held else "")
 
     def _refuse_no_game(self, event: BridgeEvent | None) -> None:
         """Input with no game to go to: the table is told on any screen, the device hears why."""
