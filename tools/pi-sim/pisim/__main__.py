@@ -18,7 +18,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="tools/pi-sim/check", description=__doc__)
     parser.add_argument("--only", default="", help="comma-separated check numbers (default: all)")
     parser.add_argument("--suite", choices=("trixie", "bookworm"), action="append",
-                        help="Debian release to check (default: both; checks 5-9 run on trixie only)")
+                        help="Debian release to check (default: both; checks 5 and 9 run on trixie only)")
     args = parser.parse_args()
     try:
         only = {int(part) for part in args.only.split(",") if part.strip()}
