@@ -177,7 +177,9 @@ class Machine:
                 "-device", "usb-tablet,bus=xhci.0,id=touch",
                 "-audiodev", "none,id=sound", "-device", "usb-audio,audiodev=sound,bus=xhci.0",
                 "-netdev", f"user,id=net,hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22",
-                "-device", "virtio-net-pci,netdev=net",
+                # no network boot ROM: the kernel is booted directly, and a host without ipxe-qemu (a fresh
+                # Debian with no recommends) has none to give
+                "-device", "virtio-net-pci,netdev=net,romfile=",
                 "-object", "rng-random,filename=/dev/urandom,id=rng", "-device", "virtio-rng-pci,rng=rng"]
         if self.pico_port is not None:
             self.plugs += 1
