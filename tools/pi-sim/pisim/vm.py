@@ -195,7 +195,10 @@ class Machine:
         model, compatible, revision, _cpu = BOARDS[self.board]
         raw = self.folder / f"virt-{self.board}.dtb"
         out = self.folder / f"{self.board}.dtb"
-        run([*machine, "-machine", f"virt,dumpdtb={raw}", "-display", "none"], self.log, what="dumping the device tree")
+        # -nic none: QEMU's default network card would want its boot ROM (ipxe-qemu), and PCI cards are not
+        # in the device tree anyway
+        run([*machine, "-machine", f"virt,dumpdtb={raw}", "-display", "none", "-nic", "none"], self.log,
+            what="dumping the device tree")
         source = run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(raw)], self.log).stdout
         patched = patch_device_tree(source, model, compatible, revision)
         run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out)], self.log, input_text=patched)
