@@ -157,3 +157,33 @@ def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: 
     finally:
         app.hardware.bridge.remove_source(camera.name)
         path.unlink(missing_ok=True)
+
+
+def test_the_hardware_screen_keeps_a_long_status_under_its_heading(table_app: Any) -> None:
+    """With a sensor, a camera and the keyboard's help, the status is taller than its column: it scrolls
+    under the heading instead of running over it (seen on the 800x480 screen with a camera connected)."""
+    from companion.app.widgets import Scroll
+    from firmware_bridge.serial_source import SerialSource
+
+    app = table_app
+    camera = CameraSource(str(GOLDGRAEBER / "empty.jpg"))
+    sensor = SerialSource(None)  # looking for the Pico, as the app does at start: none is plugged in
+    try:
+        app.hardware.add_source(sensor)
+        app.hardware.add_source(camera)
+        app.go("hardware")
+        wait_for(lambda: "camera" in app.root.current_screen.ids.status.text
+                 and "serial" in app.root.current_screen.ids.status.text, "the camera and the sensor in the status")
+        pump(3)
+        screen = app.root.current_screen
+        heading = next(w for w in visible_widgets(screen) if isinstance(w, Factory.Heading))
+        status, scroll = screen.ids.status, screen.ids.status_scroll
+        assert isinstance(scroll, Scroll)
+        assert status.parent.height > scroll.height, "the status is taller than its column here"
+        heading_bottom = heading.to_window(heading.x, heading.y)[1]
+        assert scroll.to_window(scroll.x, scroll.top)[1] <= heading_bottom
+        assert status.to_window(status.x, status.top)[1] <= heading_bottom + 0.5, "the status starts under the heading"
+    finally:
+        app.hardware.bridge.remove_source(camera.name)
+        app.hardware.bridge.remove_source(sensor.name)
+
