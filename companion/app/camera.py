@@ -245,9 +245,11 @@ class CameraSetup(EventDispatcher):
 
 def camera_guide(step: str, game: str, face: str, shown: int, problem: str, language: str) -> str:
     """The camera part's words in the app's language: what to do next, and what went wrong last."""
+    from companion.app.tables import table_for
     from companion.engine.registry import get_game
 
     title = get_game(game).title if game else ""
+    face_word = getattr(table_for(game), "face_word", None) if game and face else None
     lines = {
         "none": tr("No camera is set up (Settings: camera address).", language),
         "calibrate": tr("Empty the tray, then tap Calibrate: the camera learns the tray and the light for "
@@ -257,7 +259,7 @@ def camera_guide(step: str, game: str, face: str, shown: int, problem: str, lang
         "reimport": tr("The profile on the USB stick replaces the faces taught here. Tap Import once more to "
                        "use it.", language),
         "teach": tr("Put one die alone in the tray showing {face} (picture {n} of 3), then tap Take picture.",
-                    language).format(face=face, n=shown + 1),
+                    language).format(face=face_word(face, language) if face_word else face, n=shown + 1),
         "ready": tr("The camera reads the rolls of {game}.", language).format(game=title),
     }
     text = lines.get(step, "")

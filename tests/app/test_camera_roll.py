@@ -187,3 +187,15 @@ def test_the_hardware_screen_keeps_a_long_status_under_its_heading(table_app: An
         app.hardware.bridge.remove_source(camera.name)
         app.hardware.bridge.remove_source(sensor.name)
 
+
+def test_teaching_asks_for_each_face_in_words_in_the_apps_language() -> None:
+    """A family is asked for "blue" or "the locomotive", never for the engine's token B or L."""
+    from companion.app.camera import camera_guide
+
+    assert "showing blue (picture 2 of 3)" in camera_guide("teach", "digger", "B", 1, "", "en")
+    assert "blau oben" in camera_guide("teach", "digger", "B", 0, "", "de")
+    assert "noir en haut" in camera_guide("teach", "digger", "K", 0, "", "fr")
+    assert "showing the locomotive" in camera_guide("teach", "goldgraeber", "L", 0, "", "en")
+    assert "die Lok oben" in camera_guide("teach", "goldgraeber", "L", 0, "", "de")
+    assert "showing 4 (picture 3 of 3)" in camera_guide("teach", "goldgraeber", "4", 2, "", "en")
+    assert "showing 2 " in camera_guide("teach", "chinagold", "2", 0, "", "en")

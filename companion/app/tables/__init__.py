@@ -13,6 +13,8 @@ and may define:
   form cannot show (e.g. a list of card values); kept while the screen shows the same game again, so it
   follows the model and the language itself, and its `detach()` (if any) is called when it is dropped;
 - `FACE_COLOURS` and `face_letter(token)` — how a die's face is drawn in notices.
+- `face_word(token, language)` — a die's face in words (`blue`, `the locomotive`): the camera's teaching
+  asks for each face by it (else by its token).
 
 A .kv file of the same stem beside it is loaded before the module is used.  A game's flow (its meaning of
 hardware buttons, what `confirm` and `next` play) is its controller's.  Games without a table module get

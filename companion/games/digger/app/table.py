@@ -19,15 +19,14 @@ from companion.app.i18n import _, current_language, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import DiceKeypad, TablePanel, colour_letter
 from companion.app.widgets import make, resize
-from companion.engine.core import N_, ActionModel, Setup
+from companion.engine.core import ActionModel, Setup
 from companion.games.digger.app.controller import DiggerController
+from companion.games.digger.words import COLOUR_WORDS
 
 #: The game's catalog domain (its id).
 DOMAIN = "digger"
 
 FACE_COLOURS = {"B": "#2f6fd6", "Y": "#f2c230", "R": "#d93b30", "G": "#2e9e4f", "W": "#f0f0f0", "K": "#202020"}
-COLOUR_WORDS = {"B": N_("blue"), "Y": N_("yellow"), "R": N_("red"), "G": N_("green"), "W": N_("white"),
-                "K": N_("black")}
 STONE_COLOURS = ("B", "Y", "R", "G", "W")
 
 
@@ -35,8 +34,13 @@ STONE_COLOURS = ("B", "Y", "R", "G", "W")
 face_letter = colour_letter
 
 
-def colour_word(token: str) -> str:
-    return game_text(DOMAIN, COLOUR_WORDS[token])
+def colour_word(token: str, language: str | None = None) -> str:
+    """A stone's or a die's colour in words (`blue`), in the current language or `language`."""
+    return game_text(DOMAIN, COLOUR_WORDS[token], language=language)
+
+
+#: A die's face in words: the camera's teaching asks for each face by its colour, never by its letter.
+face_word = colour_word
 
 
 def action_label(table: TableModel, action: ActionModel) -> str:

@@ -34,10 +34,17 @@ from companion.games.goldgraeber.rules import (
     Roll,
     chip_odds,
 )
-from companion.games.goldgraeber.words import field_words
+from companion.games.goldgraeber.words import face_words, field_words
 
 #: The game's catalog domain (its id).
 DOMAIN = "goldgraeber"
+
+
+def face_word(token: str, language: str | None = None) -> str:
+    """A face of the die in words (the locomotive, or its number), for the camera's teaching."""
+    words = face_words(token)
+    return words if isinstance(words, str) else game_text(DOMAIN, words.message, language=language)
+
 
 #: House colours of the layout as words to translate.
 COLOUR_WORDS: dict[str, str] = {"red": N_("red"), "yellow": N_("yellow"), "green": N_("green"),
