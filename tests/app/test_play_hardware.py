@@ -66,6 +66,7 @@ def test_whole_game_through_hardware(fresh_app: Any) -> None:
         # Unreadable again; this time the table enters the whole roll instead.
         simulator.roll("?", "?", "R", "B", "K")
         wait_for(lambda: bool(app.table.partial), "the keypad asking for the unreadable dice")
+        assert "Unreadable dice, tap them: _ _ R B K" in label_texts(app)
         tap(app, "Clear")
         for face in "GGRBK":
             tap(app, face)

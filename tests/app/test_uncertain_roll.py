@@ -92,3 +92,27 @@ def test_drop_clears_the_dice(fresh_app: Any) -> None:
     tap(app, "Enter by touch", frames=2)
     assert app.table.notice_dice == [] and not notice_dice_shown(app)
     assert app.table.session.actions == []
+
+
+def test_a_roll_read_with_nothing_certain_asks_for_the_whole_roll(fresh_app: Any) -> None:
+    """The camera saw a die too many, so every die is `?`: the keypad says no die could be read (not
+    "Unreadable die"), in the app's language, and the roll tapped in is played."""
+    from tests.app.ui import label_texts
+
+    app = fresh_app
+    session = rolled_by_touch(app)
+    played = len(session.actions)
+    app.flow.controller.hardware_roll(["?"] * 5, [0, 1, 2, 3, 4], "camera")
+    pump(2)
+    assert "No die could be read, tap the roll in: _ _ _ _ _" in label_texts(app)
+    app.preferences.set_language("de")
+    try:
+        pump(2)
+        assert "Kein Würfel lesbar, bitte den Wurf antippen: _ _ _ _ _" in label_texts(app)
+    finally:
+        app.preferences.set_language("en")  # the language is process-wide: later tests expect English
+    pump(2)
+    for face in "GGRBK":
+        tap(app, face)
+    assert session.state.roll == tuple("GGRBK") and len(session.actions) == played + 1
+    assert session.actions[-1].source == "touch"

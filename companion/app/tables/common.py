@@ -83,13 +83,17 @@ class DiceKeypad(BoxLayout):
             button.text = self.face_word(face)
 
     def entry_text(self, entered: list[str], partial: list[str], dice: list[list[str]], language: str) -> str:
-        from companion.app.i18n import tr
+        from companion.app.i18n import ntr, tr
 
         if not dice:
             return tr("No dice due.", language)
         if partial:
-            return tr("Unreadable die, tap it: {dice}", language).format(
-                dice=" ".join(self.face_word(face) for face in partial).replace("?", "_"))
+            unread = partial.count("?")
+            shown = " ".join(self.face_word(face) for face in partial).replace("?", "_")
+            if unread == len(partial) > 1:  # e.g. a camera that saw a die too many: nothing of it is played
+                return tr("No die could be read, tap the roll in: {dice}", language).format(dice=shown)
+            return ntr("Unreadable die, tap it: {dice}", "Unreadable dice, tap them: {dice}", unread,
+                       language).format(dice=shown)
         shown = " ".join([*map(self.face_word, entered), *["_"] * (len(dice) - len(entered))])
         return tr("Roll by touch: {dice}", language).format(dice=shown)
 
