@@ -91,6 +91,20 @@ def test_whole_game_through_hardware(fresh_app: Any) -> None:
         tap(app, "OK")
         wait_for(lambda: any(s.get("name") == "sensor" and s.get("connected") for s in app.hardware.sources),
                  "the sensor back", timeout=10)
+        # Unplugged again and back before anyone tapped OK: the stale warning goes by itself.
+        shown: list[str] = []
+
+        def note(_table: Any, text: str) -> None:
+            shown.append(text)
+
+        app.table.bind(notice_text=note)
+        simulator.disconnect(0.3)
+        wait_for(lambda: any("not answering" in text for text in shown), "the unplugged-sensor notice again")
+        wait_for(lambda: any(s.get("name") == "sensor" and s.get("connected") for s in app.hardware.sources),
+                 "the sensor back again", timeout=10)
+        pump(2)
+        app.table.unbind(notice_text=note)
+        assert not app.table.notice_text, "the warning is taken down when the sensor is back"
 
         dice = Random(11)
         moves = 0

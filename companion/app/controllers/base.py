@@ -141,6 +141,8 @@ class TableController:
         self._pending: PendingRoll | None = None
         #: Device rolls that came while no game was open, by source, kept unanswered for the next Resume.
         self._held: dict[str, RollEvent] = {}
+        #: The "not answering" notice shown for a source, by source: taken down when the source is back.
+        self._not_answering: dict[str, str] = {}
         self._lit: tuple[int, int] | None = None  # (session, seat) the seat LEDs show
         self._closed = False
         if timer is not None:
@@ -245,7 +247,12 @@ class TableController:
                 else:
                     text = _("The sensor {source} is not answering ({state}). Carry on with touch input; nothing "
                              "was lost.")
-                self.table.show_notice(text.format(source=event.source, state=event.state))
+                shown = self._not_answering[event.source] = text.format(source=event.source, state=event.state)
+                self.table.show_notice(shown)
+            elif event.state in ("connected", "hello") and \
+                    self._not_answering.pop(event.source, None) == self.table.notice_text != "":
+                # Back (a camera plugged in again, a sensor that answers): its warning, still up, is stale.
+                self.table.clear_messages()
             return
         if isinstance(event, RejectedEvent):
             return
