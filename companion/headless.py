@@ -75,18 +75,23 @@ def flush_offscreen_frames() -> None:
 
 
 def _route_kivy_log(path: Path, verbose: bool) -> None:
-    """Kivy's logger (a plain `logging` logger in PYTHON mode) writes to `path`, not to stderr."""
+    """Kivy's logger (a plain `logging` logger in PYTHON mode) writes to `path`, not to stderr; so does the
+    bridge's (sources coming and going, writes that failed), from INFO up: when a sensor drops out, the log
+    says when and why.  The bridge's warnings still reach stderr (the kiosk unit's journal) as well."""
     logger = logging.getLogger("kivy")
     logger.propagate = False  # else Python's last-resort handler prints warnings on stderr
+    bridge = logging.getLogger("firmware_bridge")
     if not any(handler.get_name() == _LOG_HANDLER for handler in logger.handlers):
         handler: logging.Handler
         try:
             handler = RotatingFileHandler(path, maxBytes=1_000_000, backupCount=1, encoding="utf-8")
-            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
         except OSError:  # a read-only data folder: Kivy's chatter is not worth failing for
             handler = logging.NullHandler()
         handler.set_name(_LOG_HANDLER)
         logger.addHandler(handler)
+        bridge.addHandler(handler)
+        bridge.setLevel(logging.INFO)
     if verbose and not any(getattr(handler, "stream", None) is sys.stderr for handler in logger.handlers):
         logger.addHandler(logging.StreamHandler(sys.stderr))
 

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from firmware_bridge.events import BridgeEvent, OutputCommand
+from firmware_bridge.events import BridgeEvent, OutputCommand, StatusEvent
 from firmware_bridge.protocol import nak_reason
 
 log = logging.getLogger(__name__)
@@ -231,6 +231,8 @@ class Bridge:
         with self._lock:
             self._recent.append(event)
             callbacks = self._callbacks
+        if isinstance(event, StatusEvent):  # a link that comes and goes is what a report of a fault needs
+            log.info("%s: %s (%s)", event.source, event.state, event.detail or "")
         for callback in callbacks:
             try:
                 callback(event)

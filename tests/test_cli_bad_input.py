@@ -210,6 +210,17 @@ def test_successful_kivy_commands_print_nothing_on_stderr_and_log_to_the_data_fo
     assert run.code == 0 and "Window: Provider: sdl2" in run.err
 
 
+@pytest.mark.ui
+def test_the_app_log_says_when_a_source_came_and_went(sandbox: Path) -> None:
+    """The Hardware screen's simulated sensor and pins connect: the bridge says so in the app's log, which
+    is what a family sends in when a sensor drops out (not on stderr: a screenshot prints nothing)."""
+    run = goldtable(sandbox, "screenshot", "hardware", "shot.png")
+    assert (run.code, run.err) == (0, "")
+    log = (sandbox / "data" / "kivy" / "kivy.log").read_text(encoding="utf-8")
+    assert "INFO firmware_bridge.hub sensor: connected (socket://127.0.0.1:" in log
+    assert "INFO firmware_bridge.hub gpio: connected (" in log
+
+
 def test_offscreen_kivy_does_not_probe_for_touch_devices() -> None:
     """The probe would start the mtdev provider; an offscreen render has no touch screen to read."""
     from kivy.config import Config  # the test process prepared Kivy offscreen (tests/conftest.py)
