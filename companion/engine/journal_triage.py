@@ -313,19 +313,25 @@ class Opener:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as error:
                 return self._read_only_instead(error, create=True)
+        side_files = self._side_files()
         try:
             return Opened(self._retrying(self._open_file))
         except JournalOpenError:
             raise
         except _Damaged as error:
-            return self._offer_salvage(str(error))
+            return self._offer_salvage(str(error), side_files)
         except sqlite3.DatabaseError as error:
             code = primary(error)
             if code in CANNOT_WRITE:  # nothing there yet (or nothing in it): an empty read-only journal
                 return self._read_only_instead(error, create=kind in ("missing", "empty", "blank"))
             if code in CORRUPT:
-                return self._offer_salvage(str(error))
+                return self._offer_salvage(str(error), side_files)
             raise JournalOpenError(f"cannot open the journal {self.path}: {error}") from None
+
+    def _side_files(self) -> list[Path]:
+        """SQLite's `-wal` and `-shm` beside the journal that are not there yet (opening a WAL journal makes
+        them, and its last connection to close removes them, unless another one was closing just then)."""
+        return [side for side in (Path(f"{self.path}-wal"), Path(f"{self.path}-shm")) if not side.exists()]
 
     def _open_file(self) -> sqlite3.Connection:
         conn = self.connect(str(self.path))
@@ -357,10 +363,16 @@ class Opener:
             return Opened(empty_journal(), reason=reason)
         return Opened(self._retrying(self._snapshot), self._integrity, reason)
 
-    def _offer_salvage(self, problem: str) -> Opened:
+    def _offer_salvage(self, problem: str, side_files: list[Path]) -> Opened:
         """A damaged Goldtable journal: the file is left exactly as it is (nothing renamed, nothing
         written) and the journal opens as an empty read-only stand-in whose `needs_salvage` says why;
-        `companion.engine.salvage.salvage_in_place` copies what can be read when the user asks."""
+        `companion.engine.salvage.salvage_in_place` copies what can be read when the user asks.  The side
+        files the look at it made are removed while the log in them is empty (two programs that looked at
+        once could each leave them to the other), so the folder is as it was."""
+        wal = Path(f"{self.path}-wal")
+        if wal in side_files and (not wal.exists() or wal.stat().st_size == 0):
+            for side in side_files:
+                side.unlink(missing_ok=True)
         problem = " ".join(problem.replace("*** in database main ***", "").split())[:120]
         return Opened(empty_journal(), integrity=problem, needs_salvage=problem, reason=Notice(
             "reason.needs_salvage", N_("the journal is damaged and has not been salvaged yet")))
