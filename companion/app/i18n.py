@@ -177,9 +177,10 @@ def game_text(domain: str, template: str, params: Mapping[str, Any] | None = Non
     return _elided(text, language)
 
 
-def phrase_text(domain: str, phrase: Any) -> str:
-    """A Phrase (a put-back instruction, a place) in the current language, as `game_text` writes it."""
-    return _elided(str(_word(domain, phrase)))
+def phrase_text(domain: str, phrase: Any, language: str | None = None) -> str:
+    """A Phrase (a put-back instruction, a place, a die's face) in the current language (or `language`), as
+    `game_text` writes it."""
+    return _elided(str(_word(domain, phrase, language)), language)
 
 
 #: The gettext context of an option's choices written as words (`no_step_back` -> "no step back" ->

@@ -15,7 +15,7 @@ from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 
 from companion.app.boards.loupe import BoardLoupe
 from companion.app.i18n import _ as app_text
-from companion.app.i18n import catalog, current_language, game_text
+from companion.app.i18n import catalog, current_language, game_text, phrase_text
 from companion.app.table import TableModel
 from companion.app.tables.common import TablePanel
 from companion.app.widgets import resize
@@ -42,8 +42,7 @@ DOMAIN = "goldgraeber"
 
 def face_word(token: str, language: str | None = None) -> str:
     """A face of the die in words (the locomotive, or its number), for the camera's teaching."""
-    words = face_words(token)
-    return words if isinstance(words, str) else game_text(DOMAIN, words.message, language=language)
+    return phrase_text(DOMAIN, face_words(token), language)
 
 
 #: House colours of the layout as words to translate.
