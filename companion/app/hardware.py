@@ -289,6 +289,13 @@ class HardwareLink(EventDispatcher):
         reading = None if camera is None or event is None else camera.reading_for(event)
         return None if reading is None else [die.patch for die in reading.dice]
 
+    def camera_doubts(self, event: BridgeEvent | None) -> tuple[list[int], bool] | None:
+        """For a roll the camera read: the dice it doubts (in the roll's order), and whether only because
+        they touch each other or the wall (a die may be cocked there, the faces themselves read clearly)."""
+        camera = self.camera
+        reading = None if camera is None or event is None else camera.reading_for(event)
+        return None if reading is None else (reading.values()[1], reading.only_may_lean)
+
     # -- outputs -------------------------------------------------------------------------------------
     def send(self, command: LedCommand | BeepCommand) -> None:
         """Queue an LED or beeper command for the worker thread."""

@@ -45,10 +45,6 @@ class Face:
     wide: Image | None = None
     #: The share of the cut-out square inside the die's own outline.
     covered: float = 1.0
-    #: How far (x, y, working pixels) the top face's middle lies from the middle of the die's outline: the
-    #: side faces the camera sees push the outline out on one side.  None: the face's own colour was not
-    #: found whole, so its place is not known well enough to measure this.
-    shift: tuple[float, float] | None = None
 
 
 def _edge_angle(gray: Floats) -> float | None:
@@ -159,15 +155,11 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
     score = np.where(inside >= best - 0.04, mean[:, :, 0] * 100 / 255 - 2.0 * chroma_spread, -1e9)
     row, col = np.unravel_index(int(np.argmax(score)), score.shape)
     cx, cy, cut = float(col), float(row), face_side * 0.76
-    shift = None
     own_colour = _face_extent(lab, window_mask > 0, int(col), int(row), box)
     lit = _lit_extent(lab[:, :, 0], window_mask > 0, face_side)
-    for extent, whole in ((own_colour, True), (lit, False)):
+    for extent in (own_colour, lit):
         if extent is not None and 0.55 * face_side < extent[2] < 1.0 * face_side:
             cx, cy, cut = extent[0], extent[1], extent[2] * 0.92
-            if whole:
-                middle = WINDOW / 2
-                shift = _shift(as_bytes(full_mask), np.asarray(rotation, np.float64), (cx - middle, cy - middle))
             break
 
     def cut_out(side: float) -> Image:
@@ -182,23 +174,7 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
     inside_cut = window_mask[max(0, top):top + round(cut), max(0, left):left + round(cut)]
     covered = float(inside_cut.sum()) / max(cut * cut, 1.0)
     doubts = () if best > 0.85 and covered > COVERED else ("a die is partly hidden",)
-    return Face(patch=cut_out(cut), doubts=doubts, wide=cut_out(cut * 1.35), covered=covered, shift=shift)
-
-
-def _shift(outline: Image, rotation: npt.NDArray[np.float64], face: tuple[float, float]) -> tuple[float, float] | None:
-    """Where the top face (its middle in the die's window, from the window's middle) lies from the middle of
-    the die's outline, in working pixels.  The outline is taken on a window half as large again as the die's
-    own, so that a die whose side faces push its outline far out is not cut off."""
-    margin = WINDOW // 4  # on each side: the window half as large again
-    wider = rotation.copy()
-    wider[:, 2] += margin
-    side = WINDOW + 2 * margin
-    box = _box_of(as_bytes(cv2.warpAffine(outline, wider, (side, side), flags=cv2.INTER_NEAREST)))
-    if box is None:
-        return None
-    middle = side / 2
-    dx, dy = np.linalg.solve(rotation[:, :2], np.array([face[0] - (box[0] - middle), face[1] - (box[1] - middle)]))
-    return float(dx), float(dy)
+    return Face(patch=cut_out(cut), doubts=doubts, wide=cut_out(cut * 1.35), covered=covered)
 
 
 # --- pips ------------------------------------------------------------------------------------------------

@@ -17,11 +17,11 @@ import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import cv2
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from companion.camera.faces import Features
 from companion.camera.vision import Calibration
@@ -67,10 +67,15 @@ class TaughtFace(BaseModel):
     #: The pips this picture showed in a die's layout (None: none, or not in a layout).
     pips: int | None = Field(default=None, ge=1, le=6)
     image: str = Field(default="", max_length=300)
-    #: Where the die lay (x, y) and how far its top face lay off the middle of its outline (dx, dy), in
-    #: working pixels; None when the face was not found whole.  A die taught lies flat, so these show the
-    #: camera's perspective across the tray (reader.Perspective).
-    seen: tuple[float, float, float, float] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unused_place(cls, data: Any) -> Any:
+        """Profiles taught in November 2026 kept where each die lay ("seen"), for a lean check since
+        replaced; they still load."""
+        if isinstance(data, dict) and "seen" in data:
+            return {key: value for key, value in data.items() if key != "seen"}
+        return data
 
     @property
     def features(self) -> Features:

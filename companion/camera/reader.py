@@ -10,8 +10,7 @@ unsure.  `RollWatcher` turns a stream of frames into readings, one per roll, whe
 from __future__ import annotations
 
 import itertools
-import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import cv2
@@ -27,47 +26,14 @@ MARGIN = 0.62
 FARTHEST = 0.9
 #: Below this confidence a die's face is asked about.
 SURE = 0.5
-#: A die lying alone whose top face lies this many die sides farther off its outline's middle than a flat
-#: die's would at that place is asked about: it leans, on the wall or on a die, and shows a side face.
-LEAN = 0.15
-#: Teaching pictures whose face was found whole needed to know the camera's perspective.
-PERSPECTIVE_PICTURES = 8
-LEANS = "a die leans on another or on the wall"
-
-
-@dataclass(frozen=True)
-class Perspective:
-    """Where a flat die's top face lies off the middle of its outline, at each place of the tray.
-
-    A camera sees the sides of a die that face the point below it, more of them the farther the die lies
-    from that point, so the top face lies off the outline by `scale` times (place minus that point): a
-    linear function of the place, known once a few dice lying flat (the teaching pictures) were seen.  A die
-    that leans shows the side it leans towards instead, whatever the place."""
-
-    scale: float
-    offset: tuple[float, float]
-
-    @classmethod
-    def fit(cls, seen: Iterable[tuple[float, float, float, float]], side: float | None) -> Perspective | None:
-        """The perspective from (x, y, dx, dy) of flat dice; None from too few of them, or when they do not
-        agree with one perspective to within half of LEAN (the measure is too rough in these pictures)."""
-        rows = np.asarray(list(seen), np.float64).reshape(-1, 4)
-        if side is None or len(rows) < PERSPECTIVE_PICTURES:
-            return None
-        design = np.zeros((2 * len(rows), 3))
-        design[0::2, 0], design[1::2, 0] = rows[:, 0], rows[:, 1]
-        design[0::2, 1] = design[1::2, 2] = 1.0
-        (scale, x0, y0), *_ = np.linalg.lstsq(design, rows[:, 2:].ravel(), rcond=None)
-        misses = np.hypot(*(design @ np.array([scale, x0, y0]) - rows[:, 2:].ravel()).reshape(-1, 2).T)
-        if float(np.sqrt(np.mean(misses**2))) > LEAN / 2 * side:
-            return None
-        return cls(float(scale), (float(x0), float(y0)))
-
-    def leans(self, spot: Spot, shift: tuple[float, float]) -> bool:
-        """Whether a die at `spot` whose top face lies `shift` off its outline's middle is no flat die."""
-        expected_x = self.scale * spot.x + self.offset[0]
-        expected_y = self.scale * spot.y + self.offset[1]
-        return math.hypot(shift[0] - expected_x, shift[1] - expected_y) > LEAN * spot.side
+#: A die whose outline comes this near the tray's walls (in die sides) may lean on a wall.  One leaning there
+#: reaches the wall; the margin allows for a foot that calibration placed a little off.
+WALL = 0.25
+#: Nothing in a picture at this size tells a die cocked on a neighbour or on the wall from one lying flat
+#: against it (docs/performance.md, Camera), and only a neighbour or a wall can hold a die cocked: so a die
+#: that touches either is always asked about, however clearly its face reads.
+MAY_LEAN_ON_DIE = "dice touch, so one may lean on another"
+MAY_LEAN_ON_WALL = "a die lies by the wall, so it may lean on it"
 
 
 @dataclass(frozen=True)
@@ -99,6 +65,11 @@ class Reading:
     @property
     def uncertain(self) -> bool:
         return bool(self.doubts) or any(die.doubt is not None for die in self.dice)
+
+    @property
+    def only_may_lean(self) -> bool:
+        """Whether it is asked about only because dice touch each other or the wall, their faces read clearly."""
+        return self.uncertain and set(self.reasons) <= {MAY_LEAN_ON_DIE, MAY_LEAN_ON_WALL}
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -144,8 +115,6 @@ class Reader:
         #: (a tile's numeral 2 is no pair of pips).
         self.pip_faces = {taught.face for taught in profile.taught if taught.pips is not None
                           and str(taught.pips) == taught.face}
-        self.perspective = Perspective.fit((taught.seen for taught in profile.taught if taught.seen is not None),
-                                           profile.side)
 
     def scene(self, frame: Image, expected: int) -> tuple[Image, Scene]:
         work = to_work(frame)
@@ -184,13 +153,14 @@ class Reader:
                           (None if confidence >= SURE else "not sure of this face"))
 
     def read_die(self, work: Image, scene: Scene, spot: Spot, allowed: Sequence[str]) -> DieReading:
-        """One die's face, asked about when the die leans (judged only for a die whose outline is its own:
-        an outline shared with a neighbour is split by area, and its middle is no die's)."""
-        face = top_face(work, scene.foreground, spot)
-        reading = self.read_face(face, scene.gain, allowed)
-        if reading.doubt is None and spot.alone and face.shift is not None and self.perspective is not None \
-                and self.perspective.leans(spot, face.shift):
-            return replace(reading, doubt=LEANS)
+        """One die's face, asked about when it touches another die or the wall, which it may lean on."""
+        reading = self.read_face(top_face(work, scene.foreground, spot), scene.gain, allowed)
+        if reading.doubt is not None:
+            return reading
+        if not spot.alone:
+            return replace(reading, doubt=MAY_LEAN_ON_DIE)
+        if spot.to_wall < WALL:
+            return replace(reading, doubt=MAY_LEAN_ON_WALL)
         return reading
 
     def read(self, frame: Image, dice: Sequence[Sequence[str]]) -> Reading:
@@ -225,10 +195,8 @@ class Reader:
         face_patch = top_face(work, scene.foreground, spot)
         taught = features(face_patch.patch, scene.gain)
         pips = read_pips(face_patch.patch)
-        shift = face_patch.shift
         return TaughtFace(face=face, colour=taught.colour, shape=taught.shape,
-                          pips=None if pips is None or pips.fit < PIP_FIT else pips.count,
-                          seen=None if shift is None else (spot.x, spot.y, *shift)), spot.side
+                          pips=None if pips is None or pips.fit < PIP_FIT else pips.count), spot.side
 
 
 def teach_side(sides: Sequence[float]) -> float | None:
@@ -300,4 +268,4 @@ class RollWatcher:
         return "rest", reading
 
 
-__all__ = ["DieReading", "Perspective", "Reader", "Reading", "RollWatcher", "assign", "teach_side"]
+__all__ = ["DieReading", "Reader", "Reading", "RollWatcher", "assign", "teach_side"]

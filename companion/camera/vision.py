@@ -15,6 +15,7 @@ happen, a question is cheap.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -100,6 +101,34 @@ class Calibration:
         """(width, height) of the working frame."""
         return self.background.shape[1] * 2, self.background.shape[0] * 2
 
+    @functools.cached_property
+    def to_wall(self) -> Floats:
+        """Per pixel (half size), how far the tray's walls are in pixels: 0 by them, where a die may lean.
+
+        A wall's foot is where the floor's colour ends (a shade darkens the floor but keeps its colour).
+        Walls of the floor's own colour (wood) move that edge out to their top, so the floor that lay in
+        the walls' shade at calibration (left out of the floor seen in the open) counts as by the wall too."""
+        height, width = self.background.shape[:2]
+        log_image = np.log(self.background + EPS)
+        middle = (slice(height * 3 // 8, height * 5 // 8), slice(width * 3 // 8, width * 5 // 8))
+        difference = log_image - np.median(log_image[middle].reshape(-1, 3), axis=0)
+        bright = difference.mean(axis=2)
+        chroma = as_floats(cv2.GaussianBlur(np.linalg.norm(difference - bright[..., None], axis=2), (0, 0), 1.5))
+        limit = max(0.15, 4 * float(np.percentile(chroma[middle], 90)))
+        floor = cv2.morphologyEx(((chroma < limit) & (bright > -2.5)).astype(np.uint8), cv2.MORPH_OPEN,
+                                 np.ones((3, 3), np.uint8))
+        _count, labels = cv2.connectedComponents(floor)
+        contours, _ = cv2.findContours((labels == labels[height // 2, width // 2]).astype(np.uint8),
+                                       cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        inside = np.zeros((height, width), np.uint8)
+        cv2.fillConvexPoly(inside, cv2.convexHull(max(contours, key=cv2.contourArea)), 1)
+        inside[[0, -1], :] = inside[:, [0, -1]] = 0  # the picture's edge: what lies beyond is not seen
+        distance = as_floats(cv2.distanceTransform(inside, cv2.DIST_L2, 3))
+        in_the_open = cv2.erode(self.tray.astype(np.uint8), _shade_band(width), borderType=cv2.BORDER_CONSTANT,
+                                borderValue=0)
+        distance[in_the_open == 0] = 0.0
+        return distance
+
 
 #: Light and focus limits, in the working frame's 0-255 luma.
 DARK_P95 = 45.0
@@ -131,6 +160,13 @@ def measure_blur(gray: Floats) -> float | None:
     if ratio <= 1.0 + 1e-3:
         return 99.0
     return math.sqrt(max(0.0, (coarse**2 - ratio * fine**2) / (ratio - 1)))
+
+
+def _shade_band(width: int) -> npt.NDArray[np.uint8]:
+    """The disc by which the floor seen in the open is widened to the tray, where dice may lie: the floor
+    by the walls lies in their shade."""
+    reach = max(3, width // 16)
+    return as_bytes(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
 
 
 def calibrate(frame: Image) -> Calibration:
@@ -169,8 +205,7 @@ def calibrate(frame: Image) -> Calibration:
     small_gray = cv2.resize(gray, (width, height), interpolation=cv2.INTER_AREA)
     floor_gray = small_gray[tray > 0]
     # The floor by the walls lies in their shade and is left out above; dice lie there too.
-    reach = max(3, width // 16)
-    tray = cv2.dilate(tray, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
+    tray = cv2.dilate(tray, _shade_band(width))
     sharp = cv2.resize(gray, (width, height), interpolation=cv2.INTER_AREA)
     noise = float(np.median(np.abs(sharp - cv2.GaussianBlur(sharp, (0, 0), 1.5))[tray > 0])) * 1.4826 * 2
     if noise > GRAINY:
@@ -201,6 +236,8 @@ class Spot:
     pixels: Floats = field(compare=False, repr=False, default_factory=lambda: np.zeros((0, 2), np.float32))
     #: It touches no other die, so its outline is its own (a shared outline is split by area, not by edges).
     alone: bool = True
+    #: How near its outline comes to the foot of the tray's walls, in die sides (0: on or past it).
+    to_wall: float = math.inf
 
 
 @dataclass(frozen=True)
@@ -314,6 +351,7 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
     else:
         die_area = half_side * half_side * 1.1  # the outline shows some of the sides too
     counts = _dice_per_blob([area / die_area for area, _ in blobs], expected)
+    die_side = (side if side is not None else 2 * math.sqrt(die_area / 1.1))
     spots: list[Spot] = []
     tray_edge = as_bytes(cv2.morphologyEx(calibration.tray.astype(np.uint8), cv2.MORPH_GRADIENT,
                                         np.ones((5, 5), np.uint8)))
@@ -348,9 +386,9 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
                          mask.shape[0] - 1 - group[:, 1].max())
             if border < 1:
                 doubts.append("a die lies at the edge of the picture")
-            spots.append(Spot(x=cx * 2 + 1, y=cy * 2 + 1, side=0.0, angle=angle % 90, pixels=as_floats(group),
-                              alone=number == 1))
-    die_side = (side if side is not None else 2 * math.sqrt(die_area / 1.1))
-    spots = [Spot(s.x, s.y, die_side, s.angle, s.pixels, s.alone) for s in spots]
+            columns, rows = group[:, 0].astype(np.intp), group[:, 1].astype(np.intp)
+            spots.append(Spot(x=cx * 2 + 1, y=cy * 2 + 1, side=die_side, angle=angle % 90, pixels=as_floats(group),
+                              alone=number == 1,
+                              to_wall=float(calibration.to_wall[rows, columns].min()) / (die_side / 2)))
     spots.sort(key=lambda s: (s.x, s.y))
     return Scene(tuple(spots), gain_tuple, tuple(dict.fromkeys(doubts)), mask, die_side)

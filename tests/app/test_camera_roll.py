@@ -12,7 +12,9 @@ from typing import Any
 from kivy.factory import Factory
 
 from companion.app.launch import pump
-from companion.camera.profile import profile_path, save_profile
+from companion.camera.profile import game_dice, profile_path, save_profile
+from companion.camera.reader import Reader
+from companion.camera.sources import read_image
 from firmware_bridge.camera_source import CameraSource
 from tests.app.test_controller_inputs import open_game
 from tests.app.ui import tap, visible_widgets
@@ -57,6 +59,37 @@ def test_a_camera_roll_is_confirmed_on_the_table(table_app: Any, tmp_path: Path)
     finally:
         app.hardware.bridge.remove_source(camera.name)
         profile_path("goldgraeber").unlink()
+
+
+def test_dice_that_touch_are_asked_about_as_dice_that_may_be_cocked(table_app: Any, tmp_path: Path) -> None:
+    """Two dice lying flat against each other, their faces read clearly: the table says why it asks (one
+    may lean on the other), marks those two, and Confirm plays the faces read."""
+    app = table_app
+    vault = SAMPLE / "gold_connection-000"
+    roll = next(roll for roll in rolls(vault) if roll.image.name == "roll-002.jpg")
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    shutil.copy(vault / "empty.jpg", frames / "0.jpg")
+    for copy in range(1, 40):
+        shutil.copy(roll.image, frames / f"{copy:02d}.jpg")
+    save_profile(profile(vault), profile_path("gold_connection"), replace=True)
+    session = open_game(app, "gold_connection")
+    camera = CameraSource(f"{frames}?fps=30&hold=8", retry=(0.05, 0.5))
+    try:
+        app.hardware.add_source(camera)
+        wait_for(lambda: "may be cocked" in app.table.notice_text)
+        faces = " ".join(Reader(profile(vault)).read(read_image(roll.image), game_dice("gold_connection")).faces)
+        assert sorted(faces.split()) == sorted(roll.faces)
+        assert app.table.notice_text.startswith("Dice 1, 2 touch each other or the wall")
+        assert f"(read as {faces})" in app.table.notice_text
+        shown = [w for w in visible_widgets(app.root.current_screen) if isinstance(w, Factory.NoticeDie)]
+        assert len(shown) == 2 and all(w.crop is not None and w.uncertain for w in shown)
+        tap(app, "Confirm reading", frames=2)
+        assert [(action.source, " ".join(map(str, action.action["values"]))) for action in session.actions] == \
+            [("camera", faces)]
+    finally:
+        app.hardware.bridge.remove_source(camera.name)
+        profile_path("gold_connection").unlink()
 
 
 def test_a_camera_set_in_settings_reads_the_dice_the_table_asked_for(table_app: Any, tmp_path: Path) -> None:

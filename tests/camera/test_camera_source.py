@@ -139,7 +139,8 @@ def test_a_busy_then_frozen_camera_is_said_once_each_and_picked_up_again(monkeyp
 
 
 def test_a_face_the_rules_do_not_allow_goes_to_the_table_as_a_question() -> None:
-    reading = Reader(profile(DIGGER)).read(read_image(clean_rolls()[0].image), (tuple("BYRGWK"),) * 5)
+    in_the_open = next(roll for roll in clean_rolls() if roll.image.name == "roll-003.jpg")  # no die by a wall
+    reading = Reader(profile(DIGGER)).read(read_image(in_the_open.image), (tuple("BYRGWK"),) * 5)
     assert not reading.uncertain
     values, ask = roll_values(reading, (("B",),) * 5)  # a prompt whose dice show only B
     assert ask and "?" in values and all(value in ("B", "?") for value in values)

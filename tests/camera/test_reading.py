@@ -12,9 +12,9 @@ import pytest
 
 from companion.camera.faces import PATCH, read_pips
 from companion.camera.profile import game_dice
-from companion.camera.reader import LEANS, Perspective, Reader, assign
+from companion.camera.reader import MAY_LEAN_ON_DIE, MAY_LEAN_ON_WALL, Reader, assign
 from companion.camera.sources import read_image
-from companion.camera.vision import Spot, VisionError, calibrate
+from companion.camera.vision import VisionError, calibrate
 from tests.camera.helpers import FACES, LEANING, game_of, profile, rolls, sessions
 
 SESSIONS = sessions()
@@ -41,7 +41,16 @@ def test_no_roll_is_read_wrong_without_asking(session) -> None:
         assert sorted(reading.faces) == sorted(roll.faces), f"{roll.image.name}: {reading.faces} for {roll.faces}"
         assert assign(reading.faces, dice) is not None
         right += 1
-    assert right >= 1, f"{session.name}: no roll read without asking ({asked} asked)"
+    assert right + asked == len([roll for roll in rolls(session) if roll.case != "cocked"])
+
+
+def test_clean_rolls_are_read_without_asking_where_no_die_lies_by_a_wall_or_a_neighbour() -> None:
+    """Asking is cheap, but a reader that asked about everything would be no use: a third of the sample's
+    clean rolls at least (some of them have a die by a wall) are read without asking."""
+    clean = [(session, roll) for session in SESSIONS for roll in rolls(session) if roll.case == "clean"]
+    read = [roll for session, roll in clean
+            if not Reader(profile(session)).read(read_image(roll.image), game_dice(game_of(session))).uncertain]
+    assert len(read) * 3 >= len(clean), f"{len(read)} of {len(clean)} clean rolls read without asking"
 
 
 def test_a_picture_read_again_reads_the_same() -> None:
@@ -61,44 +70,55 @@ def test_a_picture_read_again_reads_the_same() -> None:
                     (first.faces, first.confidence, first.uncertain), roll.image.name
 
 
-@pytest.mark.xfail(strict=True, reason="a die cocked on another die or on the tray's wall is noticed only when it lies "
-                   "alone, in a taught game, and leans far enough off the perspective (docs/performance.md, Camera)")
 def test_a_cocked_die_is_asked_about() -> None:
-    cocked = [(session, roll) for session in SESSIONS for roll in rolls(session) if roll.case == "cocked"]
-    assert cocked
+    cocked = [(session, roll) for session in [*SESSIONS, LEANING] for roll in rolls(session) if roll.case == "cocked"]
+    assert len(cocked) == 6
     for session, roll in cocked:
         reading = Reader(profile(session)).read(read_image(roll.image), game_dice(game_of(session)))
         assert reading.uncertain, f"{roll.image} was read without asking: {reading.faces}"
 
 
-def test_a_die_leaning_on_the_wall_is_asked_about_and_a_flat_die_by_the_wall_is_read() -> None:
-    """Rendered pictures (seed 43): a dark die leaning on the tray's wall, its top turned into the tray, which
-    the reader used to read as a 5 without asking; and a flat die 1.6 sides from the wall in the same tray."""
-    reader = Reader(profile(LEANING))
-    assert reader.perspective is not None
+def test_a_die_by_the_wall_or_touching_another_is_asked_about_and_one_in_the_open_is_read() -> None:
+    """Only a wall or a neighbour can hold a die cocked, and at this size nothing in the picture tells such a
+    die from one lying flat against them: a die leaning on the wall (rendered, seed 43), read as a 5 once;
+    two flat dice touching in the middle of the tray; and a lone die in the open, which is read."""
     dice = game_dice("goldgraeber")
-    by_case = {roll.case: roll for roll in rolls(LEANING)}
-    leaning = reader.read(read_image(by_case["cocked"].image), dice)
-    assert leaning.uncertain and LEANS in leaning.reasons
-    flat = reader.read(read_image(by_case["clean"].image), dice)
-    assert not flat.uncertain and flat.faces == by_case["clean"].faces
+    leaning = Reader(profile(LEANING)).read(read_image(next(r for r in rolls(LEANING) if r.case == "cocked").image),
+                                            dice)
+    assert leaning.uncertain and leaning.reasons == (MAY_LEAN_ON_WALL,) and leaning.only_may_lean
+    pair_session = next(session for session in SESSIONS if session.name == "gold_connection-000")
+    pair = next(roll for roll in rolls(pair_session) if roll.image.name == "roll-002.jpg")
+    touching = Reader(profile(pair_session)).read(read_image(pair.image), game_dice("gold_connection"))
+    assert touching.reasons == (MAY_LEAN_ON_DIE,) and sorted(touching.faces) == sorted(pair.faces)
+    assert [die.doubt for die in touching.dice] == [MAY_LEAN_ON_DIE] * 2 and touching.values()[1] == [0, 1]
+    open_session = next(session for session in SESSIONS if session.name == "goldgraeber-000")
+    alone = next(roll for roll in rolls(open_session) if roll.image.name == "roll-000.jpg")
+    reading = Reader(profile(open_session)).read(read_image(alone.image), dice)
+    assert not reading.uncertain and reading.faces == alone.faces
 
 
-def test_the_perspective_of_flat_dice_tells_a_die_that_leans() -> None:
-    """Flat dice show the sides facing the point below the camera, more of them farther from it; a die that
-    shows another side, or much more of one, leans."""
-    below = (320.0, 240.0)
-    seen = [(x, y, 0.02 * (x - below[0]), 0.02 * (y - below[1])) for x in (100, 300, 500) for y in (100, 250, 400)]
-    perspective = Perspective.fit(seen, 40.0)
-    assert perspective is not None
-    spot = Spot(x=600.0, y=240.0, side=40.0, angle=0.0)
-    assert not perspective.leans(spot, (5.6 + 2.0, 1.0))
-    assert perspective.leans(spot, (5.6 - 8.0, 0.0))  # the side that faces away from the camera
-    assert perspective.leans(spot, (5.6 + 8.0, 0.0))  # far more of the side that faces it
-    assert Perspective.fit(seen[:5], 40.0) is None  # too few dice to know the perspective
-    scattered = [(x, y, dx + (6.0 if index % 2 else -6.0), dy) for index, (x, y, dx, dy) in enumerate(seen)]
-    assert Perspective.fit(scattered, 40.0) is None  # flat dice that disagree: the measure is too rough
-    assert Perspective.fit(seen, None) is None
+def synthetic_tray(walls: tuple[int, int, int]) -> np.ndarray:
+    """An empty tray seen from above: walls 40 pixels wide whose inner faces (10 pixels) are in shade, round
+    a blue floor 480 x 360 lit from one side, so that the floor along the left wall lies in the wall's shade
+    (40 pixels)."""
+    picture = np.full((480, 640, 3), walls, np.uint8)
+    picture[50:430, 70:570] = np.asarray(walls) // 2
+    picture[60:420, 80:560] = (150, 70, 40)
+    picture[60:420, 80:120] = (75, 35, 20)  # the same colour, half the light
+    noise = np.random.default_rng(3).normal(0, 2, picture.shape)
+    return np.clip(picture + noise, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("walls", [(40, 90, 150), (150, 70, 40)], ids=["wooden walls", "walls of the floor's hue"])
+def test_how_far_the_walls_are_is_measured_from_the_empty_tray(walls: tuple[int, int, int]) -> None:
+    """Half-size pixels: the floor ends at the walls' foot (x 40-280, y 30-210); the floor in a wall's shade
+    counts as by the wall, whatever colour the walls have; the middle of the tray is far from every wall."""
+    to_wall = calibrate(synthetic_tray(walls)).to_wall
+    assert to_wall[120, 160] > 60  # the middle: 90 pixels from the walls at top and bottom
+    assert to_wall[120, 50] == 0  # in the left wall's shade
+    assert to_wall[120, 37] == 0 and to_wall[120, 5] == 0 and to_wall[2, 160] == 0  # the walls themselves
+    assert 6 < to_wall[120, 270] <= 12  # near the right wall's foot, which is in the light
+    assert 6 < to_wall[40, 160] <= 12
 
 
 def pip_face(count: int, angle: float, dark_on_light: bool = True) -> np.ndarray:

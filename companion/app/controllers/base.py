@@ -570,16 +570,23 @@ class TableController:
     def _ask_about(self, pending: PendingRoll) -> None:
         """Ask the table to confirm the uncertain reading (again, when the device resends it after the
         question was cleared away by other input)."""
-        dice = ", ".join(str(index + 1) for index in pending.uncertain)
         crops = getattr(self.hardware, "crops", lambda _event: None)(pending.event) or []
-        if pending.source == "camera":  # the camera's own picture of each die is shown with it
+        doubts = getattr(self.hardware, "camera_doubts", lambda _event: None)(pending.event)
+        doubtful, may_lean = doubts if doubts is not None and doubts[0] else (pending.uncertain, False)
+        dice = ", ".join(str(index + 1) for index in doubtful)
+        if may_lean:
+            text = n_("Die {dice} touches another die or the wall, so it may be cocked (read as {values}). If it "
+                      "lies flat, confirm the reading; else enter the roll by touch.",
+                      "Dice {dice} touch each other or the wall, so one may be cocked (read as {values}). If they "
+                      "lie flat, confirm the reading; else enter the roll by touch.", len(doubtful))
+        elif pending.source == "camera":  # the camera's own picture of each die is shown with it
             text = _("The camera is unsure about die {dice} (read as {values}). Confirm the reading, or enter "
                      "the roll by touch.")
         else:
             text = _("The sensors are unsure about die {dice} (read as {values}). Confirm the reading, or enter "
                      "the roll by touch.")
         self.table.show_notice(text.format(dice=dice, values=" ".join(pending.values)), choices=["confirm", "touch"],
-                               dice=[{"face": value, "uncertain": index in pending.uncertain,
+                               dice=[{"face": value, "uncertain": index in doubtful,
                                       "crop": crops[index] if index < len(crops) else None}
                                      for index, value in enumerate(pending.values)])
 
