@@ -125,3 +125,21 @@ def test_watch_prints_each_roll_as_it_comes_to_rest(digger_profile: Path, tmp_pa
 def test_list_says_what_it_found(tmp_path: Path) -> None:
     result = goldtable("list", cwd=tmp_path)
     assert result.returncode == 0 and result.stdout.strip()
+
+
+def test_a_profile_taught_before_the_lean_check_was_replaced_still_reads(digger_profile: Path, tmp_path: Path) -> None:
+    """Profiles taught in November 2026 kept each teaching picture's place ("seen") for a lean check since
+    replaced: they load and read as before, and a key nobody wrote is still refused."""
+    older = json.loads(digger_profile.read_text())
+    for index, taught in enumerate(older["taught"]):
+        taught["seen"] = [100.0 + index, 200.0, 1.5, -0.5]
+    kept = tmp_path / "older.json"
+    kept.write_text(json.dumps(older))
+    image = next(roll.image for roll in rolls(DIGGER) if roll.case == "clean")
+    now = goldtable("read", "--profile", digger_profile, "--json", image, cwd=tmp_path)
+    before = goldtable("read", "--profile", kept, "--json", image, cwd=tmp_path)
+    assert before.returncode == 0, before.stderr
+    assert json.loads(before.stdout)["faces"] == json.loads(now.stdout)["faces"]
+    older["taught"][0]["where"] = [1.0]
+    kept.write_text(json.dumps(older))
+    refused(goldtable("read", "--profile", kept, "--json", image, cwd=tmp_path), "older.json")
