@@ -27,8 +27,9 @@ FARTHEST = 0.9
 #: Below this confidence a die's face is asked about.
 SURE = 0.5
 #: A die whose outline comes this near the tray's walls (in die sides) may lean on a wall.  One leaning there
-#: reaches the wall; the margin allows for a foot that calibration placed a little off.
-WALL = 0.25
+#: reaches the wall; the margin allows for a foot that calibration placed a little off (on a dark floor the
+#: walls' shaded inner faces look like floor: dice leaning on them came out up to 0.26 sides off).
+WALL = 1 / 3
 #: Nothing in a picture at this size tells a die cocked on a neighbour or on the wall from one lying flat
 #: against it (docs/performance.md, Camera), and only a neighbour or a wall can hold a die cocked: so a die
 #: that touches either is always asked about, however clearly its face reads.
