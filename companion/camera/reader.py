@@ -142,8 +142,11 @@ class Reader:
             return DieReading("?", confidence, face.patch, "a face unlike any taught one")
         counted = pips is not None and pips.fit >= PIP_FIT and match.face in self.pip_faces
         if counted and pips is not None and str(pips.count) == match.face and match.face in allowed:
-            # Two readings that agree: the taught look and the counted pips in a die's layout.
-            return DieReading(match.face, max(confidence, pips.fit), face.patch, doubt)
+            # Two readings that agree: the taught look and the counted pips in a die's layout; still unsure
+            # when neither is sure (a face cut off its middle shows a pip or two of any count).
+            sure = max(confidence, pips.fit)
+            return DieReading(match.face, sure, face.patch, doubt if doubt else
+                              (None if sure >= SURE else "not sure of this face"))
         if margin > MARGIN:
             return DieReading(match.face, confidence, face.patch, "a face between two taught ones")
         if counted:
