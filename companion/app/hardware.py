@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kivy.clock import Clock
 from kivy.event import EventDispatcher
@@ -94,6 +94,16 @@ def camera_source(url: str) -> Source:
     from firmware_bridge.camera_source import CameraSource
 
     return CameraSource(url)
+
+
+class CameraDoubts(NamedTuple):
+    """Why the camera asks about a roll: the dice it doubts (in the roll's order), whether only because they
+    touch each other or the wall (a die may be cocked there, its face read clearly), and its reasons
+    (English, marked for translation)."""
+
+    dice: list[int]
+    only_may_lean: bool
+    reasons: tuple[str, ...]
 
 
 class HardwareLink(EventDispatcher):
@@ -289,12 +299,13 @@ class HardwareLink(EventDispatcher):
         reading = None if camera is None or event is None else camera.reading_for(event)
         return None if reading is None else [die.patch for die in reading.dice]
 
-    def camera_doubts(self, event: BridgeEvent | None) -> tuple[list[int], bool] | None:
-        """For a roll the camera read: the dice it doubts (in the roll's order), and whether only because
-        they touch each other or the wall (a die may be cocked there, the faces themselves read clearly)."""
+    def camera_doubts(self, event: BridgeEvent | None) -> CameraDoubts | None:
+        """Why the camera asks about a roll it read, and which of its dice (None: no reading kept)."""
         camera = self.camera
         reading = None if camera is None or event is None else camera.reading_for(event)
-        return None if reading is None else (reading.values()[1], reading.only_may_lean)
+        if reading is None:
+            return None
+        return CameraDoubts(reading.values()[1], reading.only_may_lean, reading.reasons)
 
     # -- outputs -------------------------------------------------------------------------------------
     def send(self, command: LedCommand | BeepCommand) -> None:

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.camera.vision import EPS, Floats, Image, Mask, Spot, as_bytes, as_floats, linear, luma
+from companion.engine.core import N_
 
 #: Face patches are cut out at this size (pixels per side).
 PATCH = 48
@@ -173,7 +174,7 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
     left, top = round(cx - cut / 2), round(cy - cut / 2)
     inside_cut = window_mask[max(0, top):top + round(cut), max(0, left):left + round(cut)]
     covered = float(inside_cut.sum()) / max(cut * cut, 1.0)
-    doubts = () if best > 0.85 and covered > COVERED else ("a die is partly hidden",)
+    doubts = () if best > 0.85 and covered > COVERED else (N_("a die is partly hidden"),)
     return Face(patch=cut_out(cut), doubts=doubts, wide=cut_out(cut * 1.35), covered=covered)
 
 

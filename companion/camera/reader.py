@@ -19,6 +19,7 @@ import numpy as np
 from companion.camera.faces import PIP_FIT, Face, features, nearest, read_pips, top_face
 from companion.camera.profile import Profile, TaughtFace, needs_teaching
 from companion.camera.vision import SPECK, Image, Scene, Spot, VisionError, find_dice, to_work
+from companion.engine.core import N_
 
 #: A taught match is taken only when it is this much nearer than the best other face...
 MARGIN = 0.62
@@ -33,8 +34,8 @@ WALL = 1 / 3
 #: Nothing in a picture at this size tells a die cocked on a neighbour or on the wall from one lying flat
 #: against it (docs/performance.md, Camera), and only a neighbour or a wall can hold a die cocked: so a die
 #: that touches either is always asked about, however clearly its face reads.
-MAY_LEAN_ON_DIE = "dice touch, so one may lean on another"
-MAY_LEAN_ON_WALL = "a die lies by the wall, so it may lean on it"
+MAY_LEAN_ON_DIE = N_("dice touch, so one may lean on another")
+MAY_LEAN_ON_WALL = N_("a die lies by the wall, so it may lean on it")
 
 
 @dataclass(frozen=True)
@@ -130,31 +131,31 @@ class Reader:
         doubt = face.doubts[0] if face.doubts else None
         if self.pips_only:
             if pips is None or pips.fit < PIP_FIT:
-                return DieReading("?", 0.0, face.patch, "the pips of a die cannot be counted")
+                return DieReading("?", 0.0, face.patch, N_("the pips of a die cannot be counted"))
             return DieReading(str(pips.count), pips.fit, face.patch, doubt)
         match = nearest(features(face.patch, gain), self.examples)
         if match is None:
-            return DieReading("?", 0.0, face.patch, "no faces are taught")
+            return DieReading("?", 0.0, face.patch, N_("no faces are taught"))
         margin = match.margin
         confidence = max(0.0, min(1.0, (1 - margin) / (1 - MARGIN) * 0.5)) if margin < 1 else 0.0
         confidence = min(confidence, max(0.0, 1 - match.distance / (2 * FARTHEST)))
         if match.distance > FARTHEST:
-            return DieReading("?", confidence, face.patch, "a face unlike any taught one")
+            return DieReading("?", confidence, face.patch, N_("a face unlike any taught one"))
         counted = pips is not None and pips.fit >= PIP_FIT and match.face in self.pip_faces
         if counted and pips is not None and str(pips.count) == match.face and match.face in allowed:
             # Two readings that agree: the taught look and the counted pips in a die's layout; still unsure
             # when neither is sure (a face cut off its middle shows a pip or two of any count).
             sure = max(confidence, pips.fit)
             return DieReading(match.face, sure, face.patch, doubt if doubt else
-                              (None if sure >= SURE else "not sure of this face"))
+                              (None if sure >= SURE else N_("not sure of this face")))
         if margin > MARGIN:
-            return DieReading(match.face, confidence, face.patch, "a face between two taught ones")
+            return DieReading(match.face, confidence, face.patch, N_("a face between two taught ones"))
         if counted:
-            return DieReading(match.face, 0.0, face.patch, "its pips say otherwise")
+            return DieReading(match.face, 0.0, face.patch, N_("its pips say otherwise"))
         if match.face not in allowed:
-            return DieReading(match.face, confidence, face.patch, "a face the rules do not allow")
+            return DieReading(match.face, confidence, face.patch, N_("a face the rules do not allow"))
         return DieReading(match.face, confidence, face.patch, doubt if doubt else
-                          (None if confidence >= SURE else "not sure of this face"))
+                          (None if confidence >= SURE else N_("not sure of this face")))
 
     def read_die(self, work: Image, scene: Scene, spot: Spot, allowed: Sequence[str]) -> DieReading:
         """One die's face, asked about when it touches another die or the wall, which it may lean on."""
@@ -174,13 +175,14 @@ class Reader:
         readings = [self.read_die(work, scene, spot, allowed) for spot in scene.spots]
         doubts = list(scene.doubts)
         if len(readings) < len(dice):
-            doubts.append("a die is missing" if len(dice) - len(readings) == 1 else "dice are missing")
+            doubts.append(N_("a die is missing") if len(dice) - len(readings) == 1 else N_("dice are missing"))
         elif len(readings) > len(dice):
-            doubts.append("there is one die too many" if len(readings) - len(dice) == 1 else "there are dice too many")
+            extra = len(readings) - len(dice)
+            doubts.append(N_("there is one die too many") if extra == 1 else N_("there are dice too many"))
         elif all(reading.face != "?" for reading in readings):
             order = assign([reading.face for reading in readings], dice)
             if order is None:
-                doubts.append("a face the rules do not allow")
+                doubts.append(N_("a face the rules do not allow"))
             else:
                 readings = [readings[index] for index in order]
         return Reading(tuple(readings), tuple(dict.fromkeys(doubts)), len(dice))
@@ -267,7 +269,7 @@ class RollWatcher:
         if not reading.dice:
             return "", None  # the dice were taken out (or only a hand is there): no roll
         if first.faces != reading.faces:
-            reading = Reading(reading.dice, (*reading.doubts, "the reading changed from one picture to the next"),
+            reading = Reading(reading.dice, (*reading.doubts, N_("the reading changed from one picture to the next")),
                               reading.expected)
         return "rest", reading
 

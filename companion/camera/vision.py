@@ -34,7 +34,7 @@ WORK_WIDTH = 640
 #: Added before a logarithm of light, so black is a number.
 EPS = 0.004
 #: The doubt of a blob too small for a die (a crumb, a chip of paint); teaching does not mind it.
-SPECK = "something small lies in the tray"
+SPECK = N_("something small lies in the tray")
 
 # sRGB byte -> linear light, one table lookup per pixel.
 _LINEAR: Floats = np.array([(v / 255 / 12.92) if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4
@@ -345,7 +345,7 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
             # Every die touches another: the roll's own count gives their size, if the groups agree with it.
             die_area = sum(area for area, _ in blobs) / max(expected, 1)
             if any(abs(area / die_area - round(area / die_area)) > 0.25 for area, _ in blobs):
-                return Scene((), gain_tuple, ("no die lies on its own, so their size is unknown",), mask, None)
+                return Scene((), gain_tuple, (N_("no die lies on its own, so their size is unknown"),), mask, None)
         if not blobs:
             return Scene((), gain_tuple, (), mask, None)
     else:
@@ -365,10 +365,10 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
             continue
         at_edge = bool((region & tray_edge).any())
         if dice > 6.5 or (at_edge and dice > 3.5) or (dice > 2.5 and solidity < 0.7):
-            doubts.append("a hand or an object is in the tray")
+            doubts.append(N_("a hand or an object is in the tray"))
             continue
         if abs(dice - number) > 0.38 * number ** 0.5:
-            doubts.append("a die lies on another or on its edge")
+            doubts.append(N_("a die lies on another or on its edge"))
         points = np.column_stack(np.nonzero(region)[::-1]).astype(np.float32)
         if number == 1:
             groups = [points]
@@ -381,11 +381,11 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
             (cx, cy), (w, h), angle = cv2.minAreaRect(group)
             share = len(group) / die_area
             if number > 1 and not 0.65 < share < 1.45:
-                doubts.append("dice lie in a heap")
+                doubts.append(N_("dice lie in a heap"))
             border = min(group[:, 0].min(), group[:, 1].min(), mask.shape[1] - 1 - group[:, 0].max(),
                          mask.shape[0] - 1 - group[:, 1].max())
             if border < 1:
-                doubts.append("a die lies at the edge of the picture")
+                doubts.append(N_("a die lies at the edge of the picture"))
             columns, rows = group[:, 0].astype(np.intp), group[:, 1].astype(np.intp)
             spots.append(Spot(x=cx * 2 + 1, y=cy * 2 + 1, side=die_side, angle=angle % 90, pixels=as_floats(group),
                               alone=number == 1,

@@ -48,6 +48,7 @@ def test_a_camera_roll_is_confirmed_on_the_table(table_app: Any, tmp_path: Path)
         assert camera.profile is not None and camera.profile.game == "goldgraeber"
         wait_for(lambda: "camera is unsure" in app.table.notice_text)
         assert "(read as 4)" in app.table.notice_text
+        assert app.table.notice_text.endswith(" Why: a hand or an object is in the tray."), "it says what it saw"
         assert app.table.notice_choices == ["confirm", "touch"]
         shown = [w for w in visible_widgets(app.root.current_screen) if isinstance(w, Factory.NoticeDie)]
         assert len(shown) == 1 and shown[0].crop is not None and shown[0].uncertain, "the die is shown as seen"

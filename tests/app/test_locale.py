@@ -65,12 +65,12 @@ def read_po_ids(path: Path) -> set[str]:
     return ids
 
 
-def test_every_engine_module_that_marks_app_strings_is_extracted() -> None:
+def test_every_engine_and_camera_module_that_marks_app_strings_is_extracted() -> None:
     """A module split off one the catalog build reads (journal.py's notices went to journal_triage.py) must
     be read too, or the next build drops its strings from every language."""
     from companion.locale.build import ROOT, app_sources
 
     extracted = set(app_sources())
-    marking = {str(path.relative_to(ROOT)) for path in sorted((ROOT / "companion" / "engine").glob("*.py"))
-               if 'N_("' in path.read_text(encoding="utf-8")}
+    modules = [*(ROOT / "companion" / "engine").glob("*.py"), *(ROOT / "companion" / "camera").glob("*.py")]
+    marking = {str(path.relative_to(ROOT)) for path in sorted(modules) if 'N_("' in path.read_text(encoding="utf-8")}
     assert sorted(marking - extracted) == []

@@ -572,9 +572,9 @@ class TableController:
         question was cleared away by other input)."""
         crops = getattr(self.hardware, "crops", lambda _event: None)(pending.event) or []
         doubts = getattr(self.hardware, "camera_doubts", lambda _event: None)(pending.event)
-        doubtful, may_lean = doubts if doubts is not None and doubts[0] else (pending.uncertain, False)
+        doubtful = doubts.dice if doubts is not None and doubts.dice else pending.uncertain
         dice = ", ".join(str(index + 1) for index in doubtful)
-        if may_lean:
+        if doubts is not None and doubts.only_may_lean:
             text = n_("Die {dice} touches another die or the wall, so it may be cocked (read as {values}). If it "
                       "lies flat, confirm the reading; else enter the roll by touch.",
                       "Dice {dice} touch each other or the wall, so one may be cocked (read as {values}). If they "
@@ -585,7 +585,10 @@ class TableController:
         else:
             text = _("The sensors are unsure about die {dice} (read as {values}). Confirm the reading, or enter "
                      "the roll by touch.")
-        self.table.show_notice(text.format(dice=dice, values=" ".join(pending.values)), choices=["confirm", "touch"],
+        text = text.format(dice=dice, values=" ".join(pending.values))
+        if doubts is not None and doubts.reasons and not doubts.only_may_lean:
+            text += " " + _("Why: {reasons}.").format(reasons="; ".join(_(reason) for reason in doubts.reasons))
+        self.table.show_notice(text, choices=["confirm", "touch"],
                                dice=[{"face": value, "uncertain": index in doubtful,
                                       "crop": crops[index] if index < len(crops) else None}
                                      for index, value in enumerate(pending.values)])
