@@ -118,9 +118,11 @@ class Calibration:
         floor = cv2.morphologyEx(((chroma < limit) & (bright > -2.5)).astype(np.uint8), cv2.MORPH_OPEN,
                                  np.ones((3, 3), np.uint8))
         _count, labels = cv2.connectedComponents(floor)
+        inside = np.zeros((height, width), np.uint8)
+        if labels[height // 2, width // 2] == 0:  # not calibrate's picture (it checks this): every die asked about
+            return as_floats(inside)
         contours, _ = cv2.findContours((labels == labels[height // 2, width // 2]).astype(np.uint8),
                                        cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        inside = np.zeros((height, width), np.uint8)
         cv2.fillConvexPoly(inside, cv2.convexHull(max(contours, key=cv2.contourArea)), 1)
         inside[[0, -1], :] = inside[:, [0, -1]] = 0  # the picture's edge: what lies beyond is not seen
         distance = as_floats(cv2.distanceTransform(inside, cv2.DIST_L2, 3))

@@ -15,7 +15,7 @@ from companion.camera.faces import PATCH, Face, read_pips
 from companion.camera.profile import TaughtFace, game_dice
 from companion.camera.reader import MAY_LEAN_ON_DIE, MAY_LEAN_ON_WALL, SURE, Reader, assign
 from companion.camera.sources import read_image
-from companion.camera.vision import VisionError, calibrate
+from companion.camera.vision import Calibration, VisionError, calibrate
 from tests.camera.helpers import FACES, LEANING, game_of, profile, rolls, sessions
 
 SESSIONS = sessions()
@@ -132,6 +132,18 @@ def test_how_far_the_walls_are_is_measured_from_the_empty_tray(walls: tuple[int,
     assert to_wall[120, 37] == 0 and to_wall[120, 5] == 0 and to_wall[2, 160] == 0  # the walls themselves
     assert 6 < to_wall[120, 270] <= 12  # near the right wall's foot, which is in the light
     assert 6 < to_wall[40, 160] <= 12
+
+
+def test_a_tray_whose_middle_is_not_floor_puts_every_die_by_a_wall() -> None:
+    """A profile's tray picture that calibration would have refused (something lay in the middle): rather
+    than guess where the walls are, every die counts as by one, so every roll is asked about."""
+    calibration = calibrate(synthetic_tray((40, 90, 150)))
+    background = calibration.background.copy()
+    middle = (background.shape[0] // 2, background.shape[1] // 2)
+    background[middle[0] - 4:middle[0] + 5, middle[1] - 4:middle[1] + 5] = (0.02, 0.02, 0.6)
+    blocked = Calibration(background=background, tray=calibration.tray, brightness=calibration.brightness,
+                          noise=calibration.noise, blur=calibration.blur)
+    assert float(blocked.to_wall.max()) == 0.0 and float(calibration.to_wall.max()) > 60
 
 
 def pip_face(count: int, angle: float, dark_on_light: bool = True) -> np.ndarray:
