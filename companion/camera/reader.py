@@ -3,8 +3,9 @@
 `Reader.read(frame, dice)` gives a `Reading`: the faces read, a confidence per face, and the doubts that
 make it `uncertain` (the table is asked then).  `dice` is what the game's prompt asks for (one tuple of
 faces per die), so the reader knows how many dice to expect and which faces each may show; a reading is
-never certain when the count differs, a face is one the rules do not allow, or any die's own read is
-unsure.  `RollWatcher` turns a stream of frames into readings, one per roll, when the tray is still.
+never certain when the count differs, a face is one the rules do not allow, any die's own read is unsure,
+or a die touches another die or the wall (it may be cocked there).  `RollWatcher` turns a stream of frames
+into readings, one per roll, when the tray is still.
 """
 
 from __future__ import annotations
