@@ -53,6 +53,7 @@ class TableModel(EventDispatcher):
     roll_action = StringProperty("")
     entered = ListProperty([])
     partial = ListProperty([])
+    partial_reasons = ListProperty([])  # why the camera could not read the `?` dice (English, marked N_)
     refusal_text = StringProperty("")
     refusal_rule = StringProperty("")
     refusal_rule_text = StringProperty("")

@@ -563,6 +563,8 @@ class TableController:
         if "?" in values and len(values) == len(table.dice):
             table.clear_messages()
             table.entered = []
+            doubts = getattr(self.hardware, "camera_doubts", lambda _event: None)(event)
+            table.partial_reasons = [] if doubts is None else list(doubts.reasons)
             table.partial = list(values)  # the keypad asks for the unread dice only ("Clear": whole roll)
             return
         self._ask_about(pending)

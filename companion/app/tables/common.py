@@ -3,7 +3,7 @@ reusable buttons."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,20 +82,9 @@ class DiceKeypad(BoxLayout):
         for button, face in zip(reversed(self.ids.faces.children), self._faces, strict=False):
             button.text = self.face_word(face)
 
-    def entry_text(self, entered: list[str], partial: list[str], dice: list[list[str]], language: str) -> str:
-        from companion.app.i18n import ntr, tr
-
-        if not dice:
-            return tr("No dice due.", language)
-        if partial:
-            unread = partial.count("?")
-            shown = " ".join(self.face_word(face) for face in partial).replace("?", "_")
-            if unread == len(partial) > 1:  # e.g. a camera that saw a die too many: nothing of it is played
-                return tr("No die could be read, tap the roll in: {dice}", language).format(dice=shown)
-            return ntr("Unreadable die, tap it: {dice}", "Unreadable dice, tap them: {dice}", unread,
-                       language).format(dice=shown)
-        shown = " ".join([*map(self.face_word, entered), *["_"] * (len(dice) - len(entered))])
-        return tr("Roll by touch: {dice}", language).format(dice=shown)
+    def entry_text(self, entered: list[str], partial: list[str], dice: list[list[str]], language: str,
+                   reasons: Sequence[str] = ()) -> str:
+        return entry_line(entered, partial, dice, language, reasons, self.face_word)
 
 
 class LanguageWatch:
@@ -185,3 +174,27 @@ def die_face_button(controller: Any) -> Any:
     button.plain_colours = (list(button.background_color), list(button.color))
     button.bind(on_release=lambda pressed: controller.enter_die(pressed.face))
     return button
+
+
+def entry_line(entered: list[str], partial: list[str], dice: list[list[str]], language: str,
+               reasons: Sequence[str] = (), face_word: Callable[[str], str] = str) -> str:
+    """The line over a table's dice buttons: the roll entered so far, or the dice a device could not read
+    (and why, when the camera said) — `_` for each die still to tap."""
+    from companion.app.i18n import ntr, tr
+
+    if not dice:
+        return tr("No dice due.", language)
+    if partial:
+        unread = partial.count("?")
+        shown = " ".join(face_word(face) for face in partial).replace("?", "_")
+        if unread == len(partial) > 1:  # e.g. a camera that saw a die too many: nothing of it is played
+            text = tr("No die could be read, tap the roll in: {dice}", language).format(dice=shown)
+        else:
+            text = ntr("Unreadable die, tap it: {dice}", "Unreadable dice, tap them: {dice}", unread,
+                       language).format(dice=shown)
+        if not reasons:
+            return text
+        why = "; ".join(tr(reason, language) for reason in reasons)
+        return text + "\n" + tr("Why: {reasons}.", language).format(reasons=why)
+    shown = " ".join([*map(face_word, entered), *["_"] * (len(dice) - len(entered))])
+    return tr("Roll by touch: {dice}", language).format(dice=shown)

@@ -96,7 +96,7 @@ class ChinagoldPanel(TablePanel):
         self._board_key: tuple[str, int] | None = None
         self.board: ChinagoldBoard | None = None
         self._faces_shown: tuple[int, tuple[str, ...]] | None = None
-        self.watch(self.table, entered=self._rebuild_faces)
+        self.watch(self.table, entered=self._rebuild_faces, partial=self._rebuild_faces)
         self.start()
 
     @property
@@ -170,10 +170,12 @@ class ChinagoldPanel(TablePanel):
         return set()
 
     def _rebuild_faces(self, *_args: Any) -> None:
-        """Two buttons per tile still to enter (touch input of a throw); rebuilt only when the tile changes."""
-        dice = self.table.dice
-        entered = len(self.table.entered)
-        due = (entered, tuple(dice[entered])) if dice and entered < len(dice) else None
+        """Two buttons per tile still to enter (touch input of a throw): the next tile, or after a throw the
+        sensors or the camera read only partly, the first tile they could not read; rebuilt only when the
+        tile changes."""
+        dice, read = self.table.dice, self.table.partial
+        tile = read.index("?") if "?" in read else len(self.table.entered)
+        due = (tile, tuple(dice[tile])) if dice and tile < len(dice) else None
         if due == self._faces_shown:
             return
         self._faces_shown = due
@@ -181,8 +183,8 @@ class ChinagoldPanel(TablePanel):
         for button, face in zip(resize(self.ids.faces, len(faces), partial(die_face_button, self.controller)), faces):
             button.face = button.text = face
         state = self.state
-        self.ids.tile.text = (state.tiles[entered] if due is not None and state is not None
-                              and entered < len(state.tiles) else "")
+        self.ids.tile.text = (state.tiles[tile] if due is not None and state is not None
+                              and tile < len(state.tiles) else "")
 
     # -- taps, forwarded -----------------------------------------------------------------------------
     def _choosable(self) -> set[int]:
