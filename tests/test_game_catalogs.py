@@ -150,7 +150,7 @@ COUNTED = {
                    "fr": ("1 jeton", "2 jetons")},
     "points": {"en": ("1 point", "2 points"), "de": ("1 Punkt", "2 Punkte"), "fr": ("1 point", "2 points")},
     "bars": {"en": ("1 bar", "2 bars"), "de": ("1 Barren", "2 Barren"), "fr": ("1 lingot", "2 lingots")},
-    "safes": {"en": ("1 safe", "2 safes"), "de": ("1 Tresor", "2 Tresore"), "fr": ("1 coffre", "2 coffres")},
+    "safes": {"en": ("1 safe", "2 safes"), "de": ("1 Schrank", "2 Schränke"), "fr": ("1 coffre", "2 coffres")},
     "fields": {"en": ("1 field", "2 fields"), "de": ("1 Feld", "2 Felder"), "fr": ("1 case", "2 cases")},
     "steps": {"en": ("1 step", "2 steps"), "de": ("1 Schritt", "2 Schritte"), "fr": ("1 pas", "2 pas")},
     "markers": {"en": ("1 marker", "2 markers"), "de": ("1 Marker", "2 Marker"), "fr": ("1 marqueur", "2 marqueurs")},
