@@ -149,5 +149,16 @@ def test_chinagold_offers_the_faces_of_the_tile_the_sensor_could_not_read(fresh_
     hardware(app, sensor_roll(("1", "?", "2"), seq=4))
     faces = [w.text for w in visible_widgets(app.root.current_screen) if getattr(w, "face", None) and w.text]
     assert faces == ["0", "2"]
+    assert "Unreadable die, tap it: 1 _ 2" in line_texts(app)
     tap(app, "2", frames=2)
     assert [str(value) for value in session.actions[-1].action["values"]] == ["1", "2", "2"]
+
+
+def test_goldgraebers_table_says_its_die_was_not_read(fresh_app: Any) -> None:
+    app = fresh_app
+    session = open_game(app, "goldgraeber")
+    assert not any(text.startswith("Unreadable") for text in line_texts(app))
+    hardware(app, sensor_roll(("?",), seq=5))
+    assert "Unreadable die, tap it: _" in line_texts(app)
+    tap(app, "4", frames=2)
+    assert [str(value) for value in session.actions[-1].action["values"]] == ["4"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kivy.factory import Factory
-from kivy.properties import BooleanProperty, DictProperty, ObjectProperty
+from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.app.i18n import _, current_language
@@ -120,6 +120,8 @@ class TablePanel(BoxLayout):
     table = ObjectProperty(None)
     #: Button texts in the current language (set in Python so a panel needs no running App).
     labels = DictProperty({})
+    #: The line a board game shows over its dice buttons (`_write_entry`).
+    entry_text = StringProperty("")
 
     def __init__(self, controller: TableController, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -129,6 +131,13 @@ class TablePanel(BoxLayout):
         self._watched: list[tuple[Any, dict[str, Callable[..., Any]]]] = []
         self._language: LanguageWatch | None = None
 
+    def _write_entry(self, *_args: Any) -> None:
+        """`entry_text`: the dice tapped so far, or left to tap after a roll a device read only in part
+        (nothing before the first tap); written again after a language switch (a new revision)."""
+        table = self.table
+        self.entry_text = (entry_line(table.entered, table.partial, table.dice, current_language(),
+                                      table.partial_reasons) if table.entered or table.partial else "")
+
     def watch(self, dispatcher: Any, **callbacks: Callable[..., Any]) -> None:
         """Bind `callbacks` to `dispatcher`'s properties or events until the panel is detached."""
         dispatcher.bind(**callbacks)
@@ -137,6 +146,8 @@ class TablePanel(BoxLayout):
     def start(self) -> None:
         """Follow the controller's actions and the language, and draw for the first time."""
         self.controller.listen(self.refresh)
+        self.watch(self.table, entered=self._write_entry, partial=self._write_entry,
+                   partial_reasons=self._write_entry, revision=self._write_entry)
         self._language = LanguageWatch(self.table, self.refresh)
         self.refresh()
 

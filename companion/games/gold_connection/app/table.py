@@ -21,7 +21,7 @@ from companion.app.boards.loupe import BoardLoupe
 from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog, game_text
 from companion.app.table import TableModel
-from companion.app.tables.common import TablePanel, colour_letter, die_face_button, entry_line
+from companion.app.tables.common import TablePanel, colour_letter, die_face_button
 from companion.app.widgets import BUTTON_TEXT_MARGIN, MIN_TAP_PX, resize, word_width
 from companion.engine.core import N_, ActionModel, Setup
 from companion.games.gold_connection.app.board import VaultBoard
@@ -253,12 +253,6 @@ class GoldConnectionPanel(TablePanel):
         headings = [action.heading for action in self.game.offered(state, "place_arrow")
                     if isinstance(action, PlaceArrow)]
         return starts + headings + sorted(self.targets)
-
-    @staticmethod
-    def entry(entered: list[str], partial: list[str], dice: list[list[str]], language: str,
-              reasons: list[str]) -> str:
-        """The dice tapped so far or left to tap (nothing before the first tap)."""
-        return entry_line(entered, partial, dice, language, reasons) if entered or partial else ""
 
     def _rebuild_faces(self) -> None:
         if self.rolling == self._faces_shown:
