@@ -108,26 +108,18 @@ class Calibration:
         A wall's foot is where the floor's colour ends (a shade darkens the floor but keeps its colour).
         Walls of the floor's own colour (wood) move that edge out to their top, so the floor that lay in
         the walls' shade at calibration (left out of the floor seen in the open) counts as by the wall too."""
-        height, width = self.background.shape[:2]
-        log_image = np.log(self.background + EPS)
-        middle = (slice(height * 3 // 8, height * 5 // 8), slice(width * 3 // 8, width * 5 // 8))
-        difference = log_image - np.median(log_image[middle].reshape(-1, 3), axis=0)
-        bright = difference.mean(axis=2)
-        chroma = as_floats(cv2.GaussianBlur(np.linalg.norm(difference - bright[..., None], axis=2), (0, 0), 1.5))
+        bright, chroma, middle = _against_middle(self.background)
+        chroma = as_floats(cv2.GaussianBlur(chroma, (0, 0), 1.5))
         limit = max(0.15, 4 * float(np.percentile(chroma[middle], 90)))
-        floor = cv2.morphologyEx(((chroma < limit) & (bright > -2.5)).astype(np.uint8), cv2.MORPH_OPEN,
-                                 np.ones((3, 3), np.uint8))
-        _count, labels = cv2.connectedComponents(floor)
-        inside = np.zeros((height, width), np.uint8)
-        if labels[height // 2, width // 2] == 0:  # not calibrate's picture (it checks this): every die asked about
-            return as_floats(inside)
-        contours, _ = cv2.findContours((labels == labels[height // 2, width // 2]).astype(np.uint8),
-                                       cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        cv2.fillConvexPoly(inside, cv2.convexHull(max(contours, key=cv2.contourArea)), 1)
+        floor = as_bytes(cv2.morphologyEx(((chroma < limit) & (bright > -2.5)).astype(np.uint8), cv2.MORPH_OPEN,
+                                          np.ones((3, 3), np.uint8)))
+        inside = _middle_hull(floor)
+        if inside is None:  # not calibrate's picture (it checks this): every die asked about
+            return as_floats(np.zeros(floor.shape, np.float32))
         inside[[0, -1], :] = inside[:, [0, -1]] = 0  # the picture's edge: what lies beyond is not seen
         distance = as_floats(cv2.distanceTransform(inside, cv2.DIST_L2, 3))
-        in_the_open = cv2.erode(self.tray.astype(np.uint8), _shade_band(width), borderType=cv2.BORDER_CONSTANT,
-                                borderValue=0)
+        in_the_open = cv2.erode(self.tray.astype(np.uint8), _shade_band(inside.shape[1]),
+                                borderType=cv2.BORDER_CONSTANT, borderValue=0)
         distance[in_the_open == 0] = 0.0
         return distance
 
@@ -171,6 +163,29 @@ def _shade_band(width: int) -> npt.NDArray[np.uint8]:
     return as_bytes(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
 
 
+def _against_middle(image: Floats) -> tuple[Floats, Floats, tuple[slice, slice]]:
+    """Each pixel's brightness and colour (log, linear light) against the picture's middle, where the tray's
+    floor is, and that middle: a shade changes the first, a wall or a die the second."""
+    height, width = image.shape[:2]
+    middle = (slice(height * 3 // 8, height * 5 // 8), slice(width * 3 // 8, width * 5 // 8))
+    log_image = np.log(image + EPS)
+    difference = log_image - np.median(log_image[middle].reshape(-1, 3), axis=0)
+    bright = difference.mean(axis=2)
+    return as_floats(bright), as_floats(np.linalg.norm(difference - bright[..., None], axis=2)), middle
+
+
+def _middle_hull(floor: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8] | None:
+    """The convex hull of the part of `floor` that holds the picture's middle (None: the middle is no floor)."""
+    _count, labels = cv2.connectedComponents(floor)
+    label = labels[floor.shape[0] // 2, floor.shape[1] // 2]
+    if label == 0:
+        return None
+    contours, _ = cv2.findContours((labels == label).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull = np.zeros_like(floor)
+    cv2.fillConvexPoly(hull, cv2.convexHull(max(contours, key=cv2.contourArea)), 1)
+    return hull
+
+
 def calibrate(frame: Image) -> Calibration:
     """The empty tray, seen once.  VisionError when the light or the focus is too poor to read dice."""
     work = to_work(frame)
@@ -179,35 +194,21 @@ def calibrate(frame: Image) -> Calibration:
     gray = luma(work)
     if float(np.percentile(gray, 95)) < DARK_P95:
         raise VisionError(N_("the picture is too dark: switch on a light over the tray, or open the camera's aperture"))
-    log_image = np.log(small + EPS)
-    centre = log_image[height * 3 // 8:height * 5 // 8, width * 3 // 8:width * 5 // 8].reshape(-1, 3)
-    reference = np.median(centre, axis=0)
-    difference = log_image - reference
-    bright = difference.mean(axis=2)
-    chroma = np.linalg.norm(difference - bright[..., None], axis=2)
-    centre_chroma = chroma[height * 3 // 8:height * 5 // 8, width * 3 // 8:width * 5 // 8]
-    centre_bright = bright[height * 3 // 8:height * 5 // 8, width * 3 // 8:width * 5 // 8]
-    chroma_limit = max(0.15, 4 * float(np.percentile(centre_chroma, 90)))
-    bright_limit = max(0.45, 4 * float(np.percentile(np.abs(centre_bright), 90)))
+    bright, chroma, middle = _against_middle(small)
+    chroma_limit = max(0.15, 4 * float(np.percentile(chroma[middle], 90)))
+    bright_limit = max(0.45, 4 * float(np.percentile(np.abs(bright[middle]), 90)))
     floor = ((chroma < chroma_limit) & (np.abs(bright) < bright_limit)).astype(np.uint8)
-    floor = cv2.morphologyEx(floor, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    count, labels = cv2.connectedComponents(floor)
-    label = labels[height // 2, width // 2]
-    if label == 0 or count < 2:
+    tray = _middle_hull(as_bytes(cv2.morphologyEx(floor, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))))
+    if tray is None:
         raise VisionError(N_("no empty tray floor in the middle of the picture: point the camera at the middle "
                              "of the empty tray"))
-    region = (labels == label).astype(np.uint8)
-    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
-    tray = np.zeros_like(region)
-    cv2.fillConvexPoly(tray, hull, 1)
     if tray.sum() < 0.2 * tray.size:
         raise VisionError(N_("the tray's floor fills less than a fifth of the picture: bring the camera closer, "
                              "or clear the tray"))
     small_gray = cv2.resize(gray, (width, height), interpolation=cv2.INTER_AREA)
     floor_gray = small_gray[tray > 0]
     # The floor by the walls lies in their shade and is left out above; dice lie there too.
-    tray = cv2.dilate(tray, _shade_band(width))
+    tray = as_bytes(cv2.dilate(tray, _shade_band(width)))
     sharp = cv2.resize(gray, (width, height), interpolation=cv2.INTER_AREA)
     noise = float(np.median(np.abs(sharp - cv2.GaussianBlur(sharp, (0, 0), 1.5))[tray > 0])) * 1.4826 * 2
     if noise > GRAINY:
