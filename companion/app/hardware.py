@@ -42,6 +42,7 @@ from firmware_bridge.hub import Bridge, Source
 from firmware_bridge.protocol import nak_reason
 
 if TYPE_CHECKING:
+    from companion.camera.reader import Reading
     from companion.camera.vision import Image
     from firmware_bridge.camera_source import CameraSource
 
@@ -295,17 +296,20 @@ class HardwareLink(EventDispatcher):
 
     def crops(self, event: BridgeEvent | None) -> list[Image] | None:
         """The camera's picture of each die of a roll it read (BGR arrays, in the roll's order), else None."""
-        camera = self.camera
-        reading = None if camera is None or event is None else camera.reading_for(event)
+        reading = self._camera_reading(event)
         return None if reading is None else [die.patch for die in reading.dice]
 
     def camera_doubts(self, event: BridgeEvent | None) -> CameraDoubts | None:
         """Why the camera asks about a roll it read, and which of its dice (None: no reading kept)."""
-        camera = self.camera
-        reading = None if camera is None or event is None else camera.reading_for(event)
+        reading = self._camera_reading(event)
         if reading is None:
             return None
         return CameraDoubts(reading.values()[1], reading.only_may_lean, reading.reasons)
+
+    def _camera_reading(self, event: BridgeEvent | None) -> Reading | None:
+        """The camera's reading behind one of its roll events, while the camera keeps it."""
+        camera = self.camera
+        return None if camera is None or event is None else camera.reading_for(event)
 
     # -- outputs -------------------------------------------------------------------------------------
     def send(self, command: LedCommand | BeepCommand) -> None:
