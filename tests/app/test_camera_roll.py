@@ -31,16 +31,23 @@ def wait_for(test: Any, what: str = "the camera's roll reaching the table", seco
         time.sleep(0.02)
 
 
+def camera_frames(session: Path, image: Path, folder: Path, game: str) -> Path:
+    """A folder a file source plays as a camera over `session`'s tray: the empty tray, then the roll in
+    `image` lying there for ten seconds (a folder that ends is a camera gone); the session's profile is
+    saved as `game`'s."""
+    folder.mkdir()
+    shutil.copy(session / "empty.jpg", folder / "0.jpg")
+    for copy in range(1, 40):
+        shutil.copy(image, folder / f"{copy:02d}.jpg")
+    save_profile(profile(session), profile_path(game), replace=True)
+    return folder
+
+
 def test_a_camera_roll_is_confirmed_on_the_table(table_app: Any, tmp_path: Path) -> None:
     app = table_app
     # A hand in the tray: the die is read as 4, but the reading is unsure, so the table is asked.
     roll = next(roll for roll in rolls(GOLDGRAEBER) if roll.case == "hand")
-    frames = tmp_path / "frames"
-    frames.mkdir()
-    shutil.copy(GOLDGRAEBER / "empty.jpg", frames / "0.jpg")
-    for copy in range(1, 40):  # the roll lies there for ten seconds: a folder that ends is a camera gone
-        shutil.copy(roll.image, frames / f"{copy:02d}.jpg")
-    save_profile(profile(GOLDGRAEBER), profile_path("goldgraeber"), replace=True)
+    frames = camera_frames(GOLDGRAEBER, roll.image, tmp_path / "frames", "goldgraeber")
     session = open_game(app, "goldgraeber")
     camera = CameraSource(f"{frames}?fps=30&hold=8", retry=(0.05, 0.5))
     try:
@@ -68,12 +75,7 @@ def test_dice_that_touch_are_asked_about_as_dice_that_may_be_cocked(table_app: A
     app = table_app
     vault = SAMPLE / "gold_connection-000"
     roll = next(roll for roll in rolls(vault) if roll.image.name == "roll-002.jpg")
-    frames = tmp_path / "frames"
-    frames.mkdir()
-    shutil.copy(vault / "empty.jpg", frames / "0.jpg")
-    for copy in range(1, 40):
-        shutil.copy(roll.image, frames / f"{copy:02d}.jpg")
-    save_profile(profile(vault), profile_path("gold_connection"), replace=True)
+    frames = camera_frames(vault, roll.image, tmp_path / "frames", "gold_connection")
     session = open_game(app, "gold_connection")
     camera = CameraSource(f"{frames}?fps=30&hold=8", retry=(0.05, 0.5))
     try:
@@ -98,12 +100,7 @@ def test_a_camera_set_in_settings_reads_the_dice_the_table_asked_for(table_app: 
     and its roll is played; a bad address is one sentence and changes nothing; no address drops it."""
     app = table_app
     roll = next(roll for roll in rolls(GOLDGRAEBER) if roll.case == "clean")
-    frames = tmp_path / "frames"
-    frames.mkdir()
-    shutil.copy(GOLDGRAEBER / "empty.jpg", frames / "0.jpg")
-    for copy in range(1, 40):
-        shutil.copy(roll.image, frames / f"{copy:02d}.jpg")
-    save_profile(profile(GOLDGRAEBER), profile_path("goldgraeber"), replace=True)
+    frames = camera_frames(GOLDGRAEBER, roll.image, tmp_path / "frames", "goldgraeber")
     session = open_game(app, "goldgraeber")
     try:
         refused = app.preferences.apply_camera("ftp://tray")
