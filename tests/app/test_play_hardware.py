@@ -59,8 +59,8 @@ def test_whole_game_through_hardware(fresh_app: Any) -> None:
         wait_for(lambda: bool(app.table.partial), "the keypad asking for the unreadable die")
         assert "Unreadable die, tap it: Y _ R B K" in label_texts(app)
         tap(app, "W")
-        assert mirror.submit({"type": "roll", "values": list("YWRBK")}, "touch").accepted
-        assert session.actions[-1].source == "touch"
+        assert mirror.submit({"type": "roll", "values": list("YWRBK")}, "serial").accepted
+        assert session.actions[-1].source == "serial", "the sensors' reading with a gap tapped in is theirs"
         assert session.state.roll == tuple("YWRBK")
 
         # Unreadable again; this time the table enters the whole roll instead.

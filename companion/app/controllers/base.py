@@ -496,7 +496,10 @@ class TableController:
                 return
             pending, self._pending = self._pending, None
             table.partial = []
-            self.submit_roll(filled, source, None if pending is None else pending.event, then=lambda accepted: settle(
+            # A reading with gaps tapped in stays the device's, as a confirmed one does; none read: all touch.
+            reader = pending.source if pending is not None and set(pending.values) != {"?"} else None
+            self.submit_roll(filled, reader or source,
+                             None if pending is None else pending.event, then=lambda accepted: settle(
                 self.hardware, event, recorded=accepted, reason=None if accepted else "roll.refused"))
             return
         if not table.dice or len(table.entered) >= len(table.dice):
