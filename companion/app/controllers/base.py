@@ -29,7 +29,7 @@ from companion.engine.core import N_, dice_misfit
 from firmware_bridge.events import BridgeEvent, ButtonEvent, RejectedEvent, RollEvent, RollingEvent, StatusEvent
 
 if TYPE_CHECKING:
-    from companion.app.hardware import HardwareLink
+    from companion.app.hardware import CameraDoubts, HardwareLink
     from companion.app.table import TableModel
     from companion.app.timer import TimerModel
     from companion.engine.core import ActionModel, Event
@@ -566,17 +566,21 @@ class TableController:
         if "?" in values and len(values) == len(table.dice):
             table.clear_messages()
             table.entered = []
-            doubts = getattr(self.hardware, "camera_doubts", lambda _event: None)(event)
+            doubts = self._camera_doubts(event)
             table.partial_reasons = [] if doubts is None else list(doubts.reasons)
             table.partial = list(values)  # the keypad asks for the unread dice only ("Clear": whole roll)
             return
         self._ask_about(pending)
 
+    def _camera_doubts(self, event: BridgeEvent | None) -> CameraDoubts | None:
+        """Which dice of the roll behind `event` the camera doubted, and why (None: not the camera's)."""
+        return None if self.hardware is None else self.hardware.camera_doubts(event)
+
     def _ask_about(self, pending: PendingRoll) -> None:
         """Ask the table to confirm the uncertain reading (again, when the device resends it after the
         question was cleared away by other input)."""
-        crops = getattr(self.hardware, "crops", lambda _event: None)(pending.event) or []
-        doubts = getattr(self.hardware, "camera_doubts", lambda _event: None)(pending.event)
+        crops = (None if self.hardware is None else self.hardware.crops(pending.event)) or []
+        doubts = self._camera_doubts(pending.event)
         doubtful = doubts.dice if doubts is not None and doubts.dice else pending.uncertain
         dice = ", ".join(str(index + 1) for index in doubtful)
         if doubts is not None and doubts.only_may_lean:
