@@ -336,6 +336,8 @@ class Match:
     distance: float
     runner_up: float
     floor: float = 0.0
+    #: The face of the runner-up distance (None: one face taught).
+    second: str | None = None
 
     @property
     def margin(self) -> float:
@@ -357,5 +359,5 @@ def nearest(face: Features, examples: Sequence[tuple[str, Features]]) -> Match |
     if not best:
         return None
     ranked = sorted(best.items(), key=lambda item: item[1])
-    runner_up = ranked[1][1] if len(ranked) > 1 else math.inf
-    return Match(ranked[0][0], ranked[0][1], runner_up, min(colour_floor, ranked[0][1]))
+    runner_up, second = (ranked[1][1], ranked[1][0]) if len(ranked) > 1 else (math.inf, None)
+    return Match(ranked[0][0], ranked[0][1], runner_up, min(colour_floor, ranked[0][1]), second)

@@ -142,13 +142,16 @@ class Reader:
         confidence = min(confidence, max(0.0, 1 - match.distance / (2 * FARTHEST)))
         if match.distance > FARTHEST:
             return DieReading("?", confidence, face.patch, N_("a face unlike any taught one"))
-        counted = pips is not None and pips.fit >= PIP_FIT and match.face in self.pip_faces
-        if counted and pips is not None and str(pips.count) == match.face and match.face in allowed:
-            # Two readings that agree: the taught look and the counted pips in a die's layout; still unsure
-            # when neither is sure (a face cut off its middle shows a pip or two of any count).
-            sure = max(confidence, pips.fit)
-            return DieReading(match.face, sure, face.patch, doubt if doubt else
+        told = str(pips.count) if pips is not None and pips.fit >= PIP_FIT else None
+        if told is not None and pips is not None and told in self.pip_faces and told in allowed and (
+                told == match.face or (margin > MARGIN and told == match.second)):
+            # Two readings that agree: the counted pips in a die's layout and the taught look, or, where the
+            # look cannot choose between two faces (a blurred die), the one of them the pips name.  Still
+            # unsure when neither is sure (a face cut off its middle shows a pip or two of any count).
+            sure = max(confidence, pips.fit) if told == match.face else pips.fit
+            return DieReading(told, sure, face.patch, doubt if doubt else
                               (None if sure >= SURE else N_("not sure of this face")))
+        counted = told is not None and match.face in self.pip_faces
         if margin > MARGIN:
             return DieReading(match.face, confidence, face.patch, N_("a face between two taught ones"))
         if counted:

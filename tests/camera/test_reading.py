@@ -91,6 +91,19 @@ def test_a_face_cut_off_its_middle_is_asked_about_though_its_look_and_a_pip_agre
     assert reading.doubt == "not sure of this face" and reading.confidence < SURE
 
 
+def test_a_blurred_face_the_look_cannot_place_is_read_by_its_pips() -> None:
+    """A Goldgräber die showing 6, blurred (rendered, seed 83, alone in the open): its taught look lies as
+    near 2 as 6, while its six pips are counted well.  Where the look is torn, the pips name the face."""
+    kept = json.loads((FACES / "goldgraeber-taught.json").read_text())
+    session = next(session for session in SESSIONS if game_of(session) == "goldgraeber")
+    made = profile(session).with_taught([TaughtFace(**taught) for taught in kept["taught"]], kept["side"])
+    face = Face(patch=read_image(FACES / "six-blurred.png"))
+    reading = Reader(made).read_face(face, kept["gain"], ["L", "2", "3", "4", "5", "6"])
+    assert (reading.face, reading.doubt) == ("6", None)
+    assert Reader(made).read_face(face, kept["gain"], ["L", "2", "3", "4", "5"]).doubt is not None, \
+        "a face the rules do not allow is still asked about"
+
+
 def test_a_die_by_the_wall_or_touching_another_is_asked_about_and_one_in_the_open_is_read() -> None:
     """Only a wall or a neighbour can hold a die cocked, and at this size nothing in the picture tells such a
     die from one lying flat against them: a die leaning on the wall (rendered, seed 43), read as a 5 once;
