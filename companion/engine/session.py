@@ -155,7 +155,8 @@ class Session:
                 action = self.game.parse_action(action)
             except ValidationError as error:
                 first = error.errors()[0]
-                where = ".".join(str(p) for p in first["loc"])
+                # An unknown `type` fails before any field, so pydantic names no place: it is the type.
+                where = ".".join(str(p) for p in first["loc"]) or "type"
                 return None, Refusal(code="action.malformed", message=N_("Unreadable input ({where}): {problem}"),
                                      rule="TABLE-2", params={"where": where, "problem": first["msg"]})
         return action, self.game.validate(self.state, action)

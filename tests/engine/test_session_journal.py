@@ -37,6 +37,14 @@ def test_malformed_action_is_refused_with_reason(journal: Journal) -> None:
     assert "values" in outcome.refusal.text()
 
 
+def test_an_action_of_an_unknown_type_is_refused_naming_its_type(journal: Journal) -> None:
+    """pydantic places an unknown tag nowhere; the message names the type, not empty brackets."""
+    session = Session.new(_setup(), journal)
+    outcome = session.submit({"type": "rob", "colour": "W"}, "serial")
+    assert outcome.refusal is not None and outcome.refusal.code == "action.malformed"
+    assert outcome.refusal.text().startswith("Unreadable input (type): ")
+
+
 def test_accepted_actions_are_journalled_before_acknowledged(journal: Journal) -> None:
     session = Session.new(_setup(), journal)
     assert session.submit({"type": "roll", "values": ["4"]}, "gpio").accepted
