@@ -1,13 +1,15 @@
-"""Demo games for screenshots, benchmarks and tests: a four-player Digger game played by a simple,
-deterministic policy through the Session (so every move is checked by the rules)."""
+"""Demo games for screenshots, benchmarks and tests: a four-player game (Digger unless asked for another)
+played by a simple, deterministic policy through the Session (so every move is checked by the rules)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from random import Random
 from typing import Any
 
 from companion.engine.core import Player, Setup
 from companion.engine.journal import Journal
+from companion.engine.registry import get_game, load_part, plugin_for
 from companion.engine.session import Session
 
 DEMO_PLAYERS = (("Anna", "#d64541"), ("Ben", "#3a7bd5"), ("Chloé", "#2e9e5b"), ("David", "#e3b505"))
@@ -15,8 +17,6 @@ DEMO_PLAYERS = (("Anna", "#d64541"), ("Ben", "#3a7bd5"), ("Chloé", "#2e9e5b"), 
 
 def demo_setup(game: str = "digger", seed: int = 7) -> Setup:
     """Four demo players, or as many as the game allows."""
-    from companion.engine.registry import get_game
-
     rules = get_game(game)
     count = max(rules.min_players, min(len(DEMO_PLAYERS), rules.max_players))
     return Setup(game=game, players=tuple(Player(name=n, colour=c) for n, c in DEMO_PLAYERS[:count]), seed=seed)
@@ -27,8 +27,9 @@ MAX_GENERIC_MOVES = 300
 
 def next_move(session: Session) -> dict[str, Any] | None:
     """The demo policy.  Digger: roll; take every colour the roll allows (robbing when it can); stop
-    after taking something or after three rolls.  Other games: roll when dice are due, else the first
-    legal action.  None when the game is over."""
+    after taking something or after three rolls.  Other games: roll when dice are due, else the game's
+    own autoplay (seeded by the move's number, so a demo game is the same every time and reaches its end
+    with real scores), else the first legal action.  None when the game is over."""
     state: Any = session.state
     if session.is_over():
         return None
@@ -52,6 +53,11 @@ def _generic_move(session: Session) -> dict[str, Any] | None:
     prompt = session.prompt()
     if prompt.dice and prompt.roll_action and prompt.roll_action in prompt.expects:
         return {"type": "roll"}
+    autoplay = plugin_for(session.setup.game).autoplay
+    if autoplay is not None:
+        choose = load_part(session.setup.game, autoplay)
+        action = choose(session.game, session.state, Random(session.setup.seed * 100_003 + len(session.actions)))
+        return dict(action.model_dump(mode="json"))
     legal = session.game.legal_actions(session.state) or []
     return legal[0].model_dump(mode="json") if legal else None
 
