@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import importlib
 import json
 import math
 import os
@@ -527,8 +526,9 @@ def cell_point(board: Any, cell: Any) -> tuple[float, float]:
 
 def bench_move(session: Any, rng: Random) -> dict[str, Any] | None:
     """The next move of a benchmark game, as people who play sensibly would choose it (so the game
-    runs its whole course to its end): Digger by the demo policy, the others by their seeded bots
-    (Chinagold's greedy baseline); a roll or throw when dice are due.  None when the game is over."""
+    runs its whole course to its end): Digger by the demo policy, the others by their own autoplay
+    (Chinagold's greedy baseline), from the benchmark's `rng`; a roll or throw when dice are due.  None
+    when the game is over."""
     from companion.app.demo import next_move
 
     state, game = session.state, session.game
@@ -539,13 +539,13 @@ def bench_move(session: Any, rng: Random) -> dict[str, Any] | None:
     prompt = session.prompt()
     if prompt.dice and prompt.roll_action in prompt.expects:
         return {"type": "roll"}
-    if session.setup.game == "chinagold":
-        from companion.games.chinagold.bot import greedy_move, position_of
+    from companion.engine.registry import load_part, plugin_for
 
-        action = greedy_move(position_of(state), rng).action()
-    else:
-        bot = importlib.import_module(f"companion.games.{session.setup.game}.bot")
-        action = bot.choose_action(game, state, rng)
+    game_id = session.setup.game
+    autoplay = plugin_for(game_id).autoplay
+    if autoplay is None:
+        raise SystemExit(f"{game_id} declares no autoplay to play its benchmark game by")
+    action = load_part(game_id, autoplay)(game, state, rng)
     return dict(action.model_dump(mode="json"))
 
 

@@ -13,5 +13,6 @@ GAME = GamePlugin(
                     board="companion.games.chinagold.app.board:board_widget"),),
     controller="companion.games.chinagold.app.controller:ChinagoldController",
     table="companion.games.chinagold.app.table",
+    autoplay="companion.games.chinagold.bot:choose_action",
     commands="companion.games.chinagold.cli",
 )

@@ -35,6 +35,7 @@ from companion.games.chinagold.rules import (
     Bury,
     Chinagold,
     ChinagoldState,
+    Throw,
     Turn,
     apply_turn_masks,
     site_mask,
@@ -241,6 +242,14 @@ def greedy_move(pos: Position, rng: Random) -> Move:
     if best < 0 and len(lines) < len(candidates):
         return rng.choice([move for move in candidates if move.bury])
     return rng.choice([move for value, move in scored if value == best])
+
+
+def choose_action(game: Chinagold, state: ChinagoldState, rng: Random) -> ActionModel:
+    """The game's autoplay (see `GamePlugin`): the tiles thrown from `rng`, then the greedy baseline's move,
+    so demo games and random playouts run as people's games do."""
+    if "throw" in game.expects(state):
+        return Throw(values=tuple(rng.choice(TILE_FACES[tile]) for tile in state.tiles))
+    return greedy_move(position_of(state), rng).action()
 
 
 def hint(state: ChinagoldState, seconds: float = 1.0) -> ActionModel | None:
