@@ -180,7 +180,7 @@ def show_screen(app: Any, screen: str, moves: int = 0) -> None:
             app.timer.start(30)
             app.go("timer")
         elif screen == "refusal":
-            app.flow.controller.submit({"type": "rob", "colour": "W", "victim": 1})
+            app.flow.controller.submit(_refused_move(app.table.session))
         elif screen == "notice":  # the sensors unsure of one die of a roll, in the game's own dice
             _play_until_dice_are_due(app)
             dice = app.table.dice
@@ -221,6 +221,25 @@ def _play_on(app: Any, moves: int) -> None:
         if not play_move(session):
             break
     app.flow.controller.open(session)
+
+
+def _refused_move(session: Any) -> dict[str, Any]:
+    """A move the rules refuse, for the refusal screen: Digger robs out of turn; another game plays now
+    what its autoplay would play one move later (the seeds tried in turn until one is refused)."""
+    from random import Random
+
+    from companion.engine.registry import load_part, plugin_for
+
+    game, state = session.game, session.state
+    autoplay = plugin_for(session.setup.game).autoplay
+    if session.setup.game != "digger" and autoplay is not None:
+        choose = load_part(session.setup.game, autoplay)
+        for seed in range(10):
+            later = game.apply(state, choose(game, state, Random(seed)))[0]
+            move = choose(game, later, Random(seed))
+            if game.validate(state, move) is not None:
+                return dict(move.model_dump(mode="json"))
+    return {"type": "rob", "colour": "W", "victim": 1}
 
 
 def _play_until_dice_are_due(app: Any) -> None:

@@ -51,3 +51,16 @@ def test_the_line_screenshot_shows_chinagolds_preview(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     with Image.open(out) as image:
         assert image.size == (800, 480)
+
+
+@pytest.mark.parametrize("game", ["digger", "gold_connection", "goldgraeber", "chinagold"])
+def test_the_refusal_screenshot_shows_a_move_the_rules_refuse(game: str) -> None:
+    """Not an action of another game, which every game but Digger refused as unreadable input."""
+    from companion.app.demo import demo_session
+    from companion.app.launch import _refused_move
+
+    session = demo_session(None, 9, game)
+    before = session.state
+    outcome = session.submit(_refused_move(session), "touch")
+    assert outcome.refusal is not None and outcome.refusal.code != "action.malformed" and outcome.refusal.rule
+    assert session.state == before
