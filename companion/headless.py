@@ -89,11 +89,20 @@ def _route_kivy_log(path: Path, verbose: bool) -> None:
         except OSError:  # a read-only data folder: Kivy's chatter is not worth failing for
             handler = logging.NullHandler()
         handler.set_name(_LOG_HANDLER)
+        handler.addFilter(_no_cut_buffer_probe)
         logger.addHandler(handler)
         bridge.addHandler(handler)
         bridge.setLevel(logging.INFO)
     if verbose and not any(getattr(handler, "stream", None) is sys.stderr for handler in logger.handlers):
         logger.addHandler(logging.StreamHandler(sys.stderr))
+
+
+def _no_cut_buffer_probe(record: logging.LogRecord) -> bool:
+    """Drop Kivy's report that it found no X11 cut buffer (the middle-click selection, probed through the
+    `xclip` and `xsel` programs when a text field first appears): a CRITICAL line and two stack traces
+    at every start on a Pi, where neither program is installed and nothing needs them (the clipboard is
+    SDL's), which would send anyone reading the log after a fault the wrong way."""
+    return not (record.levelno == logging.CRITICAL and str(record.msg).startswith("Cutbuffer: Unable"))
 
 
 # -- is there a screen? -------------------------------------------------------------------------------
