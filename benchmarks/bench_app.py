@@ -539,13 +539,12 @@ def bench_move(session: Any, rng: Random) -> dict[str, Any] | None:
     prompt = session.prompt()
     if prompt.dice and prompt.roll_action in prompt.expects:
         return {"type": "roll"}
-    from companion.engine.registry import load_part, plugin_for
+    from companion.engine.registry import autoplay_for
 
-    game_id = session.setup.game
-    autoplay = plugin_for(game_id).autoplay
-    if autoplay is None:
-        raise SystemExit(f"{game_id} declares no autoplay to play its benchmark game by")
-    action = load_part(game_id, autoplay)(game, state, rng)
+    choose = autoplay_for(session.setup.game)
+    if choose is None:
+        raise SystemExit(f"{session.setup.game} declares no autoplay to play its benchmark game by")
+    action = choose(game, state, rng)
     return dict(action.model_dump(mode="json"))
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from companion.engine.core import Player, Setup
 from companion.engine.journal import Journal
-from companion.engine.registry import get_game, load_part, plugin_for
+from companion.engine.registry import autoplay_for, get_game
 from companion.engine.session import Session
 
 DEMO_PLAYERS = (("Anna", "#d64541"), ("Ben", "#3a7bd5"), ("Chloé", "#2e9e5b"), ("David", "#e3b505"))
@@ -53,9 +53,8 @@ def _generic_move(session: Session) -> dict[str, Any] | None:
     prompt = session.prompt()
     if prompt.dice and prompt.roll_action and prompt.roll_action in prompt.expects:
         return {"type": "roll"}
-    autoplay = plugin_for(session.setup.game).autoplay
-    if autoplay is not None:
-        choose = load_part(session.setup.game, autoplay)
+    choose = autoplay_for(session.setup.game)
+    if choose is not None:
         action = choose(session.game, session.state, Random(session.setup.seed * 100_003 + len(session.actions)))
         return dict(action.model_dump(mode="json"))
     legal = session.game.legal_actions(session.state) or []

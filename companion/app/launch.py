@@ -228,12 +228,11 @@ def _refused_move(session: Any) -> dict[str, Any]:
     what its autoplay would play one move later (the seeds tried in turn until one is refused)."""
     from random import Random
 
-    from companion.engine.registry import load_part, plugin_for
+    from companion.engine.registry import autoplay_for
 
     game, state = session.game, session.state
-    autoplay = plugin_for(session.setup.game).autoplay
-    if session.setup.game != "digger" and autoplay is not None:
-        choose = load_part(session.setup.game, autoplay)
+    choose = autoplay_for(session.setup.game)
+    if session.setup.game != "digger" and choose is not None:
         for seed in range(10):
             later = game.apply(state, choose(game, state, Random(seed)))[0]
             move = choose(game, later, Random(seed))

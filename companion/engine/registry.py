@@ -25,10 +25,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
+    from random import Random
 
-    from companion.engine.core import Game
+    from companion.engine.core import ActionModel, Game
 
     AnyGame = Game[Any, Any]
+    Autoplay = Callable[[AnyGame, Any, Random], ActionModel]
 
 T = TypeVar("T")
 
@@ -180,6 +182,12 @@ def load_part(game_id: str, reference: str) -> Any:
         raise GameUnavailable(f"game {game_id!r}: {reference} cannot be imported "
                               f"({type(error).__name__}: {error})") from None
     return found
+
+
+def autoplay_for(game_id: str) -> Autoplay | None:
+    """The game's own plausible player (`GamePlugin.autoplay`), imported now; None when it declares none."""
+    reference = plugin_for(game_id).autoplay
+    return None if reference is None else load_part(game_id, reference)
 
 
 def get_game(game_id: str) -> AnyGame:

@@ -21,7 +21,7 @@ from companion.app.tables import table_for
 from companion.app.tables.common import DiceKeypad
 from companion.app.tables.generic import GenericPanel
 from companion.engine.core import ActionModel
-from companion.engine.registry import declared, load_part, plugin_for
+from companion.engine.registry import autoplay_for, declared
 from companion.engine.session import Session
 from tests.app.ui import visible_widgets
 from tests.table_helpers import played
@@ -119,9 +119,9 @@ def next_action(session: Session, rng: Random) -> ActionModel | None:
     virtually."""
     game, state = session.game, session.state
     roll = session.prompt().roll_action
-    autoplay = plugin_for(game.id).autoplay
-    if autoplay is not None:
-        action = load_part(game.id, autoplay)(game, state, rng)
+    choose = autoplay_for(game.id)
+    if choose is not None:
+        action = choose(game, state, rng)
         return None if action.type == roll else action
     choices = [action for kind in game.expects(state) if kind != roll and kind in game.candidates
                for action in game.offered(state, kind, checked=True)]

@@ -28,7 +28,7 @@ from companion.app import i18n
 from companion.engine.core import ActionModel, Game, Player, Setup
 from companion.engine.putback import Phrase, apply_changes, changes_between, put_back, putback_for
 from companion.engine.record import GameRecord, replay
-from companion.engine.registry import get_game, load_part, plugin_for
+from companion.engine.registry import autoplay_for, get_game, plugin_for
 from companion.engine.session import Session
 
 #: Languages a message must be translated into (English is the messages' own language).
@@ -156,13 +156,13 @@ def move(session: Session, rng: Random) -> bool:
     are due; False when no move can be found."""
     game, state = session.game, session.state
     prompt = game.prompt(state)
-    autoplay_name = plugin_for(game.id).autoplay
+    choose = autoplay_for(game.id)
     legal = game.legal_actions(state)
     choices = [action for action in legal or [] if action.type != prompt.roll_action]
     roll_due = bool(prompt.dice) and prompt.roll_action in prompt.expects
     action: ActionModel | None = None
-    if autoplay_name is not None and (legal is None or rng.random() < 0.5):
-        action = load_part(game.id, autoplay_name)(game, state, rng)
+    if choose is not None and (legal is None or rng.random() < 0.5):
+        action = choose(game, state, rng)
     elif choices and (not roll_due or rng.random() < 0.7):
         action = rng.choice(choices)
     elif roll_due:
