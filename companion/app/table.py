@@ -68,6 +68,11 @@ class TableModel(EventDispatcher):
 
     __events__ = ("on_game_over",)
 
+    def next_die(self) -> int:
+        """The die whose faces the keypad offers: after a roll a device read only in part, the first one it
+        could not read; else the next one to tap (`len(dice)` once every die is tapped)."""
+        return self.partial.index("?") if "?" in self.partial else len(self.entered)
+
     # -- binding a session ---------------------------------------------------------------------------
     def attach(self, session: Session | None) -> None:
         """Show a (new or resumed) session; rebuilds the log from its history."""

@@ -374,8 +374,7 @@ class TableController:
         dice = self.table.dice
         if not dice:
             return None
-        partial, entered = self.table.partial, self.table.entered
-        faces = dice[partial.index("?") if partial else min(len(entered), len(dice) - 1)]
+        faces = dice[min(self.table.next_die(), len(dice) - 1)]
         return faces[number - 1] if 1 <= number <= len(faces) else None
 
     # -- keyboard ------------------------------------------------------------------------------------

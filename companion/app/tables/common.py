@@ -55,11 +55,7 @@ class DiceKeypad(BoxLayout):
 
     def _rebuild(self, *_args: Any) -> None:
         dice = self.table.dice
-        if self.table.partial and dice:
-            index = self.table.partial.index("?")
-        else:
-            index = min(len(self.table.entered), len(dice) - 1) if dice else -1
-        faces = tuple(dice[index]) if index >= 0 else ()
+        faces = tuple(dice[min(self.table.next_die(), len(dice) - 1)]) if dice else ()
         if faces == self._faces:
             return
         self._faces = faces

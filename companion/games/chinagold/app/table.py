@@ -173,8 +173,7 @@ class ChinagoldPanel(TablePanel):
         """Two buttons per tile still to enter (touch input of a throw): the next tile, or after a throw the
         sensors or the camera read only partly, the first tile they could not read; rebuilt only when the
         tile changes."""
-        dice, read = self.table.dice, self.table.partial
-        tile = read.index("?") if "?" in read else len(self.table.entered)
+        dice, tile = self.table.dice, self.table.next_die()
         due = (tile, tuple(dice[tile])) if dice and tile < len(dice) else None
         if due == self._faces_shown:
             return
