@@ -6,13 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.uix.button import Button
-from kivy.uix.label import Label
 
 from companion.app.launch import pump
 from companion.app.screens import NoticeDice
 from tests.app.test_controller_inputs import hardware, open_game, sensor_roll
 from tests.app.test_play_touch import set_up_four_players
-from tests.app.ui import tap, visible_widgets
+from tests.app.ui import label_texts, tap, visible_widgets
 from tests.table_helpers import played, touch_at
 
 
@@ -99,8 +98,6 @@ def test_drop_clears_the_dice(fresh_app: Any) -> None:
 def test_a_roll_read_with_nothing_certain_asks_for_the_whole_roll(fresh_app: Any) -> None:
     """The camera saw a die too many, so every die is `?`: the keypad says no die could be read (not
     "Unreadable die"), in the app's language, and the roll tapped in is played."""
-    from tests.app.ui import label_texts
-
     app = fresh_app
     session = rolled_by_touch(app)
     played = len(session.actions)
@@ -120,23 +117,19 @@ def test_a_roll_read_with_nothing_certain_asks_for_the_whole_roll(fresh_app: Any
     assert session.actions[-1].source == "touch"
 
 
-def line_texts(app: Any) -> list[str]:
-    return [w.text for w in visible_widgets(app.root.current_screen) if isinstance(w, Label) and w.text]
-
-
 def test_gold_connections_table_shows_the_dice_tapped_and_those_left_to_tap(fresh_app: Any) -> None:
     """Its two dice are tapped one by one: the first tap shows; and a roll the sensor read only in part
     says so and which die is left (before, the panel showed nothing of either)."""
     app = fresh_app
     session = open_game(app, "gold_connection")
-    assert not any(text.startswith("Roll by touch") for text in line_texts(app)), "nothing before the first tap"
+    assert not any(text.startswith("Roll by touch") for text in label_texts(app)), "nothing before the first tap"
     tap(app, "3", frames=2)
-    assert "Roll by touch: 3 _" in line_texts(app)
+    assert "Roll by touch: 3 _" in label_texts(app)
     hardware(app, sensor_roll(("?", "5"), seq=3))  # the sensor's roll comes before the second tap
-    assert "Unreadable die, tap it: _ 5" in line_texts(app)
+    assert "Unreadable die, tap it: _ 5" in label_texts(app)
     tap(app, "2", frames=2)
     assert [str(value) for value in session.actions[-1].action["values"]] == ["2", "5"]
-    assert not any(text.startswith(("Roll by touch", "Unreadable")) for text in line_texts(app))
+    assert not any(text.startswith(("Roll by touch", "Unreadable")) for text in label_texts(app))
 
 
 def test_chinagold_offers_the_faces_of_the_tile_the_sensor_could_not_read(fresh_app: Any) -> None:
@@ -149,7 +142,7 @@ def test_chinagold_offers_the_faces_of_the_tile_the_sensor_could_not_read(fresh_
     hardware(app, sensor_roll(("1", "?", "2"), seq=4))
     faces = [w.text for w in visible_widgets(app.root.current_screen) if getattr(w, "face", None) and w.text]
     assert faces == ["0", "2"]
-    assert "Unreadable die, tap it: 1 _ 2" in line_texts(app)
+    assert "Unreadable die, tap it: 1 _ 2" in label_texts(app)
     tap(app, "2", frames=2)
     assert [str(value) for value in session.actions[-1].action["values"]] == ["1", "2", "2"]
 
@@ -157,8 +150,8 @@ def test_chinagold_offers_the_faces_of_the_tile_the_sensor_could_not_read(fresh_
 def test_goldgraebers_table_says_its_die_was_not_read(fresh_app: Any) -> None:
     app = fresh_app
     session = open_game(app, "goldgraeber")
-    assert not any(text.startswith("Unreadable") for text in line_texts(app))
+    assert not any(text.startswith("Unreadable") for text in label_texts(app))
     hardware(app, sensor_roll(("?",), seq=5))
-    assert "Unreadable die, tap it: _" in line_texts(app)
+    assert "Unreadable die, tap it: _" in label_texts(app)
     tap(app, "4", frames=2)
     assert [str(value) for value in session.actions[-1].action["values"]] == ["4"]
