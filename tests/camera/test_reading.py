@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -15,7 +16,7 @@ from companion.camera.faces import PATCH, Face, read_pips
 from companion.camera.profile import TaughtFace, game_dice
 from companion.camera.reader import MAY_LEAN_ON_DIE, MAY_LEAN_ON_WALL, SURE, Reader, assign
 from companion.camera.sources import read_image
-from companion.camera.vision import Calibration, VisionError, calibrate
+from companion.camera.vision import VisionError, calibrate
 from tests.camera.helpers import FACES, LEANING, game_of, profile, rolls, sessions
 
 SESSIONS = sessions()
@@ -79,28 +80,33 @@ def test_a_cocked_die_is_asked_about() -> None:
         assert reading.uncertain, f"{roll.image} was read without asking: {reading.faces}"
 
 
+def taught_reader(game: str) -> tuple[Reader, list[float]]:
+    """A reader of `game`'s sample session with the faces taught in a rendered set (kept in FACES as
+    `<game>-taught.json`, with the gain of the roll its test crop comes from)."""
+    kept = json.loads((FACES / f"{game}-taught.json").read_text())
+    session = next(session for session in SESSIONS if game_of(session) == game)
+    made = profile(session).with_taught([TaughtFace(**taught) for taught in kept["taught"]], kept["side"])
+    return Reader(made), kept["gain"]
+
+
 def test_a_face_cut_off_its_middle_is_asked_about_though_its_look_and_a_pip_agree() -> None:
     """A Chinagold tile showing two dots, cut out off its middle (rendered, seed 73): the taught look can
     hardly tell 1 from 2, and the one dot left whole lies near a 1's place.  The two weak readings agreed
     and the tile was played as a 1 without asking."""
-    kept = json.loads((FACES / "chinagold-taught.json").read_text())
-    session = next(session for session in SESSIONS if game_of(session) == "chinagold")
-    made = profile(session).with_taught([TaughtFace(**taught) for taught in kept["taught"]], kept["side"])
+    reader, gain = taught_reader("chinagold")
     face = Face(patch=read_image(FACES / "two-cut-off-its-middle.png"))
-    reading = Reader(made).read_face(face, kept["gain"], ["0", "1", "2"])
+    reading = reader.read_face(face, gain, ["0", "1", "2"])
     assert reading.doubt == "not sure of this face" and reading.confidence < SURE
 
 
 def test_a_blurred_face_the_look_cannot_place_is_read_by_its_pips() -> None:
     """A Goldgräber die showing 6, blurred (rendered, seed 83, alone in the open): its taught look lies as
     near 2 as 6, while its six pips are counted well.  Where the look is torn, the pips name the face."""
-    kept = json.loads((FACES / "goldgraeber-taught.json").read_text())
-    session = next(session for session in SESSIONS if game_of(session) == "goldgraeber")
-    made = profile(session).with_taught([TaughtFace(**taught) for taught in kept["taught"]], kept["side"])
+    reader, gain = taught_reader("goldgraeber")
     face = Face(patch=read_image(FACES / "six-blurred.png"))
-    reading = Reader(made).read_face(face, kept["gain"], ["L", "2", "3", "4", "5", "6"])
+    reading = reader.read_face(face, gain, ["L", "2", "3", "4", "5", "6"])
     assert (reading.face, reading.doubt) == ("6", None)
-    assert Reader(made).read_face(face, kept["gain"], ["L", "2", "3", "4", "5"]).doubt is not None, \
+    assert reader.read_face(face, gain, ["L", "2", "3", "4", "5"]).doubt is not None, \
         "a face the rules do not allow is still asked about"
 
 
@@ -154,8 +160,7 @@ def test_a_tray_whose_middle_is_not_floor_puts_every_die_by_a_wall() -> None:
     background = calibration.background.copy()
     middle = (background.shape[0] // 2, background.shape[1] // 2)
     background[middle[0] - 4:middle[0] + 5, middle[1] - 4:middle[1] + 5] = (0.02, 0.02, 0.6)
-    blocked = Calibration(background=background, tray=calibration.tray, brightness=calibration.brightness,
-                          noise=calibration.noise, blur=calibration.blur)
+    blocked = replace(calibration, background=background)
     assert float(blocked.to_wall.max()) == 0.0 and float(calibration.to_wall.max()) > 60
 
 
