@@ -4,10 +4,9 @@ played by a simple, deterministic policy through the Session (so every move is c
 from __future__ import annotations
 
 from pathlib import Path
-from random import Random
 from typing import Any
 
-from companion.engine.core import Player, Setup
+from companion.engine.core import Player, Setup, roll_rng
 from companion.engine.journal import Journal
 from companion.engine.registry import autoplay_for, get_game
 from companion.engine.session import Session
@@ -28,8 +27,9 @@ MAX_GENERIC_MOVES = 300
 def next_move(session: Session) -> dict[str, Any] | None:
     """The demo policy.  Digger: roll; take every colour the roll allows (robbing when it can); stop
     after taking something or after three rolls.  Other games: roll when dice are due, else the game's
-    own autoplay (seeded by the move's number, so a demo game is the same every time and reaches its end
-    with real scores), else the first legal action.  None when the game is over."""
+    own autoplay (seeded as the Pi's rolls are, by the game's seed and the move's number, so a demo game
+    is the same every time and reaches its end with real scores), else the first legal action.  None when
+    the game is over."""
     state: Any = session.state
     if session.is_over():
         return None
@@ -55,7 +55,7 @@ def _generic_move(session: Session) -> dict[str, Any] | None:
         return {"type": "roll"}
     choose = autoplay_for(session.setup.game)
     if choose is not None:
-        action = choose(session.game, session.state, Random(session.setup.seed * 100_003 + len(session.actions)))
+        action = choose(session.game, session.state, roll_rng(session.setup.seed, len(session.actions)))
         return dict(action.model_dump(mode="json"))
     legal = session.game.legal_actions(session.state) or []
     return legal[0].model_dump(mode="json") if legal else None
