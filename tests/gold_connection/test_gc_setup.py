@@ -129,6 +129,8 @@ def test_arrows_are_laid_from_the_highest_safe_in_seat_order_who_then_starts() -
     assert state.phase == "arrows"
     assert state.arrow_order == (1, 2, 0) and state.current == 1
     assert refusal(state, {"type": "place_arrow", "heading": "S3"}).code == "move.not_adjacent"
+    own = refusal(state, {"type": "place_arrow", "heading": "S11"})
+    assert (own.code, own.rule) == ("move.stays", "GC-5")
     state, _ = act(state, {"type": "place_arrow", "heading": "S12"})
     assert state.current == 2
     assert refusal(state, {"type": "place_arrow", "heading": "S12"}).rule == "GC-5"

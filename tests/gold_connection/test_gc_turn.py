@@ -49,6 +49,7 @@ def test_move_must_follow_the_arrow_and_cover_at_least_one_field() -> None:
     assert refusal(state, {"type": "loot", "bars": ["B1"]}).code == "move.at_least_one"
     assert refusal(state, {"type": "stop"}).rule == "GC-7"
     assert refusal(state, {"type": "move", "path": ["S2", "S4"]}).code == "move.not_adjacent"
+    assert refusal(state, {"type": "move", "path": ["S2", "S2"]}).code == "move.stays"
 
 
 def test_no_turning_back_and_no_crossing_a_wall() -> None:

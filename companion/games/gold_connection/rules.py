@@ -408,6 +408,9 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
     def _step_refusal(self, here: str, there: str, rule: str) -> Refusal:
         if there not in self.vault.numbers:
             return refuse("safe.unknown", N_("There is no safe {safe} in the vault."), "GC-1", safe=there)
+        if here == there:
+            return refuse("move.stays", N_("The arrow must lead from {here} to a field next to it, not to {here} "
+                                           "itself."), rule, here=safe_words(here))
         walls = {frozenset(wall) for wall in self.vault.layout.walls}
         if frozenset((here, there)) in walls:
             return refuse("move.wall", N_("A wall stands between {here} and {there}."), "GC-7",
