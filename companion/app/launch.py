@@ -225,20 +225,30 @@ def _play_on(app: Any, moves: int) -> None:
 
 def _refused_move(session: Any) -> dict[str, Any]:
     """A move the rules refuse, for the refusal screen: Digger robs out of turn; another game plays now
-    what its autoplay would play one move later (the seeds tried in turn until one is refused)."""
+    what its autoplay would play a few moves later, of a kind the table waits for (so the screen shows a
+    rule of the game rather than "not now") where one of the seeds tried finds such a move."""
     from random import Random
 
     from companion.engine.registry import autoplay_for
 
     game, state = session.game, session.state
     choose = autoplay_for(session.setup.game)
-    if session.setup.game != "digger" and choose is not None:
-        for seed in range(10):
-            later = game.apply(state, choose(game, state, Random(seed)))[0]
+    if session.setup.game == "digger" or choose is None:
+        return {"type": "rob", "colour": "W", "victim": 1}
+    expected = game.prompt(state).expects
+    refused: list[dict[str, Any]] = []
+    for seed in range(10):
+        later = state
+        for _ahead in range(4):
+            later = game.apply(later, choose(game, later, Random(seed)))[0]
+            if game.is_over(later):
+                break
             move = choose(game, later, Random(seed))
             if game.validate(state, move) is not None:
-                return dict(move.model_dump(mode="json"))
-    return {"type": "rob", "colour": "W", "victim": 1}
+                if move.type in expected:
+                    return dict(move.model_dump(mode="json"))
+                refused.append(dict(move.model_dump(mode="json")))
+    return refused[0]
 
 
 def _play_until_dice_are_due(app: Any) -> None:

@@ -55,12 +55,16 @@ def test_the_line_screenshot_shows_chinagolds_preview(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("game", ["digger", "gold_connection", "goldgraeber", "chinagold"])
 def test_the_refusal_screenshot_shows_a_move_the_rules_refuse(game: str) -> None:
-    """Not an action of another game, which every game but Digger refused as unreadable input."""
+    """Not an action of another game, which every game but Digger refused as unreadable input, and in the
+    board games a move of the kind the table waits for, so the screen explains a rule, not "not now"."""
     from companion.app.demo import demo_session
     from companion.app.launch import _refused_move
 
     session = demo_session(None, 9, game)
     before = session.state
-    outcome = session.submit(_refused_move(session), "touch")
+    move = _refused_move(session)
+    outcome = session.submit(move, "touch")
     assert outcome.refusal is not None and outcome.refusal.code != "action.malformed" and outcome.refusal.rule
     assert session.state == before
+    if game != "digger":
+        assert move["type"] in session.game.prompt(before).expects
