@@ -10,6 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kivy.graphics import Callback
 from kivy.graphics.opengl import GL_FRAMEBUFFER_BINDING, GL_SCISSOR_TEST, glDisable, glEnable, glGetIntegerv, glScissor
 from kivy.properties import ListProperty, NumericProperty
 from kivy.uix.boxlayout import BoxLayout
@@ -113,14 +114,21 @@ def picture_of(widget: Widget) -> Iterator[None]:
 
 class Clipping(Widget):
     """A widget whose children draw only inside its own rectangle, clipped by the GL scissor (the loupe's
-    lens; `Scroll` clips so too): its kv rule calls `clip_on` before the children draw and `clip_off`
-    after (widgets.kv).
+    lens; `Scroll` clips so too): `clip_on` is called before the children draw and `clip_off` after.
 
     Kivy's StencilView clears the stencil buffer of the whole window for each view in every frame; on a
     software renderer that is 0.4-0.7 ms a view, and a Gold Connection table shows three (the loupe a
     fourth), while a scissor costs next to nothing.  A scissor is in the framebuffer's pixels, not in the
     widget's coordinates, so it is worked out as it is drawn: in the window from `to_window`, in a picture
-    from where the pictured widget is (`picture_of`); drawn into any other framebuffer it does not clip."""
+    from where the pictured widget is (`picture_of`); drawn into any other framebuffer it does not clip.
+
+    The two calls are set up here rather than in a kv rule, so that a subclass whose rule drops its bases'
+    rules (`<-Scroll>`, to be rid of StencilView's) keeps them."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.canvas.before.insert(0, Callback(self.clip_on))
+        self.canvas.after.insert(0, Callback(self.clip_off))
 
     def clip_on(self, *_args: Any) -> None:
         outer = _SCISSORS[-1] if _SCISSORS else None

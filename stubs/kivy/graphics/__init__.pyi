@@ -1,4 +1,4 @@
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from kivy.graphics.instructions import Canvas as Canvas
@@ -6,6 +6,9 @@ from kivy.graphics.instructions import Instruction as Instruction
 from kivy.graphics.instructions import InstructionGroup as InstructionGroup
 from kivy.graphics.instructions import RenderContext
 from kivy.graphics.texture import Texture
+
+class Callback(Instruction):
+    def __init__(self, callback: Callable[[Instruction], object] | None = ..., **kwargs: Any) -> None: ...
 
 class Color(Instruction):
     def __init__(self, *args: float, **kwargs: Any) -> None: ...
