@@ -337,6 +337,27 @@ def test_uncertain_roll_is_answered_when_the_table_confirms_it(fresh_app: Any, a
     assert (frame, True, None, 1) in answers.calls
 
 
+@pytest.mark.parametrize("unread", [False, True], ids=["unsure", "unread"])
+def test_a_roll_that_comes_before_the_last_one_was_answered_replaces_its_question(
+        fresh_app: Any, answers: Answers, unread: bool) -> None:
+    """The dice were picked up and rolled again while the table asked about the last roll: the new roll is
+    played, the old one is answered not recorded, and neither its question nor its keypad comes back."""
+    app = fresh_app
+    session = open_game(app, "gold_connection")
+    asked = sensor_roll(values=("2", "?") if unread else ("2", "5"), seq=9, uncertain=not unread)
+    hardware(app, asked)
+    assert app.table.partial if unread else app.table.notice_choices == ["confirm", "touch"]
+    again = sensor_roll(values=("3", "4"), seq=10)
+    hardware(app, again)
+    assert [action.action["values"] for action in session.actions] == [[3, 4]]
+    assert (asked, False, "roll.superseded", 0) in answers.calls and (again, True, None, 1) in answers.calls
+    assert not app.table.partial and not app.table.notice_choices
+    hardware(app, ButtonEvent(source="gpio", name="confirm", action="down"))  # a late answer plays nothing
+    app.flow.controller.enter_die("6")  # nor does a die tapped in for the old roll's unread one
+    pump(1)
+    assert len(session.actions) == 1
+
+
 def test_hourglass_flat_pauses_and_flip_resumes_the_sand(fresh_app: Any, clock: ManualClock) -> None:
     app = fresh_app
     open_game(app, "digger")

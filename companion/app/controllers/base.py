@@ -13,7 +13,8 @@ answered, so no input is validated against a state about to change, dropped or r
 
 Refusal reasons sent to a device besides the rules' own codes: `table.no_game`, `table.game_over`,
 `input.no_use`, `roll.not_expected`, `roll.wrong_count`, `roll.bad_face`, `roll.entered_by_touch`,
-`roll.refused` (a value button that completed a refused roll), `journal.failed`.
+`roll.refused` (a value button that completed a refused roll), `roll.superseded` (a roll left unanswered
+when the next one came), `journal.failed`.
 """
 
 from __future__ import annotations
@@ -557,10 +558,13 @@ class TableController:
         if not self.playing:
             self._refuse_no_game(event)
             return
+        if self._pending is not None:  # rolled again before the table answered: the dice show this roll now
+            self._drop_pending("roll.superseded")
+            table.partial = []
+            table.clear_messages()
         if not uncertain:
             self.submit_roll(values, source, event)
             return
-        self._drop_pending("roll.entered_by_touch")
         self._pending = pending = PendingRoll(values, uncertain, source, event)
         if "?" in values and len(values) == len(table.dice):
             table.clear_messages()
