@@ -122,6 +122,18 @@ def test_impossible_start_die_is_refused_with_rule() -> None:
     assert refusal(fresh(), {"type": "roll", "values": [3]}).code == "dice.count"
 
 
+@pytest.mark.parametrize(("dice", "language", "ending"), [
+    ((3, 4), "en", "on safe 3, 4 or 7."), ((3, 4), "de", "auf Schrank 3, 4 oder 7."),
+    ((3, 4), "fr", "3, 4 ou 7."), ((2, 2), "en", "on safe 2 or 4."), ((2, 2), "de", "auf Schrank 2 oder 4.")])
+def test_the_start_safes_are_offered_as_alternatives(dice: tuple[int, int], language: str, ending: str) -> None:
+    """GC-4: the table names the safes the roll allows as a choice ("3, 4 or 7"), not as a bare list."""
+    from companion.app.i18n import game_text
+
+    state, _ = act(fresh(), {"type": "roll", "values": list(dice)})
+    prompt = GAME.prompt(state)
+    assert game_text("gold_connection", prompt.message, prompt.params, language).endswith(ending)
+
+
 def test_arrows_are_laid_from_the_highest_safe_in_seat_order_who_then_starts() -> None:
     state, _ = act(fresh(players=3), {"type": "roll", "values": [1, 2]}, {"type": "choose_start", "safe": "S3"},
                    {"type": "roll", "values": [5, 6]}, {"type": "choose_start", "safe": "S11"},

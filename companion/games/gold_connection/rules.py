@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from companion.engine.core import N_, ActionModel, DiceRefusals, Event, FrozenMap, Prompt, Refusal, Setup, Value, refuse
 from companion.engine.rules_kit import FrozenDict, Game, Handler, PhaseRule, roll_check
 from companion.games.gold_connection.board import COUNTER_FIELDS, LAYOUT_FILE, Vault, load_vault
-from companion.games.gold_connection.words import bars_words, row_words, safe_words, safes_words
+from companion.games.gold_connection.words import alternatives, bars_words, row_words, safe_words, safes_words
 
 COLOURS: tuple[str, ...] = ("B", "G", "R", "Y")
 COLOUR_NAMES = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}
@@ -437,7 +437,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         if action.path[0] not in firsts:
             if action.path[0] in self.vault.neighbours[robber.arrow]:
                 return refuse("move.against_arrow", N_("Move in the arrow's direction, towards {heading}."), "GC-7",
-                              heading=safes_words(firsts, N_("{first} or {second}")))
+                              heading=safes_words(firsts))
             return self._step_refusal(robber.arrow, action.path[0], "GC-7")
         came, here = robber.arrow, action.path[0]
         for step in action.path[1:]:
@@ -452,11 +452,11 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             if action.heading is None:
                 return refuse("move.heading_needed", N_("{safe} is a choice point: say where the arrow points "
                                                         "next ({options})."), "GC-7",
-                              safe=safe_words(here), options=safes_words(exits, N_("{first} or {second}")))
+                              safe=safe_words(here), options=safes_words(exits))
             if action.heading not in exits:
                 return refuse("move.bad_heading", N_("From {safe} the arrow can point to {options}, not "
                                                      "{heading}."), "GC-7",
-                              safe=safe_words(here), options=safes_words(exits, N_("{first} or {second}")),
+                              safe=safe_words(here), options=safes_words(exits),
                               heading=safe_words(action.heading) if action.heading in self.vault.neighbours[here]
                               else action.heading)
         elif action.heading is not None and action.heading != exits[0]:
@@ -963,8 +963,8 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             return Prompt(player=player, expects=expects, dice=TWO_DICE, roll_action="roll", params=who,
                           message=N_("{player}: roll both dice for your robber stone's start safe."))
         if phase == "start_choose":
-            options = ", ".join(str(n) for n in self.start_numbers(state))
-            return Prompt(player=player, expects=expects, params=who | {"options": options},
+            return Prompt(player=player, expects=expects,
+                          params=who | {"options": alternatives(self.start_numbers(state))},
                           message=N_("{player}: put your robber stone on safe {options}."))
         if phase == "arrows":
             return Prompt(player=player, expects=expects, params=who,

@@ -4,6 +4,8 @@ number."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from companion.engine.core import N_
 from companion.engine.putback import Phrase
 from companion.games.gold_connection.board import load_vault
@@ -28,8 +30,8 @@ def bar_words(bar: str) -> Phrase:
                                                          "number": int(bar[1:])})
 
 
-def listing(phrases: list[Phrase]) -> Phrase:
-    """Several phrases as one comma-separated list."""
+def listing(phrases: Sequence[object]) -> Phrase:
+    """Several phrases (or numbers) as one comma-separated list."""
     return Phrase(message=", ".join(f"{{p{i}}}" for i in range(len(phrases))),
                   params={f"p{i}": phrase for i, phrase in enumerate(phrases)})
 
@@ -39,11 +41,18 @@ def bars_words(bars: tuple[str, ...] | list[str]) -> Phrase:
     return listing([bar_words(bar) for bar in bars])
 
 
-def safes_words(safes: tuple[str, ...] | list[str], pair: str) -> Phrase:
-    """One safe, or two joined by `pair` (`{first} or {second}`), or several as a list."""
-    if len(safes) == 2:
-        return Phrase(message=pair, params={"first": safe_words(safes[0]), "second": safe_words(safes[1])})
-    return listing([safe_words(safe) for safe in safes])
+def alternatives(items: Sequence[object]) -> Phrase:
+    """Choices to pick one of: `3`, `3 or 4`, `3, 4 or 7` (more than three: a plain list)."""
+    names = ("first", "second", "third")
+    template = {2: N_("{first} or {second}"), 3: N_("{first}, {second} or {third}")}.get(len(items))
+    if template is None:
+        return listing(items)
+    return Phrase(message=template, params=dict(zip(names, items, strict=False)))
+
+
+def safes_words(safes: tuple[str, ...] | list[str]) -> Phrase:
+    """The safes a player may choose between, as alternatives (`safe 3 or safe 4`)."""
+    return alternatives([safe_words(safe) for safe in safes])
 
 
 def row_words(row: str) -> Phrase:
