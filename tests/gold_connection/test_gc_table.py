@@ -153,6 +153,8 @@ def test_lit_safes_are_those_where_a_loot_or_plunder_could_succeed() -> None:
 
 
 def test_an_unlit_reachable_safe_still_moves_the_arrow(table_and_panel: Any) -> None:
+    from companion.games.gold_connection.words import safe_words
+
     table, panel = table_and_panel
     start_game(table, panel)
     assert "S1" not in panel.board.highlighted
@@ -161,7 +163,9 @@ def test_an_unlit_reachable_safe_still_moves_the_arrow(table_and_panel: Any) -> 
     assert state.robbers[0].arrow == "S1" and state.distance == 5
     lit = set(panel.board.highlighted)  # moving on from here: the safes worth it, each with its distance
     assert lit and panel.odds_text.startswith("Lit safes")
-    assert all(f"{panel.game.vault.numbers[safe] or safe} ({panel.targets[safe]})" in panel.odds_text for safe in lit)
+    assert all(f"{panel.game.vault.numbers[safe] or safe_words(safe).text()} ({panel.targets[safe]})" in panel.odds_text
+               for safe in lit)
+    assert {"E", "W"} & set(lit), "a choice point is lit, named in words, not by its id"
 
 
 def test_short_roll_offers_chips_and_failure_sends_the_arrow_home(table_and_panel: Any) -> None:

@@ -213,7 +213,7 @@ class GoldConnectionPanel(TablePanel):
             odds = self.game.odds(state, self.game.target(state, bars))
         elif self.targets:
             return _("Lit safes (distance): {safes}").format(safes=", ".join(
-                f"{self.game.vault.numbers[safe] or safe} ({distance})"
+                f"{self.game.vault.numbers[safe] or safe_words(safe).text(_)} ({distance})"
                 for safe, distance in sorted(self.targets.items(), key=lambda item: (item[1], item[0]))))
         else:
             return ""
