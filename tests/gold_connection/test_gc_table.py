@@ -100,7 +100,7 @@ def test_tap_destination_bars_odds_dice_end_and_sort(table_and_panel: Any, tmp_p
     assert "S12" in {move.path[-1] for move in panel.game.moves(table.session.state)}
     tap_safe(panel, "E")
     assert panel.pending_move is not None and table.session.state.distance == 0
-    press(panel, "Then point to S8")
+    press(panel, "Then point to safe 8")
     state = table.session.state
     assert state.robbers[0].arrow == "E" and state.robbers[0].heading == "S8" and state.distance == 1
     tap_safe(panel, "S8")
@@ -168,6 +168,28 @@ def test_an_unlit_reachable_safe_still_moves_the_arrow(table_and_panel: Any) -> 
     assert {"E", "W"} & set(lit), "a choice point is lit, named in words, not by its id"
 
 
+def test_a_picked_bar_keeps_the_choices_in_two_columns_in_german(table_and_panel: Any) -> None:
+    """German "ausräumen" is a little wider than a half-width button: its button shrinks the word to the
+    table's smallest readable size rather than turning the choices into one column, which would push
+    "… ausräumen" below the fold the moment a bar is picked."""
+    from companion.app.i18n import set_language
+    from companion.app.launch import pump
+
+    table, panel = table_and_panel
+    start_game(table, panel)
+    tap_safe(panel, "S11")
+    set_language("de")
+    try:
+        arrow = table.session.state.robbers[0].arrow
+        panel.controller.tap_bar(arrow, table.session.state.safes[arrow][0])
+        pump(2)
+        texts = [button.text for button in panel.ids.choices.children]
+        assert any(text.endswith("ausräumen") for text in texts), texts
+        assert panel.ids.choices.cols == 2
+    finally:
+        set_language("en")
+
+
 def test_short_roll_offers_chips_and_failure_sends_the_arrow_home(table_and_panel: Any) -> None:
     table, panel = table_and_panel
     start_game(table, panel)
@@ -222,7 +244,7 @@ def test_hardware_buttons_loot_roll_end_the_turn_and_sort(table_and_panel: Any) 
     controller = panel.controller
     start_game(table, panel)
     tap_safe(panel, "E")
-    press(panel, "Then point to S8")
+    press(panel, "Then point to safe 8")
     tap_safe(panel, "S8")
     first, second = table.session.state.safes["S8"][:2]
     controller.tap_bar("S8", first)

@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any
 
 from kivy.factory import Factory
+from kivy.metrics import sp
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.utils import colormap, get_color_from_hex
 
@@ -22,7 +23,7 @@ from companion.app.i18n import _ as app_text
 from companion.app.i18n import catalog, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import TablePanel, colour_letter, die_face_button
-from companion.app.widgets import BUTTON_TEXT_MARGIN, MIN_TAP_PX, resize, word_width
+from companion.app.widgets import BUTTON_TEXT_MARGIN, MIN_TAP_PX, MIN_TEXT_SP, resize, word_width
 from companion.engine.core import N_, ActionModel, Setup
 from companion.games.gold_connection.app.board import VaultBoard
 from companion.games.gold_connection.app.controller import GoldConnectionController
@@ -287,14 +288,17 @@ class GoldConnectionPanel(TablePanel):
         self._fit_columns()
 
     def _fit_columns(self, *_args: Any) -> None:
-        """Two columns of choices, or one when a word of a choice is wider than a half-width button: Kivy
-        would break it inside the word (French "Viser l'aiguillag/e de gauche")."""
+        """Two columns of choices, or one when a word of a choice is wider than a half-width button even
+        at the table's smallest readable size: Kivy would break it inside the word (French "Viser
+        l'aiguillag/e de gauche").  One column pushes the last choices (the loot) below the fold."""
         grid = self.ids.choices
         if not grid.children:
             return
         sample = grid.children[0]
         half = (grid.width - grid.spacing[0]) / 2 - 2 * BUTTON_TEXT_MARGIN
-        grid.cols = 1 if any(word_width(word, sample.font_name, sample.wanted_font_size, sample.bold) > half
+        # A button shrinks a long word's text (GButton), as far as the table's smallest readable size.
+        shrink = min(1.0, sp(MIN_TEXT_SP) / sample.wanted_font_size) if sample.wanted_font_size else 1.0
+        grid.cols = 1 if any(word_width(word, sample.font_name, sample.wanted_font_size, sample.bold) * shrink > half
                              for button in grid.children for word in button.text.split()) else 2
 
     def _collect_choices(self, state: GoldConnectionState) -> None:
@@ -328,7 +332,7 @@ class GoldConnectionPanel(TablePanel):
             move: Move = self.pending_move
             came = move.path[-2] if len(move.path) > 1 else state.robbers[state.current].arrow or ""
             for heading in self.game.vault.exits(move.path[-1], came):
-                self._button(_("Then point to {safe}").format(safe=heading),
+                self._button(_("Then point to {safe}").format(safe=safe_words(heading).text(_)),
                              action=Move(path=move.path, heading=heading))
             return
         arrow = state.robbers[state.current].arrow or ""
