@@ -220,6 +220,7 @@ def test_table_dealt_setup_is_entered_bar_by_bar(kivy_ready: Any) -> None:
     from companion.app.launch import pump
     from companion.app.tables import table_for
     from companion.engine.session import Session
+    from companion.games.gold_connection.words import safe_words
     from tests.gold_connection.gc_helpers import fresh, setup
 
     controller = make_controller(Session.new(setup(2, 4, deal="table")))
@@ -229,8 +230,9 @@ def test_table_dealt_setup_is_entered_bar_by_bar(kivy_ready: Any) -> None:
     pump(2)
     try:
         dealt = fresh(2, 9).safes
-        for bars in dealt.values():
+        for safe, bars in dealt.items():
             for bar in bars:
+                assert panel.ids.choices.children[-1].text.startswith(f"{safe_words(safe).text().capitalize()}: ")
                 press(panel, bar)
         assert table.session.state.phase == "start_roll" and table.session.state.safes == dealt
     finally:

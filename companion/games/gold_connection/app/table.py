@@ -69,6 +69,12 @@ def bar_codes(codes: Iterable[str]) -> str:
     return " ".join(map(bar_code, codes))
 
 
+def safe_line(safe: str, bars: str) -> str:
+    """A safe named in words at the start of a line, then its bars (`Safe 7: blue 1, green 4`)."""
+    line = _("{safe}: {bars}").format(safe=safe_words(safe).text(_), bars=bars)
+    return line[:1].upper() + line[1:]
+
+
 def action_label(table: TableModel, action: ActionModel) -> str:
     """How a choice is written on a button."""
     if isinstance(action, Move):
@@ -122,10 +128,7 @@ def setup_steps(setup: Setup) -> list[str]:
         steps.append(_("Shuffle the 84 bars, lay six face up into every safe and enter each safe's bars."))
     else:
         steps.append(_("Sort the 84 bars by colour and number, then lay out the safes as dealt:"))
-        for safe in game.vault.layout.safes:
-            line = _("{safe}: {bars}").format(safe=safe_words(safe.id).text(_),
-                                              bars=bars_words(state.safes[safe.id]).text(_))
-            steps.append(line[:1].upper() + line[1:])
+        steps.extend(safe_line(safe.id, bars_words(state.safes[safe.id]).text(_)) for safe in game.vault.layout.safes)
     steps.append(_("Each player rolls both dice for the start safe (one die or the sum); Goldtable checks it."))
     if setup.options.get("game_end", "counter") == "counter":
         steps.append(_("The turn counter starts beside field 1 of the track."))
@@ -370,8 +373,7 @@ class GoldConnectionPanel(TablePanel):
 
     def _entry_choices(self, state: GoldConnectionState) -> None:
         safe = next(name for name, bars in state.safes.items() if not bars)
-        self._button(_("Safe {safe}: {bars}").format(safe=safe, bars=bar_codes(self.entering) or "-"),
-                     self.controller.clear_safe_entry)
+        self._button(safe_line(safe, bar_codes(self.entering) or "-"), self.controller.clear_safe_entry)
         for colour in COLOURS:
             for number in range(1, 7):
                 bar = f"{colour}{number}"
