@@ -307,6 +307,7 @@ def test_bars_and_rows_are_written_with_the_languages_colour_letters(kivy_ready:
         kivy_ready.remove_widget(panel)
     shown = "\n".join(texts)
     assert not re.findall(r"\b[GY]\d", shown)
+    assert not re.findall(r"\bS\d", shown), "a safe named by its layout id"
     assert all(re.search(rf"\b{letter}\d", shown) for letter in letters)
     assert not overflowing
 
