@@ -274,3 +274,20 @@ def test_compiled_catalog_matches_the_po_file(domain: GameDomain, language: str)
     for context, msgid, msgstr in entries:
         found = catalog.pgettext(unescape(context), unescape(msgid)) if context else catalog.gettext(unescape(msgid))
         assert found == unescape(msgstr)
+
+
+@pytest.mark.parametrize(("language", "odds", "average"), [("en", "91.7", "2.5"), ("de", "91,7", "2,5"),
+                                                           ("fr", "91,7", "2,5")])
+def test_a_number_with_a_fraction_is_written_with_the_languages_decimal_mark(language: str, odds: str,
+                                                                           average: str) -> None:
+    """German and French write 91,7, in a game's message (Gold Connection's odds, Goldgräber's average
+    dig) and on the app's own screens (a player's average score)."""
+    from companion.app.i18n import decimal_text, game_text
+
+    text = game_text("gold_connection", "Roll {target} or more: {chance}% · with {chips} chips {with_chips}%",
+                     {"target": 4, "chance": 91.7, "chips": 0, "with_chips": 91.7}, language)
+    assert text.count(odds) == 2
+    assert decimal_text(2.5, ".1f", language) == average and decimal_text(3.0, ".0f", language) == "3"
+    dig = game_text("goldgraeber", "Face down: {count} chips\nRobber behind one: {chance:.0%}\nAverage dig: "
+                    "{gold:.1f} nuggets", {"count": 4, "chance": 0.25, "gold": 2.5}, language)
+    assert average in dig

@@ -36,7 +36,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.utils import colormap, get_hex_from_color
 
 from companion.app.clocks import kept_totals
-from companion.app.i18n import _, current_language, n_
+from companion.app.i18n import _, current_language, decimal_text, n_
 from companion.app.settings import SEAT_COLOURS
 from companion.app.widgets import GToggle, Scroll, picture_of
 from companion.engine.paths import data_dir
@@ -280,7 +280,7 @@ class HistoryModel(EventDispatcher):
         language = current_language()
         self.rows = [self._row(result, words, language) for result in self.results]
         self.stats = [{"name": s.name, "game": s.game, "plays": s.plays, "wins": s.wins,
-                       "average": f"{s.average:.1f}"} for s in player_stats(self.results)]
+                       "average": decimal_text(s.average, ".1f")} for s in player_stats(self.results)]
 
     def _row(self, result: GameResult, words: dict[str, str], language: str) -> dict[str, Any]:
         held = self._labels.get(result.summary.id)

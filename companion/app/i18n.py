@@ -157,6 +157,28 @@ class _Count(int):
         raise ValueError(f"no words {spec!r} for a count")  # (game_text then says the English sentence)
 
 
+def decimal_text(value: float, spec: str, language: str | None = None) -> str:
+    """`value` formatted by `spec` (`.1f`), with the language's decimal mark: "91.7", "91,7" (the app
+    catalog's entry for a number with a fraction)."""
+    text = format(value, spec)
+    whole, point, fraction = text.partition(".")
+    return tr("{whole}.{fraction}", language).format(whole=whole, fraction=fraction) if point else text
+
+
+class _Decimal(float):
+    """A number with a fraction in a translated game message, written with the language's decimal mark."""
+
+    language: str | None
+
+    def __new__(cls, value: float, language: str | None = None) -> _Decimal:
+        number = super().__new__(cls, value)
+        number.language = language
+        return number
+
+    def __format__(self, spec: str) -> str:
+        return decimal_text(float(self), spec, self.language)
+
+
 def game_text(domain: str, template: str, params: Mapping[str, Any] | None = None,
               language: str | None = None) -> str:
     """An engine message in the current language (or `language`: the CLI writes English whatever the
@@ -170,6 +192,8 @@ def game_text(domain: str, template: str, params: Mapping[str, Any] | None = Non
         for key, value in words.items():
             if isinstance(value, int) and not isinstance(value, bool):
                 words[key] = _Count(value, domain, words, language)
+            elif isinstance(value, float):
+                words[key] = _Decimal(value, language)
     try:
         text = translated.format(**words)
     except (KeyError, IndexError, ValueError):
