@@ -190,6 +190,24 @@ def test_a_picked_bar_keeps_the_choices_in_two_columns_in_german(table_and_panel
         set_language("en")
 
 
+@pytest.mark.parametrize(("rows", "tray", "buttons"), [
+    ({}, ("B3",), ["Nothing fits a row: put B3 back into safe 12"]),
+    ({"B6": (1, 2)}, ("B3",), ["Sort: B6+3"]),
+    ({}, ("B1",), ["Sort, longest rows first: B6+1", "Sort, shortest rows first: B4+1"])])
+def test_sorting_offers_each_different_sorting_once_and_says_when_nothing_fits(
+        table_and_panel: Any, rows: dict[str, tuple[int, ...]], tray: tuple[str, ...], buttons: list[str]) -> None:
+    """GC-13: two suggested sortings only where they differ; where no bar fits a row, the table says the bars
+    go back into the robber's safe instead of offering two buttons that both read "-"."""
+    from tests.gold_connection.gc_helpers import with_rows
+
+    table, panel = table_and_panel
+    start_game(table, panel)
+    state = with_rows(table.session.state, 0, rows).evolve(tray=tray)
+    panel._choices = []
+    panel._sort_choices(state)
+    assert [text for text, *_rest in panel._choices] == buttons
+
+
 def test_short_roll_offers_chips_and_failure_sends_the_arrow_home(table_and_panel: Any) -> None:
     table, panel = table_and_panel
     start_game(table, panel)

@@ -318,17 +318,26 @@ class GoldConnectionPanel(TablePanel):
             self._button(game_text(DOMAIN, N_("Spend {count} chips"), {"count": spend.count}) if spend.count
                          else _("Accept the failure"), action=spend)
         if "sort" in self.expects:
-            rows = state.robbers[state.current].rows
-            for prefer, text in (("long", _("Sort, longest rows first: {rows}")),
-                                 ("short", _("Sort, shortest rows first: {rows}"))):
-                placing = auto_sort(rows, state.tray, prefer)  # type: ignore[arg-type]
-                shown = " ".join(f"{bar_code(row)}+{''.join(map(str, numbers))}" for row, numbers in placing.items())
-                shown = shown or "-"
-                self._button(text.format(rows=shown), action=Sort(rows=placing))
+            self._sort_choices(state)
         if "enter_safe" in self.expects:
             self._entry_choices(state)
         if "move" in self.expects:
             self._turn_choices(state)
+
+    def _sort_choices(self, state: GoldConnectionState) -> None:
+        """The two suggested sortings (longest or shortest rows first), one button where they are the same,
+        and where no bar fits a row, what to do with them instead (GC-13: back into the robber's safe)."""
+        robber = state.robbers[state.current]
+        longest, shortest = (auto_sort(robber.rows, state.tray, prefer) for prefer in ("long", "short"))
+        if not longest:
+            self._button(_("Nothing fits a row: put {bars} back into {safe}").format(
+                bars=bar_codes(state.tray), safe=safe_words(robber.stone or "").text(_)), action=Sort(rows={}))
+            return
+        choices = [(_("Sort: {rows}"), longest)] if longest == shortest else [
+            (_("Sort, longest rows first: {rows}"), longest), (_("Sort, shortest rows first: {rows}"), shortest)]
+        for text, placing in choices:
+            shown = " ".join(f"{bar_code(row)}+{''.join(map(str, numbers))}" for row, numbers in placing.items())
+            self._button(text.format(rows=shown), action=Sort(rows=placing))
 
     def _turn_choices(self, state: GoldConnectionState) -> None:
         if self.pending_move is not None:
