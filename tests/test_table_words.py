@@ -26,7 +26,7 @@ GAMES = declared()  # every installed game (the shipped ones: no test plugin is 
 #: Shown to no one at the table, in any game: Python reprs, unfilled or leftover templates, snake_case
 #: action types (`place_arrow`, `use_chips`).
 COMMON = {
-    "python list/tuple": r"\[[^\]]*\]|\(\s*\d+\s*,|\('",
+    "python list/tuple": r"\[[^\]]*\]|\(\s*\d+\s*, |\('",  # (a decimal comma, "(91,7 %", has no space)
     "repr of a value": r"Phrase\(|FrozenDict|message=",
     "template braces": r"[{}]",
     "action type": r"\b[a-z]+_[a-z_]+\b",
