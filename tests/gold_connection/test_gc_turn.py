@@ -186,6 +186,7 @@ def test_ending_moves_the_robber_stone_under_the_arrow_then_sorts() -> None:
     state, _ = act(rulebook_start(), {"type": "move", "path": ["S2", "S3"]}, {"type": "loot", "bars": ["B2", "B3"]},
                    {"type": "roll", "values": [4, 3]}, {"type": "end_turn"})
     assert state.phase == "sort" and state.robbers[0].stone == "S3" and state.robbers[0].heading == "S4"
+    assert GAME.prompt(state).message == "{player}: no row can take {tray}; put the tray's bars back into {safe}."
     state, _ = act(state, {"type": "sort", "rows": {}})
     assert state.safes["S3"].count("B2") >= 1 and state.robbers[0].bar_count() == 0
     assert_all_bars(state)
@@ -204,6 +205,7 @@ def green_sort_state():
 def test_rulebook_green_row_example() -> None:
     """GC-13: sorting into rows."""
     state = green_sort_state()
+    assert GAME.prompt(state).message == "{player}: sort {tray} into your rows, lowest numbers first."
     assert state.tray == ("G1", "G3", "G3", "G4")
     assert refusal(state, {"type": "sort", "rows": {"G6": [3, 4]}}).code == "sort.must_place"
     assert refusal(state, {"type": "sort", "rows": {"G6": [3, 4], "G5": [1, 3]}}).code == "sort.order"

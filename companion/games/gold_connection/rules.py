@@ -981,6 +981,11 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             return Prompt(player=player, expects=expects, params=who | {"shortfall": self._shortfall(state)},
                           message=N_("{player}: {shortfall} short. Spend {shortfall} chips, or accept the failure."))
         if phase == "sort":
+            robber = state.robbers[state.current]
+            if not auto_sort(robber.rows, state.tray):  # GC-13: what fits no row goes back
+                return Prompt(player=player, expects=expects, params=who | {
+                    "tray": bars_words(state.tray), "safe": safe_words(robber.stone or "")},
+                    message=N_("{player}: no row can take {tray}; put the tray's bars back into {safe}."))
             return Prompt(player=player, expects=expects, params=who | {"tray": bars_words(state.tray)},
                           message=N_("{player}: sort {tray} into your rows, lowest numbers first."))
         return Prompt(player=player, expects=expects, params=who | {"distance": state.distance},
