@@ -208,6 +208,27 @@ def test_sorting_offers_each_different_sorting_once_and_says_when_nothing_fits(
     assert [text for text, *_rest in panel._choices] == buttons
 
 
+def test_the_bars_stay_under_the_finger_while_bars_are_picked(table_and_panel: Any) -> None:
+    """Picking a bar changes the text beside the choices (the lit safes give way to the odds); a family
+    taps bar after bar, so no bar button may move meanwhile."""
+    from companion.app.launch import pump
+
+    table, panel = table_and_panel
+    start_game(table, panel)
+    tap_safe(panel, "S11")
+    pump(2)
+
+    def places() -> dict[str, tuple[float, float]]:
+        return {button.text.strip("[]"): tuple(button.to_window(*button.pos)) for button in panel.ids.choices.children
+                if " " not in button.text and button.action is not None and "bars" in button.action.model_dump()}
+
+    before = places()
+    state = table.session.state
+    panel.controller.tap_bar(state.robbers[0].arrow, state.safes[state.robbers[0].arrow][0])
+    pump(2)
+    assert before and places() == before
+
+
 def test_short_roll_offers_chips_and_failure_sends_the_arrow_home(table_and_panel: Any) -> None:
     table, panel = table_and_panel
     start_game(table, panel)
