@@ -146,3 +146,18 @@ def test_journal_notices_on_home_speak_the_language(fresh_app: Any, tmp_path: Pa
     finally:
         app.preferences.set_language("en")
         app.journal_desk.open(Journal(original))
+
+
+def test_a_switch_carries_no_english_words(fresh_app: Any) -> None:
+    """Kivy's switch is a picture with "ON" and "OFF" on it; ours says on or off by its colour and its knob."""
+    from kivy.uix.switch import Switch
+
+    fresh_app.go("settings")
+    pump(2)
+    switches = [widget for widget in visible_widgets(fresh_app.root.current_screen) if isinstance(widget, Switch)]
+    assert switches
+    for switch in switches:
+        pictures = [getattr(instruction, "source", None) for canvas in (switch.canvas, switch.canvas.after)
+                    for instruction in canvas.children]
+        assert not any(pictures), pictures
+    fresh_app.go("home")
