@@ -46,9 +46,10 @@ class PlayersModel(EventDispatcher):
         """Start from the last table (as many remembered players as the game allows, at least its minimum)."""
         self.min_players, self.max_players = game.min_players, game.max_players
         self.bot_name = bot_name or ""
-        self._all_remembered = [player.name for player in settings.players if not self._is_bot(player.name)]
+        people = [player for player in settings.players if not self._is_placeholder(player.name)]
+        self._all_remembered = [player.name for player in people if not self._is_bot(player.name)]
         self.knows_names = bool(self._all_remembered)
-        seats = [{"name": p.name, "colour": p.colour} for p in settings.players[:game.max_players]]
+        seats = [{"name": p.name, "colour": p.colour} for p in people[:game.max_players]]
         while len(seats) < game.min_players:
             seats.append({"name": _("Player {n}").format(n=len(seats) + 1), "colour": self._free_colour(seats)})
         self.seats = seats
@@ -58,6 +59,11 @@ class PlayersModel(EventDispatcher):
     def _is_bot(self, name: str) -> bool:
         """Whether this name is the seat Goldtable plays in this game (any case)."""
         return bool(self.bot_name) and name.strip().casefold() == self.bot_name.casefold()
+
+    @staticmethod
+    def _is_placeholder(name: str) -> bool:
+        """Whether this is a seat's stand-in name ("Player 2"), which is nobody to remember."""
+        return re.fullmatch(re.escape(_("Player {n}")).replace(re.escape("{n}"), r"\d+"), name.strip()) is not None
 
     def _free_colour(self, seats: list[dict[str, str]]) -> str:
         used = {seat["colour"] for seat in seats}
@@ -79,8 +85,7 @@ class PlayersModel(EventDispatcher):
     def seat_remembered(self, name: str) -> None:
         """A remembered name was tapped: it takes the first seat still called "Player N", else a new seat,
         else (a full table) the last seat, whose name then comes back among the remembered ones."""
-        placeholder = re.compile(re.escape(_("Player {n}")).replace(re.escape("{n}"), r"\d+"))
-        free = next((index for index, seat in enumerate(self.seats) if placeholder.fullmatch(seat["name"])), None)
+        free = next((index for index, seat in enumerate(self.seats) if self._is_placeholder(seat["name"])), None)
         if free is None and len(self.seats) < self.max_players:
             self.add(name)
             return
@@ -149,11 +154,13 @@ class PlayersModel(EventDispatcher):
 
     def remember(self, settings: AppSettings) -> AppSettings:
         """Settings with these players first in the remembered list (for the next game).  The seat
-        Goldtable played is left out: it is offered anyway where it can play, and is nobody elsewhere."""
+        Goldtable played is left out: it is offered anyway where it can play, and is nobody elsewhere; so
+        are seats still called "Player N" (the next table would seat a second "Player 2" beside them)."""
         current = [RememberedPlayer(name=s["name"].strip(), colour=s["colour"]) for s in self.seats
-                   if not self._is_bot(s["name"])]
+                   if not self._is_bot(s["name"]) and not self._is_placeholder(s["name"])]
         names = {player.name for player in current}
-        older = [player for player in settings.players if player.name not in names and not self._is_bot(player.name)]
+        older = [player for player in settings.players if player.name not in names and not self._is_bot(player.name)
+                 and not self._is_placeholder(player.name)]
         return settings.model_copy(update={"players": tuple((current + older)[:REMEMBERED_PLAYERS])})
 
 

@@ -192,6 +192,24 @@ def test_a_remembered_name_takes_a_placeholder_seat_then_a_new_seat_then_the_las
     assert full.knows_names
 
 
+def test_a_seat_still_called_player_n_is_not_remembered_as_a_person() -> None:
+    """A table of Pi and "Player 2": the next table must not seat that remembered "Player 2" beside a new
+    "Player 2" (two players of one name, and Pi then took the remembered one's seat and colour)."""
+    from companion.app.settings import RememberedPlayer
+    from companion.app.viewmodels import PlayersModel
+
+    model = PlayersModel()
+    model.load(get_game("chinagold"), AppSettings(), bot_name="Pi")
+    model.seat_remembered("Pi")
+    settings = model.remember(AppSettings(players=(RememberedPlayer(name="Player 1", colour="#3a7bd5"),)))
+    assert settings.players == ()
+    again = PlayersModel()
+    again.load(get_game("chinagold"), AppSettings(players=(RememberedPlayer(name="Player 2", colour="#d64541"),)),
+               bot_name="Pi")  # (as an older version remembered it)
+    assert [seat["name"] for seat in again.seats] == ["Player 1", "Player 2"] and not again.problem
+    assert again.remembered == ["Pi"] and not again.knows_names
+
+
 def test_a_game_goldtable_can_play_offers_its_seat_first_and_never_remembers_it_as_a_person() -> None:
     from companion.app.settings import RememberedPlayer
     from companion.app.viewmodels import PlayersModel
