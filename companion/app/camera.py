@@ -16,7 +16,7 @@ from kivy.clock import Clock, ClockEvent
 from kivy.event import EventDispatcher
 from kivy.properties import NumericProperty, ObjectProperty, OptionProperty, StringProperty
 
-from companion.app.i18n import _, tr
+from companion.app.i18n import _, capitalised, tr
 from companion.engine.core import N_
 from companion.engine.errors import UserError
 
@@ -265,6 +265,6 @@ def camera_guide(step: str, game: str, face: str, shown: int, problem: str, lang
     text = lines.get(step, "")
     if problem:
         said = tr(problem, language)
-        text += "\n" + said[:1].upper() + said[1:]
+        text += "\n" + capitalised(said)
     return text
 

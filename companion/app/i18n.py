@@ -157,6 +157,12 @@ class _Count(int):
         raise ValueError(f"no words {spec!r} for a count")  # (game_text then says the English sentence)
 
 
+def capitalised(text: str) -> str:
+    """A sentence or label that begins with a parameter's word ("rot nehmen", "rail field 6 is …") begins
+    with a capital all the same."""
+    return text[:1].upper() + text[1:]
+
+
 def decimal_text(value: float, spec: str, language: str | None = None) -> str:
     """`value` formatted by `spec` (`.1f`), with the language's decimal mark: "91.7", "91,7" (the app
     catalog's entry for a number with a fraction)."""

@@ -16,7 +16,7 @@ from kivy.properties import BooleanProperty, ListProperty, NumericProperty, Obje
 from kivy.utils import colormap, get_color_from_hex, get_hex_from_color
 
 from companion.app import putback
-from companion.app.i18n import _, game_text
+from companion.app.i18n import _, capitalised, game_text
 from companion.app.rules_doc import find_rule
 from companion.app.settings import SEAT_COLOURS
 from companion.engine.core import ActionModel, Event, Refusal
@@ -101,7 +101,7 @@ class TableModel(EventDispatcher):
         if isinstance(words.get("seat"), int) and isinstance(words.get("name"), Phrase):
             words["name"] = self.player_name(words["seat"]) or words["name"]
         text = game_text(self.domain, template, words)
-        return text[:1].upper() + text[1:]  # a sentence may start with a place ("rail field 6 is …")
+        return capitalised(text)  # a sentence may start with a place ("rail field 6 is …")
 
     def player_name(self, seat: int | None) -> str:
         if self.session is None or seat is None or not 0 <= seat < len(self.session.setup.players):

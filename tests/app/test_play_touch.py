@@ -6,6 +6,7 @@ from __future__ import annotations
 from random import Random
 from typing import Any
 
+import pytest
 from kivy.uix.textinput import TextInput
 
 from companion.app.demo import next_move
@@ -41,7 +42,7 @@ def set_up_four_players(app: Any) -> None:
     tap(app, "Next", frames=2)
     assert app.root.current == "setup"
     tap(app, "Start the game", frames=2)
-    assert app.root.current == "table"
+    assert app.root.current == "table", app.screen("setup").problem
 
 
 def test_whole_game_by_touch(fresh_app: Any) -> None:
@@ -80,3 +81,21 @@ def test_whole_game_by_touch(fresh_app: Any) -> None:
     saved = sorted((app.journal.path.parent / "records").glob("digger-*.json"))[-1]
     assert replay(load_record(saved)).state == mirror.state  # the exported record replays to the end
     assert str(saved) in app.end_model.export_text
+
+
+@pytest.mark.parametrize(("language", "take", "rob"), [("en", "Take red", "Rob white from Ben"),
+                                                       ("de", "Rot nehmen", "Weiß von Ben rauben"),
+                                                       ("fr", "Prendre rouge", "Voler blanc à Ben")])
+def test_digger_choice_labels_begin_with_a_capital(fresh_app: Any, language: str, take: str, rob: str) -> None:
+    """German puts the colour first ("rot nehmen"): a button's label still begins with a capital."""
+    from companion.app.i18n import set_language
+
+    set_up_four_players(fresh_app)
+    table = fresh_app.table
+    game = table.session.game
+    set_language(language)
+    try:
+        assert action_label(table, game.parse_action({"type": "take", "colour": "R"})) == take
+        assert action_label(table, game.parse_action({"type": "rob", "colour": "W", "victim": 1})) == rob
+    finally:
+        set_language("en")

@@ -138,7 +138,7 @@ def test_timer_warns_and_time_up_keeps_what_was_stowed(fresh_app: Any, clock: Ma
     assert BeepCommand(ms=800) in outputs.commands  # sand ran out
     assert LedCommand(name="seat1", mode="blink") in outputs.commands
     assert app.root.current == "table"
-    tap(app, "yellow stowed")
+    tap(app, "Yellow stowed")  # (a label starts with a capital, also "Gelb eingeräumt")
     tap(app, "Time is up")
     assert session.actions[-1].action == {"type": "time_up", "stowed": ["Y"]}
     assert session.state.boxes[0].Y == 1 and session.state.boxes[0].R == 0

@@ -15,7 +15,7 @@ from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, Strin
 from kivy.uix.boxlayout import BoxLayout
 from kivy.utils import get_color_from_hex
 
-from companion.app.i18n import _, current_language, game_text
+from companion.app.i18n import _, capitalised, current_language, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import DiceKeypad, TablePanel, colour_letter
 from companion.app.widgets import make, resize
@@ -47,10 +47,10 @@ def action_label(table: TableModel, action: ActionModel) -> str:
     """`Take yellow`, `Rob red from Ben`, `Stop!`…"""
     data = action.model_dump()
     if action.type == "take":
-        return _("Take {colour}").format(colour=colour_word(data["colour"]))
+        return capitalised(_("Take {colour}").format(colour=colour_word(data["colour"])))
     if action.type == "rob":
-        return _("Rob {colour} from {name}").format(colour=colour_word(data["colour"]),
-                                                    name=table.player_name(data["victim"]))
+        return capitalised(_("Rob {colour} from {name}").format(colour=colour_word(data["colour"]),
+                                                                name=table.player_name(data["victim"])))
     if action.type == "stop":
         return _("Stop!")
     if action.type == "fumble":
@@ -137,7 +137,7 @@ class DiggerPanel(TablePanel):
         self._showing_stowed = self.time_up_pending
         if self.time_up_pending:
             for colour in self.waiting:
-                toggle = Factory.GToggle(text=_("{colour} stowed").format(colour=colour_word(colour)),
+                toggle = Factory.GToggle(text=capitalised(_("{colour} stowed").format(colour=colour_word(colour))),
                                          size_hint=(None, None), height=48, width=160,
                                          state="down" if colour in self.stowed else "normal")
                 toggle.bind(on_release=lambda _t, c=colour: self.controller.toggle_stowed(c))

@@ -20,7 +20,7 @@ from kivy.utils import colormap, get_color_from_hex
 
 from companion.app.boards.loupe import BoardLoupe
 from companion.app.i18n import _ as app_text
-from companion.app.i18n import catalog, game_text
+from companion.app.i18n import capitalised, catalog, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import TablePanel, colour_letter, die_face_button
 from companion.app.widgets import BUTTON_TEXT_MARGIN, MIN_TAP_PX, MIN_TEXT_SP, resize, word_width
@@ -71,8 +71,7 @@ def bar_codes(codes: Iterable[str]) -> str:
 
 def safe_line(safe: str, bars: str) -> str:
     """A safe named in words at the start of a line, then its bars (`Safe 7: blue 1, green 4`)."""
-    line = _("{safe}: {bars}").format(safe=safe_words(safe).text(_), bars=bars)
-    return line[:1].upper() + line[1:]
+    return capitalised(_("{safe}: {bars}").format(safe=safe_words(safe).text(_), bars=bars))
 
 
 def action_label(table: TableModel, action: ActionModel) -> str:
