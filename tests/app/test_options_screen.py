@@ -227,3 +227,45 @@ def _card_line(panel: DiggerCardsPanel, index: int | None) -> str:
 
     layout = load_cards(panel.model.values.get("cards_file") or None)
     return _card_text(layout.white if index is None else layout.black[index])
+
+
+def test_cards_chosen_per_seat_follow_the_table_when_players_come_or_go(fresh_app: Any) -> None:
+    """The last game's options come back with its black cards chosen per seat; at a table of another size
+    the seats kept keep their cards and a new seat gets the first card nobody holds, so "Start the game"
+    is not refused for a list of the wrong length (it was: "2 card ids for 4 players")."""
+    app = fresh_app
+    model = app.options_model
+    screen = open_options(app, "digger")
+    while len(model.seats) > 2:
+        back(app)
+        app.players_model.remove(len(app.players_model.seats) - 1)
+        screen = revisit(app)
+    model.set("side", "black")
+    model.set("black_cards", ["3", "1"])
+    pump(1)
+    app.flow.options_done()  # Next: these are the options the next table starts from
+    app.go("players")
+    pump(1)
+    app.players_model.add()
+    app.players_model.add()
+    screen = revisit(app)
+    assert panels(screen) and model.values["black_cards"] == ["3", "1", "2", "4"]
+    assert model.validated() is not None
+    app.flow.options_done()
+    app.go("players")
+    pump(1)
+    app.players_model.remove(3)
+    app.players_model.remove(2)
+    app.players_model.remove(1)  # (Digger needs two: this one is refused)
+    revisit(app)
+    assert model.values["black_cards"] == ["3", "1"]
+
+
+def test_the_options_form_opens_at_its_first_option(fresh_app: Any) -> None:
+    """Scrolled down to the card panel on one visit, the form starts at its top on the next."""
+    app = fresh_app
+    screen = open_options(app, "digger")
+    screen.ids.rows.parent.scroll_y = 0
+    pump(1)
+    back(app)
+    assert revisit(app).ids.rows.parent.scroll_y == 1

@@ -106,6 +106,7 @@ class OptionsScreen(Screen):
             self._fill(row, field, model)
         if self.panel_game != model.game_id:
             self._show_panel(model)
+        self.ids.rows.parent.scroll_y = 1  # the form opens at its first option, not where the last visit left it
 
     @staticmethod
     def _build_control(control: Any, field: dict[str, Any], model: Any) -> None:

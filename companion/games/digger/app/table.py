@@ -213,6 +213,8 @@ class DiggerCardsPanel(BoxLayout):
 
     def refresh(self, *_args: Any) -> None:
         """Refill the widgets if what they show has changed (not on a tap on an unrelated option)."""
+        if self._fit_to_seats():
+            return  # (the model's change refreshes again)
         what = self._what()
         if what != self._shown:
             self._shown = what
@@ -282,6 +284,25 @@ class DiggerCardsPanel(BoxLayout):
     def _card_tapped(self, seat: int, toggle: Any) -> None:
         self.choose(seat, toggle.text)
         toggle.state = "down"  # a tap on the card the seat holds changes nothing, but flipped the toggle
+
+    def _fit_to_seats(self) -> bool:
+        """Black cards chosen per seat for a table of another size (the options of the last game, now with
+        more or fewer players): the seats kept keep their cards, a new seat gets the first card nobody
+        holds.  Whether the choice had to change."""
+        from companion.engine.errors import UserError
+        from companion.games.digger.cards import load_cards
+
+        chosen, seats = self.model.values.get("black_cards"), len(self.model.seats)
+        if chosen is None or len(chosen) == seats or not seats:
+            return False
+        try:
+            cards = [card.id for card in load_cards(self.model.values.get("cards_file") or None).black]
+        except UserError:
+            cards = []
+        kept = list(chosen[:seats])
+        kept += [card for card in cards if card not in kept][:seats - len(kept)]
+        self.model.set("black_cards", kept if len(kept) == seats else None)
+        return True
 
     def _deal_tapped(self, *_args: Any) -> None:
         seats = len(self.model.seats)
