@@ -233,8 +233,9 @@ def _refused_move(session: Any) -> dict[str, Any]:
 
     game, state = session.game, session.state
     choose = autoplay_for(session.setup.game)
+    robbed_out_of_turn = {"type": "rob", "colour": "W", "victim": 1}
     if session.setup.game == "digger" or choose is None:
-        return {"type": "rob", "colour": "W", "victim": 1}
+        return robbed_out_of_turn
     expected = game.prompt(state).expects
     refused: list[dict[str, Any]] = []
     for seed in range(10):
@@ -248,7 +249,7 @@ def _refused_move(session: Any) -> dict[str, Any]:
                 if move.type in expected:
                     return dict(move.model_dump(mode="json"))
                 refused.append(dict(move.model_dump(mode="json")))
-    return refused[0]
+    return refused[0] if refused else robbed_out_of_turn
 
 
 def _play_until_dice_are_due(app: Any) -> None:
