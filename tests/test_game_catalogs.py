@@ -174,8 +174,8 @@ COUNTS: list[tuple[str, str, dict[str, object], dict[str, str]]] = [
      {"count": "chips"}),
     ("goldgraeber", "The engine driver {driver} takes {count} open chips from {name}.",
      {"driver": "Anna", "name": "Ben"}, {"count": "open chips"}),
-    ("goldgraeber", "Face down: {count} chips\nRobber behind one: {chance:.0%}\nAverage dig: {gold:.1f} nuggets",
-     {"chance": 0.5, "gold": 2.5}, {"count": "chips"}),
+    ("goldgraeber", "Face down: {count} chips\nRobber behind one: {chance}%\nAverage dig: {gold:.1f} nuggets",
+     {"chance": 50, "gold": 2.5}, {"count": "chips"}),
     ("goldgraeber", "Robber of strength {strength} on {field} (guarding {loot} chips): roll higher to win.",
      {"strength": 3, "field": "Golden City"}, {"loot": "chips"}),
     ("goldgraeber", "Tap a highlighted field ({steps} steps).", {}, {"steps": "steps"}),
@@ -288,6 +288,6 @@ def test_a_number_with_a_fraction_is_written_with_the_languages_decimal_mark(lan
                      {"target": 4, "chance": 91.7, "chips": 0, "with_chips": 91.7}, language)
     assert text.count(odds) == 2
     assert decimal_text(2.5, ".1f", language) == average and decimal_text(3.0, ".0f", language) == "3"
-    dig = game_text("goldgraeber", "Face down: {count} chips\nRobber behind one: {chance:.0%}\nAverage dig: "
-                    "{gold:.1f} nuggets", {"count": 4, "chance": 0.25, "gold": 2.5}, language)
-    assert average in dig
+    dig = game_text("goldgraeber", "Face down: {count} chips\nRobber behind one: {chance}%\nAverage dig: "
+                    "{gold:.1f} nuggets", {"count": 4, "chance": 25, "gold": 2.5}, language)
+    assert average in dig and ("25%" if language == "en" else "25\u00a0%") in dig

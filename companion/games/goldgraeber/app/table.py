@@ -136,9 +136,10 @@ class GoldgraeberPanel(TablePanel):
                                                                               last=len(board.rail))
         self.train_progress = state.locomotive / (len(board.rail) - 1)
         odds = chip_odds(state)
-        odds_template = N_("Face down: {count} chips\nRobber behind one: {chance:.0%}\nAverage dig: {gold:.1f} nuggets")
+        odds_template = N_("Face down: {count} chips\nRobber behind one: {chance}%\nAverage dig: {gold:.1f} nuggets")
         self.odds_text = game_text(DOMAIN, odds_template,
-                                   {"count": odds.unseen, "chance": odds.robber_chance, "gold": odds.expected_gold})
+                                   {"count": odds.unseen, "chance": round(odds.robber_chance * 100),
+                                    "gold": odds.expected_gold})
         self.step_text = self._step_line(state)
         expects = self.game.expects(state)
         self.rolling = "roll" in expects
