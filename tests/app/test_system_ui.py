@@ -89,6 +89,10 @@ def test_a_refused_power_off_is_shown_and_the_app_keeps_running(fresh_app: Any,
     fresh_app.preferences.system_action("shutdown")
     assert stopped == []
     assert fresh_app.root.current_screen.message == "The Pi could not be shut down: Access denied"
+    fresh_app.go("home")
+    fresh_app.go("settings")
+    pump(1)
+    assert fresh_app.root.current_screen.message == "", "the next visit opens without the last visit's message"
 
 
 @pytest.fixture
