@@ -73,18 +73,20 @@ def app(app_data: Path, clock: ManualClock) -> Iterator[Any]:
 @pytest.fixture
 def fresh_app(app: Any) -> Iterator[Any]:
     """The shared app back on Home in English with no game on the table; its settings (the players a
-    table remembers, the game chosen) and the options the next table starts from are put back
-    afterwards, so no test sees another's players or options."""
+    table remembers, the game chosen), the options the next table starts from and who begins are put
+    back afterwards, so no test sees another's players or options."""
     app.preferences.set_language("en")
     app.flow.controller.open(None)
     app.go("home")
     pump(2)
     settings = app.preferences.settings
     options = app.flow._options, app.flow._options_game
+    first = app.players_model.first_player
     yield app
     app.preferences.settings = settings
     app.preferences.save()
     app.flow._options, app.flow._options_game = options
+    app.players_model.first_player = first
 
 
 def back_home(app: Any) -> None:

@@ -20,6 +20,7 @@ pytestmark = pytest.mark.ui
 @pytest.mark.parametrize("size", [9, 20])
 def test_a_kept_text_draws_as_the_label_itself(app: Any, text: str, size: int) -> None:
     """Upright, the same pixels, in a page shared with other texts (not a texture of its own)."""
+    BOARD_PICTURES.clear()  # (pages other tests filled could leave no room for both on one page)
     colour = (0.95, 0.95, 0.6)
     kept = text_texture(text, size, colour)
     label = CoreLabel(text=text, font_size=size, color=(*colour, 1), bold=True)
