@@ -47,7 +47,7 @@ class PlayersModel(EventDispatcher):
         self.min_players, self.max_players = game.min_players, game.max_players
         self.bot_name = bot_name or ""
         people = [player for player in settings.players if not self._is_placeholder(player.name)]
-        self._all_remembered = [player.name for player in people if not self._is_bot(player.name)]
+        self._all_remembered = [player.name for player in settings.players if self._is_someone(player.name)]
         self.knows_names = bool(self._all_remembered)
         seats = [{"name": p.name, "colour": p.colour} for p in people[:game.max_players]]
         while len(seats) < game.min_players:
@@ -64,6 +64,10 @@ class PlayersModel(EventDispatcher):
     def _is_placeholder(name: str) -> bool:
         """Whether this is a seat's stand-in name ("Player 2"), which is nobody to remember."""
         return re.fullmatch(re.escape(_("Player {n}")).replace(re.escape("{n}"), r"\d+"), name.strip()) is not None
+
+    def _is_someone(self, name: str) -> bool:
+        """Whether this name is a person to remember: neither Goldtable's seat nor a stand-in."""
+        return not self._is_bot(name) and not self._is_placeholder(name)
 
     def _free_colour(self, seats: list[dict[str, str]]) -> str:
         used = {seat["colour"] for seat in seats}
@@ -157,10 +161,9 @@ class PlayersModel(EventDispatcher):
         Goldtable played is left out: it is offered anyway where it can play, and is nobody elsewhere; so
         are seats still called "Player N" (the next table would seat a second "Player 2" beside them)."""
         current = [RememberedPlayer(name=s["name"].strip(), colour=s["colour"]) for s in self.seats
-                   if not self._is_bot(s["name"]) and not self._is_placeholder(s["name"])]
+                   if self._is_someone(s["name"])]
         names = {player.name for player in current}
-        older = [player for player in settings.players if player.name not in names and not self._is_bot(player.name)
-                 and not self._is_placeholder(player.name)]
+        older = [player for player in settings.players if player.name not in names and self._is_someone(player.name)]
         return settings.model_copy(update={"players": tuple((current + older)[:REMEMBERED_PLAYERS])})
 
 
