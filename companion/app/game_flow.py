@@ -211,9 +211,10 @@ class GameFlow(EventDispatcher):
         Clock.schedule_once(lambda _dt: self._before_first_move(), 0)
 
     def _before_first_move(self) -> None:
-        """Work no tap should pay for, done in the frame after the table opens: the End screen built (the
-        game's last move then only fills it in) and the heap frozen (see `freeze_heap`)."""
-        self._app.screen("end")
+        """Work no tap should pay for, done in the frame after the table opens: the End screen built with
+        its chart's labels (the game's last move then only fills them in) and the heap frozen (see
+        `freeze_heap`)."""
+        self._app.screen("end").ids.chart.make_ready()
         freeze_heap()
 
     # -- input from outside the table's panel ---------------------------------------------------------
