@@ -168,6 +168,29 @@ def test_an_unlit_reachable_safe_still_moves_the_arrow(table_and_panel: Any) -> 
     assert {"E", "W"} & set(lit), "a choice point is lit, named in words, not by its id"
 
 
+def test_with_no_choices_the_lit_safes_follow_the_lines_above_them(table_and_panel: Any) -> None:
+    """At a turn's start the table waits for a tap on the board and offers no buttons: the lit safes are
+    written under the counter, not at the foot of the column with a gap between."""
+    from kivy.uix.label import Label
+
+    from companion.app.launch import pump
+
+    table, panel = table_and_panel
+    start_game(table, panel)
+    pump(2)
+    assert not panel.ids.choices.children and panel.odds_text.startswith("Lit safes")
+
+    def gap() -> float:
+        """From the counter's line down to the odds (or the lit safes)."""
+        labels = {label.text: label for label in panel.walk() if isinstance(label, Label) and label.text}
+        return float(labels[panel.status_text].y - labels[panel.odds_text].top)
+
+    assert gap() < 30, "the lit safes stand apart from the lines above them"
+    tap_safe(panel, "S11")  # choices again: the odds at the column's foot, under them (see the next tests)
+    pump(2)
+    assert panel.ids.choices.children and gap() > 60
+
+
 def test_a_picked_bar_keeps_the_choices_in_two_columns_in_german(table_and_panel: Any) -> None:
     """German "ausräumen" is a little wider than a half-width button: its button shrinks the word to the
     table's smallest readable size rather than turning the choices into one column, which would push
