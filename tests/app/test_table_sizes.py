@@ -39,6 +39,14 @@ def problems(screen: Widget) -> list[str]:
         inside = -1 <= x <= Window.width + 1 - widget.width and -1 <= y <= Window.height + 1 - widget.height
         if isinstance(widget, ButtonBehavior) and on_screen(widget) and not inside:
             found.append(f"{name}: outside the window at ({x:.0f}, {y:.0f})")
+    panel = screen.ids.get("panel")
+    if panel is not None:  # a game's column that grows past its panel draws over the screen's header
+        bottom, top = panel.to_window(panel.x, panel.y)[1], panel.to_window(panel.x, panel.top)[1]
+        for widget in visible_widgets(panel):
+            shows = isinstance(widget, ButtonBehavior) or (isinstance(widget, Label) and widget.text.strip())
+            y = widget.to_window(widget.x, widget.y)[1]
+            if shows and widget.height > 0 and on_screen(widget) and not bottom - 1 <= y <= top + 1 - widget.height:
+                found.append(f"{type(widget).__name__} {getattr(widget, 'text', '')[:40]!r}: outside its panel")
     return found
 
 
@@ -70,17 +78,29 @@ def test_a_board_with_small_cells_and_no_loupe_breaks_the_rule(table_app: Any) -
         board.loupe = loupe
 
 
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
 @pytest.mark.parametrize("game", list(GAMES))
-def test_table_screen_text_and_targets_are_big_enough(table_app: Any, game: str) -> None:
+def test_table_screen_text_and_targets_are_big_enough(table_app: Any, game: str, language: str) -> None:
+    """In every language: German and French sentences are longer, and a column that grows past its panel
+    draws over the screen's header (Goldgräber's chip buttons did, in French)."""
     app = table_app
     assert tuple(Window.size) == (800, 480)
+    app.preferences.set_language(language)
+    try:
+        check_table(app, game)
+    finally:
+        app.preferences.set_language("en")
+
+
+def check_table(app: Any, game: str) -> None:
+    """A game of `game` played MOVES moves on, with a notice and a refusal: no size rule broken."""
     open_table(app, game, GAMES[game])
     screen = app.root.current_screen
     seen: dict[str, str] = {}
     checked = 0
     for _ in range(MOVES):
         for problem in problems(screen):
-            seen.setdefault(problem, app.table.session.state.model_dump_json()[:80])
+            seen.setdefault(problem, app.table.prompt_text)
         checked += 1
         if not advance(app):
             break
@@ -114,6 +134,9 @@ def test_turned_to_portrait_the_game_keeps_the_whole_width(table_app: Any) -> No
         assert banner.width >= 480 - 2 * 6 > banner._label.get_extents(banner.text)[0]  # not shortened
         side = screen.ids.prompt.parent
         assert side.top <= screen.ids.panel.y + 1 and side.y >= 0
+        # as tall as the prompt, the scores and four lines of the log, not the landscape column's 408 px
+        wanted = screen.ids.prompt.height + screen.ids.scores.height + 2 * side.spacing + 100
+        assert side.height == pytest.approx(wanted)
         assert not problems(screen)
     finally:
         Window.size = (800, 480)

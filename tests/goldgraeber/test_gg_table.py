@@ -96,11 +96,38 @@ def test_chip_buttons_follow_the_pool(kivy_ready: Any) -> None:
         assert table.session.state.unseen[4] == before.unseen[4] - 1 and not panel.revealing
 
 
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
+def test_the_chip_buttons_and_the_lines_above_them_fit_beside_the_board(kivy_ready: Any, language: str) -> None:
+    """Ten chip buttons under the train's line: in French the step line said again which chip to turn (four
+    lines), and the column grew over the screen's header.  Every text and button of the column stays
+    inside the panel, in every language."""
+    from kivy.uix.behaviors import ButtonBehavior
+    from kivy.uix.label import Label
+
+    from companion.app.i18n import set_language
+    from companion.app.launch import pump
+
+    set_language(language)
+    try:
+        with make_table(kivy_ready, first_index("reveal")) as (_table, panel):
+            panel.refresh()
+            pump(2)
+            column = panel.ids.chips.parent
+            shown = [widget for widget in column.children if widget.height > 0 and widget.opacity > 0
+                     and (isinstance(widget, ButtonBehavior) or (isinstance(widget, Label) and widget.text))]
+            assert panel.revealing and panel.ids.chips in column.children and shown
+            for widget in [*shown, *panel.ids.chips.children]:
+                assert panel.y - 1 <= widget.y and widget.top <= panel.top + 1, getattr(widget, "text", widget)
+    finally:
+        set_language("en")
+
+
 def test_brawl_is_shown_step_by_step(kivy_ready: Any) -> None:
     with make_table(kivy_ready, first_index("brawl")) as (table, panel):
         state = table.session.state
         attacker, defender = table.player_name(state.current), table.player_name(state.defender)
         assert panel.rolling and f"{attacker} rolls" in panel.step_text
+        assert panel.odds_text == ""  # what a dig may find is no matter in a fight; its line needs the room
         assert played(table.session, panel.enter_face, "4")
         assert f"{attacker} rolled 4" in panel.step_text and f"{defender} rolls" in panel.step_text
         assert played(table.session, panel.enter_face, "4")  # a tie: the attacker rolls again

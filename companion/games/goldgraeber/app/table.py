@@ -38,6 +38,8 @@ from companion.games.goldgraeber.words import face_words, field_words
 
 #: The game's catalog domain (its id).
 DOMAIN = "goldgraeber"
+#: Phases of a fight and of moving away after it, when no chip is turned.
+FIGHTS = frozenset({"robber", "brawl", "away_roll", "away"})
 
 
 def face_word(token: str, language: str | None = None) -> str:
@@ -137,9 +139,12 @@ class GoldgraeberPanel(TablePanel):
         self.train_progress = state.locomotive / (len(board.rail) - 1)
         odds = chip_odds(state)
         odds_template = N_("Face down: {count} chips\nRobber behind one: {chance}%\nAverage dig: {gold:.1f} nuggets")
-        self.odds_text = game_text(DOMAIN, odds_template,
-                                   {"count": odds.unseen, "chance": round(odds.robber_chance * 100),
-                                    "gold": odds.expected_gold})
+        # What a dig may find matters before a move; in a fight the die decides, and the fight's own line
+        # needs the room (in German and French it is five lines).
+        fighting = state.phase in FIGHTS
+        self.odds_text = "" if fighting else game_text(DOMAIN, odds_template,
+                                                       {"count": odds.unseen, "chance": round(odds.robber_chance * 100),
+                                                        "gold": odds.expected_gold})
         self.step_text = self._step_line(state)
         expects = self.game.expects(state)
         self.rolling = "roll" in expects
@@ -190,9 +195,8 @@ class GoldgraeberPanel(TablePanel):
             return game_text(DOMAIN, N_("Tap a highlighted field ({steps} steps)."), {"steps": state.steps})
         if "raft" in expects:
             return _("Tap the shore field the raft should go to.")
-        if "reveal" in expects:
-            return _("Turn the chip on {field} and tap what it shows.").format(
-                field=place(state.figures[state.actor], state))
+        if "reveal" in expects:  # the prompt beside says which chip; the ten chip buttons need the room
+            return _("Tap what the chip shows.")
         return ""
 
     def _rebuild_faces(self) -> None:
