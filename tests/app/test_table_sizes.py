@@ -12,6 +12,7 @@ from kivy.core.window import Window
 from kivy.metrics import sp
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.label import Label
+from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 
 from companion.app.boards.drawing import Magnifiable
@@ -43,11 +44,22 @@ def problems(screen: Widget) -> list[str]:
     if panel is not None:  # a game's column that grows past its panel draws over the screen's header
         bottom, top = panel.to_window(panel.x, panel.y)[1], panel.to_window(panel.x, panel.top)[1]
         for widget in visible_widgets(panel):
-            shows = isinstance(widget, ButtonBehavior) or (isinstance(widget, Label) and widget.text.strip())
+            text = isinstance(widget, Label) and widget.text.strip()
+            shows = isinstance(widget, ButtonBehavior | ScrollView) or text
             y = widget.to_window(widget.x, widget.y)[1]
-            if shows and widget.height > 0 and on_screen(widget) and not bottom - 1 <= y <= top + 1 - widget.height:
+            if shows and widget.height > 0 and not in_scroll(widget) and not bottom - 1 <= y <= top + 1 - widget.height:
                 found.append(f"{type(widget).__name__} {getattr(widget, 'text', '')[:40]!r}: outside its panel")
     return found
+
+
+def in_scroll(widget: Widget) -> bool:
+    """Inside a scroll view, which shows its content only inside itself (its own place is checked)."""
+    parent = widget.parent
+    while parent is not None and parent is not parent.parent:
+        if isinstance(parent, ScrollView):
+            return True
+        parent = parent.parent
+    return False
 
 
 def board_problems(screen: Widget, board: Any) -> list[str]:

@@ -162,15 +162,16 @@ def test_an_unlit_reachable_safe_still_moves_the_arrow(table_and_panel: Any) -> 
     state = table.session.state
     assert state.robbers[0].arrow == "S1" and state.distance == 5
     lit = set(panel.board.highlighted)  # moving on from here: the safes worth it, each with its distance
-    assert lit and panel.odds_text.startswith("Lit safes")
-    assert all(f"{panel.game.vault.numbers[safe] or safe_words(safe).text()} ({panel.targets[safe]})" in panel.odds_text
+    assert lit and panel.lit_text.startswith("Lit safes") and not panel.odds_text
+    assert all(f"{panel.game.vault.numbers[safe] or safe_words(safe).text()} ({panel.targets[safe]})" in panel.lit_text
                for safe in lit)
     assert {"E", "W"} & set(lit), "a choice point is lit, named in words, not by its id"
 
 
-def test_with_no_choices_the_lit_safes_follow_the_lines_above_them(table_and_panel: Any) -> None:
+def test_the_lit_safes_follow_the_lines_above_them_or_the_choices(table_and_panel: Any) -> None:
     """At a turn's start the table waits for a tap on the board and offers no buttons: the lit safes are
-    written under the counter, not at the foot of the column with a gap between."""
+    written under the counter, not at the foot of the column.  With choices they follow the last choice
+    and scroll with them: in German six lines of them at the foot hid "Hier anhalten" under the fold."""
     from kivy.uix.label import Label
 
     from companion.app.launch import pump
@@ -178,17 +179,19 @@ def test_with_no_choices_the_lit_safes_follow_the_lines_above_them(table_and_pan
     table, panel = table_and_panel
     start_game(table, panel)
     pump(2)
-    assert not panel.ids.choices.children and panel.odds_text.startswith("Lit safes")
-
-    def gap() -> float:
-        """From the counter's line down to the odds (or the lit safes)."""
-        labels = {label.text: label for label in panel.walk() if isinstance(label, Label) and label.text}
-        return float(labels[panel.status_text].y - labels[panel.odds_text].top)
-
-    assert gap() < 30, "the lit safes stand apart from the lines above them"
-    tap_safe(panel, "S11")  # choices again: the odds at the column's foot, under them (see the next tests)
+    labels = {label.text: label for label in panel.walk() if isinstance(label, Label) and label.text}
+    assert not panel.ids.choices.children and panel.lit_text.startswith("Lit safes") and not panel.odds_text
+    status, lit = labels[panel.status_text], labels[panel.lit_text]
+    gap = status.to_window(0, status.y)[1] - lit.to_window(0, lit.top)[1]
+    assert gap < 30, "the lit safes stand apart from the lines above them"
+    tap_safe(panel, "S11")  # choices: the bars, "Stop here", and the lit safes under them
     pump(2)
-    assert panel.ids.choices.children and gap() > 60
+    labels = {label.text: label for label in panel.walk() if isinstance(label, Label) and label.text}
+    lit, grid = labels[panel.lit_text], panel.ids.choices
+    assert grid.children and lit.parent is grid.parent and lit.top <= grid.y + 1
+    stop = next(button for button in grid.children if button.text.startswith("Stop here"))
+    scroll = grid.parent.parent
+    assert scroll.to_window(0, scroll.y)[1] <= stop.to_window(0, stop.y)[1], "Stop here below the fold"
 
 
 def test_a_picked_bar_keeps_the_choices_in_two_columns_in_german(table_and_panel: Any) -> None:

@@ -139,6 +139,8 @@ class GoldConnectionPanel(TablePanel):
 
     status_text = StringProperty("")
     odds_text = StringProperty("")
+    #: Before a move: the lit safes with the distance on arriving.
+    lit_text = StringProperty("")
     boxes_text = StringProperty("")
     rolling = BooleanProperty(False)
     #: Bars picked in the safe under the arrow, and the pending plunder take (row -> count).
@@ -187,6 +189,7 @@ class GoldConnectionPanel(TablePanel):
         self.rolling = "roll" in self.expects
         self.status_text = self._status(state)
         self.odds_text = self._odds(state)
+        self.lit_text = self._lit() if not self.odds_text else ""
         self.boxes_text = self._boxes(state)
         self.board.seat_colours = [list(self._rgb(seat)) for seat in range(len(state.robbers))]
         self.board.state = state
@@ -207,22 +210,25 @@ class GoldConnectionPanel(TablePanel):
         return " · ".join(parts)
 
     def _odds(self, state: GoldConnectionState) -> str:
-        """Target and exact chances for the announced roll, or for the bars picked so far; before a move,
-        the lit safes with the distance on arriving."""
+        """Target and exact chances for the announced roll, or for the bars picked so far."""
         if "roll" in self.expects and state.announcement is not None:
             odds = self.game.odds(state)
         elif self.picked or self.take:
             bars = tuple(self.picked) or self.controller.take_bars(state)
             odds = self.game.odds(state, self.game.target(state, bars))
-        elif self.targets:
-            return _("Lit safes (distance): {safes}").format(safes=", ".join(
-                f"{self.game.vault.numbers[safe] or safe_words(safe).text(_)} ({distance})"
-                for safe, distance in sorted(self.targets.items(), key=lambda item: (item[1], item[0]))))
         else:
             return ""
         return game_text(DOMAIN, N_("Roll {target} or more: {chance}% · with {chips} chips {with_chips}%"),
                          {"target": odds.target, "chance": odds.percent(odds.without_chips), "chips": odds.chips,
                           "with_chips": odds.percent(odds.with_chips)})
+
+    def _lit(self) -> str:
+        """The safes lit for a move, nearest first, each with the distance on arriving."""
+        if not self.targets:
+            return ""
+        return _("Lit safes (distance): {safes}").format(safes=", ".join(
+            f"{self.game.vault.numbers[safe] or safe_words(safe).text(_)} ({distance})"
+            for safe, distance in sorted(self.targets.items(), key=lambda item: (item[1], item[0]))))
 
     def _boxes(self, state: GoldConnectionState) -> str:
         lines = []
