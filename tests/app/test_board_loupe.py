@@ -232,6 +232,10 @@ def test_loupe_speaks_the_table_language(table_app: Any) -> None:
     try:
         texts = {widget.text for widget in magnified.walk() if isinstance(getattr(widget, "text", None), str)}
         assert {"Schließen", "Tippe auf die gewünschte Stelle."} <= texts
+        pump(1)  # and whole: shortened to fit one line it read "Tippe auf die g...ünschte Stelle."
+        prompt = magnified.prompt
+        words = [word.text for line in prompt._label._cached_lines for word in line.words]
+        assert " ".join(words).split() == prompt.text.split()
     finally:
         panel.board.loupe.close()
         app.preferences.set_language("en")  # the language is process-wide: later tests expect English

@@ -219,8 +219,9 @@ class LoupeView(FloatLayout):
         self.lens = Clipping(size_hint=(None, None))
         self.add_widget(self.lens)
         self.header = BoxLayout(size_hint=(None, None), padding=(6, 2, 2, 2), spacing=4)
+        # Two lines where one is too narrow (German beside Chinagold's loupe), never a word cut short
         self.prompt = Factory.Label(font_size=f"{MIN_TEXT_SP}sp", color=FRAME, halign="left", valign="middle",
-                                    shorten=True)
+                                    line_height=0.95)
         self.header.add_widget(self.prompt)
         self.close_button = Factory.GButton(size_hint_x=None, width=110)
         self.close_button.bind(on_release=loupe.close)
@@ -255,7 +256,7 @@ class LoupeView(FloatLayout):
         self.lens.add_widget(self.board)
         self.header.pos, self.header.size = (x, y + shown[1]), (width, HEADER_HEIGHT)
         self.prompt.text = _("Tap the place you mean.")  # in the language of the moment
-        self.prompt.text_size = (width - 130, None)
+        self.prompt.text_size = (width - 130, HEADER_HEIGHT - 4)
         self.close_button.text = _("Close")
 
     def release(self) -> None:
