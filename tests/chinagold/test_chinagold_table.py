@@ -77,7 +77,9 @@ def test_taps_turn_a_line_and_bad_lines_are_refused(kivy_ready: Any, tmp_path: P
 def test_virtual_throw_and_bury_by_tap(kivy_ready: Any) -> None:
     with make_table(kivy_ready) as (controller, panel):
         table = controller.table
+        assert panel.tile_text == "Tiles in play: 0|1  0|2  1|2"
         controller.submit({"type": "throw", "values": [0, 0, 1]})
+        assert panel.tile_text == "Thrown: 1 (0 + 0 + 1)"  # the faces the table sees, not the tiles again
         tap_site(panel, 40)
         tap_site(panel, 40)
         panel.controller.virtual_roll("virtual")

@@ -157,7 +157,8 @@ class ChinagoldPanel(TablePanel):
         tiles = "  ".join(state.tiles)
         if state.total is None:
             return _("Tiles in play: {tiles}").format(tiles=tiles)
-        return _("Thrown: {total} (tiles {tiles})").format(total=state.total, tiles=tiles)
+        # the faces the tiles show, as the table sees them (a 4 thrown as 1 + 2 + 1)
+        return _("Thrown: {total} ({faces})").format(total=state.total, faces=" + ".join(map(str, state.thrown)))
 
     def _highlight_sites(self) -> set[int]:
         if self.table.put_back_places:  # after an undo: the sites the put-back sentences name
