@@ -136,6 +136,23 @@ def test_brawl_is_shown_step_by_step(kivy_ready: Any) -> None:
         assert "won the brawl" in panel.step_text and table.session.state.actor == state.current
 
 
+def test_a_figure_on_a_robbers_stack_leaves_its_strength_readable(kivy_ready: Any) -> None:
+    """A figure fighting a robber stands on the robber's stack: drawn in the middle it hid the strength
+    written there, so it stands below the middle."""
+    from kivy.graphics import Mesh
+
+    with make_table(kivy_ready, first_index("robber")) as (table, panel):
+        state = table.session.state
+        field = state.figures[state.actor]
+        board = panel.board
+        assert field in board.view.stacks
+        meshes = [item for item in board._pieces.groups["figures"].children if isinstance(item, Mesh)]
+        cx, cy = board.centre_of(field)
+        near = [sum(mesh.vertices[1::4]) / (len(mesh.vertices) // 4) for mesh in meshes
+                if abs(sum(mesh.vertices[0::4]) / (len(mesh.vertices) // 4) - cx) < board._radius]
+        assert near and all(y < cy - board._radius * 0.3 for y in near)
+
+
 def test_setup_guide_names_each_players_house() -> None:
     from companion.engine.core import Player, Setup
     from companion.games.goldgraeber.app.table import setup_steps

@@ -232,8 +232,8 @@ class GoldgraeberBoard(HexBoard):
         layers.paint("chips", frozenset(view.face_down), self._draw_chips)
         layers.paint("stacks", tuple(view.stacks.items()), self._draw_stacks)
         layers.paint("locomotive", view.locomotive, self._draw_locomotive)
-        layers.paint("figures", tuple((field_id, tuple(colours)) for field_id, colours in view.figures.items()),
-                     self._draw_figures)
+        layers.paint("figures", (tuple((field_id, tuple(colours)) for field_id, colours in view.figures.items()),
+                                 frozenset(view.stacks) & set(view.figures)), self._draw_figures)
 
     def _draw_highlights(self, group: InstructionGroup) -> None:
         view, radius = self.view, self._radius
@@ -277,9 +277,13 @@ class GoldgraeberBoard(HexBoard):
         group.add(Rectangle(pos=(cx + radius * 0.15, cy + radius * 0.35), size=(radius * 0.3, radius * 0.35)))
 
     def _draw_figures(self, group: InstructionGroup) -> None:
+        """Each figure on its field (side by side when several share it); on a robber's stack, below the
+        middle, so that the robber's strength stays readable."""
         radius = self._radius
         for field_id, colours in self.view.figures.items():
             cx, cy = self.centre_of(field_id)
+            if field_id in self.view.stacks:
+                cy -= radius * 0.6
             for k, colour in enumerate(colours):
                 offset = (k - (len(colours) - 1) / 2) * radius * 0.45
                 group.add(Color(0, 0, 0))
