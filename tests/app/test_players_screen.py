@@ -1,5 +1,6 @@
 """The Players screen's column of earlier players: names to seat again with one tap, and until a game
-has been played a line saying what the column is for (an empty column under a heading looked broken)."""
+has been played a line saying what the column is for, or that everyone in it is seated (an empty column
+under a heading looked broken)."""
 
 from __future__ import annotations
 
@@ -30,9 +31,9 @@ def test_the_empty_column_says_what_it_is_for(fresh_app: Any) -> None:
     pump(2)
     chips = [widget.text for widget in reversed(app.root.get_screen("players").ids.remembered.children)]
     assert hint(app) is None and chips == ["Anna", "Ben"]
-    model.remembered, model.knows_names = [], True  # every remembered name is seated: nothing to promise
+    model.remembered, model.knows_names = [], True  # every remembered name is seated: said, not a bare heading
     pump(2)
-    assert hint(app) is None
+    assert hint(app) is not None and hint(app).text == "Everyone from your earlier games is seated."
 
 
 def test_chinagold_offers_the_pi_as_a_chip_that_seats_it_and_says_so(fresh_app: Any) -> None:

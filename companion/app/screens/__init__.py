@@ -77,13 +77,16 @@ class PlayersScreen(Screen):
 
     @staticmethod
     def earlier_hint(remembered: list[str], knows_names: bool, bot_name: str, _lang: str) -> str:
-        """The line over the earlier players: how to let Goldtable play a seat where it can, else (until
-        a game has been played) what the empty column is for."""
+        """The line over the earlier players: how to let Goldtable play a seat where it can, else why the
+        column is empty (no game played yet, or everyone in it already seated)."""
         if bot_name:
             if bot_name in remembered:
                 return _("Tap {name} and Goldtable plays that seat.").format(name=bot_name)
             return _("Goldtable plays {name}'s seat.").format(name=bot_name)
-        return "" if remembered or knows_names else _("Names from your games will appear here.")
+        if remembered:
+            return ""
+        return _("Everyone from your earlier games is seated.") if knows_names else \
+            _("Names from your games will appear here.")
 
 
 class OptionsScreen(Screen):
