@@ -1,7 +1,8 @@
-"""The table-screen size rules of docs/design.md, measured on the widgets at 800x480 through a game of
-each game (with a refusal and a notice shown): no game information under 18 sp, nothing tapped under
-48 px, and no button outside the window (unless scrolled out of sight in a scroll view).  A board whose
-cells are closer than 48 px must have a loupe, which is opened and measured by the same rules."""
+"""The table-screen size rules of docs/design.md, measured on the widgets at 800x480 through a whole game
+of each game in each language (with a refusal and a notice shown): no game information under 18 sp,
+nothing tapped under 48 px, no button outside the window (unless scrolled out of sight in a scroll view),
+and nothing of a game's panel outside the panel.  A board whose cells are closer than 48 px must have a
+loupe, which is opened and measured by the same rules."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from companion.app.widgets import MIN_TAP_PX, MIN_TEXT_SP
 from tests.app.test_tap_every_button import GAMES, advance, open_table
 from tests.app.ui import on_screen, visible_widgets
 
-MOVES = 30
+#: Moves a game may take (every game here ends well before), and where the notice and refusal are shown.
+MOVES = 600
+MESSAGES_AT = 30
 
 
 def problems(screen: Widget) -> list[str]:
@@ -105,26 +108,28 @@ def test_table_screen_text_and_targets_are_big_enough(table_app: Any, game: str,
 
 
 def check_table(app: Any, game: str) -> None:
-    """A game of `game` played MOVES moves on, with a notice and a refusal: no size rule broken."""
+    """A whole game of `game` (at most MOVES moves), with a notice and a refusal shown after MESSAGES_AT
+    moves: no size rule broken in any of its states."""
     open_table(app, game, GAMES[game])
     screen = app.root.current_screen
     seen: dict[str, str] = {}
     checked = 0
-    for _ in range(MOVES):
+    for move in range(MOVES):
         for problem in problems(screen):
             seen.setdefault(problem, app.table.prompt_text)
         checked += 1
+        if move == MESSAGES_AT:
+            app.table.show_notice("A notice with two ways on", choices=["confirm", "touch"])
+            pump(2)
+            seen.update(dict.fromkeys(problems(screen), "notice"))
+            app.flow.controller.submit({"type": "no such action"})
+            pump(2)
+            assert app.table.refusal_text
+            seen.update(dict.fromkeys(problems(screen), "refusal"))
+            app.table.clear_messages()
         if not advance(app):
             break
-    app.table.show_notice("A notice with two ways on", choices=["confirm", "touch"])
-    pump(2)
-    seen.update(dict.fromkeys(problems(screen), "notice"))
-    app.flow.controller.submit({"type": "no such action"})
-    pump(2)
-    assert app.table.refusal_text
-    seen.update(dict.fromkeys(problems(screen), "refusal"))
-    app.table.clear_messages()
-    assert checked > 5
+    assert checked > MESSAGES_AT and app.table.session.is_over(), f"{game} unfinished after {checked} moves"
     assert not seen, "\n".join(f"{problem}   (in {where})" for problem, where in seen.items())
 
 
