@@ -93,18 +93,26 @@ def test_a_board_with_small_cells_and_no_loupe_breaks_the_rule(table_app: Any) -
         board.loupe = loupe
 
 
+@pytest.mark.parametrize("size", [(800, 480), (480, 800)], ids=["landscape", "portrait"])
 @pytest.mark.parametrize("language", ["en", "de", "fr"])
 @pytest.mark.parametrize("game", list(GAMES))
-def test_table_screen_text_and_targets_are_big_enough(table_app: Any, game: str, language: str) -> None:
-    """In every language: German and French sentences are longer, and a column that grows past its panel
-    draws over the screen's header (Goldgräber's chip buttons did, in French)."""
+def test_table_screen_text_and_targets_are_big_enough(table_app: Any, game: str, language: str,
+                                                      size: tuple[int, int]) -> None:
+    """In every language, on the 7" screen and turned to portrait (`--rotate 90`): German and French
+    sentences are longer, and a column that grows past its panel draws over the screen's header
+    (Goldgräber's chip buttons did, in French); in portrait German Digger's "Verrutscht" shrank below
+    18 sp (the button now says "Patzer", the rules' word)."""
     app = table_app
     assert tuple(Window.size) == (800, 480)
     app.preferences.set_language(language)
+    Window.size = size
+    pump(3)
     try:
         check_table(app, game)
     finally:
+        Window.size = (800, 480)
         app.preferences.set_language("en")
+        pump(3)
 
 
 def check_table(app: Any, game: str) -> None:
