@@ -26,7 +26,7 @@ NAMES = {name for name, _colour in DEMO_PLAYERS} | {"Émile", "Pi", "Goldtable",
                                                    "Deutsch", "English", "Français"}  # languages by their own name
 #: Texts that are rightly the same in English and this language.
 SAME = {
-    "de": {"OK", "System", "Hardware"},
+    "de": {"OK", "System", "Hardware", "Stop!"},  # Digger's call, as the rules and messages write it
     "fr": {"OK", "Menu", "Scores", "Options"},
 }
 #: Numbers, times, scores, percentages, rule ids (DIG-4, GC-R3), arrows and signs: no language in them.
