@@ -154,9 +154,8 @@ class ChinagoldPanel(TablePanel):
             return _("Game over.")
         if not state.tiles:
             return _("No tiles left: turn one marker or two neighbours.")
-        tiles = "  ".join(state.tiles)
         if state.total is None:
-            return _("Tiles in play: {tiles}").format(tiles=tiles)
+            return _("Tiles in play: {tiles}").format(tiles="  ".join(state.tiles))
         # the faces the tiles show, as the table sees them (a 4 thrown as 1 + 2 + 1)
         return _("Thrown: {total} ({faces})").format(total=state.total, faces=" + ".join(map(str, state.thrown)))
 

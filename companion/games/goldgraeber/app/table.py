@@ -137,18 +137,11 @@ class GoldgraeberPanel(TablePanel):
         self.train_text = _("Train: rail field {position} of {last}").format(position=state.locomotive + 1,
                                                                               last=len(board.rail))
         self.train_progress = state.locomotive / (len(board.rail) - 1)
-        odds = chip_odds(state)
-        odds_template = N_("Face down: {count} chips\nRobber behind one: {chance}%\nAverage dig: {gold:.1f} nuggets")
-        # What a dig may find matters before a move; in a fight the die decides, and the fight's own line
-        # needs the room (in German and French it is five lines).
-        fighting = state.phase in FIGHTS
-        self.odds_text = "" if fighting else game_text(DOMAIN, odds_template,
-                                                       {"count": odds.unseen, "chance": round(odds.robber_chance * 100),
-                                                        "gold": odds.expected_gold})
-        self.step_text = self._step_line(state)
         expects = self.game.expects(state)
         self.rolling = "roll" in expects
         self.revealing = "reveal" in expects
+        self.odds_text = "" if self.revealing or state.phase in FIGHTS else self._odds_line(state)
+        self.step_text = self._step_line(state)
         self.can_look = bool(self.game.offered(state, "look", checked=True))
         self._rebuild_faces()
         self._rebuild_chips(state)
@@ -170,6 +163,16 @@ class GoldgraeberPanel(TablePanel):
                          stacks={stack.field: stack.robber[1] + (f"+{len(stack.loot)}" if stack.loot else "")
                                  for stack in state.stacks},
                          highlights=highlights, selected=state.figures[state.actor])
+
+    @staticmethod
+    def _odds_line(state: GoldgraeberState) -> str:
+        """What a dig may find, which matters before a move.  Not shown in a fight, where the die decides,
+        nor while a chip is entered: the fight's line (five lines in German and French) and the ten chip
+        buttons need the room."""
+        odds = chip_odds(state)
+        odds_template = N_("Face down: {count} chips\nRobber behind one: {chance}%\nAverage dig: {gold:.1f} nuggets")
+        return game_text(DOMAIN, odds_template, {"count": odds.unseen, "chance": round(odds.robber_chance * 100),
+                                                 "gold": odds.expected_gold})
 
     def _step_line(self, state: GoldgraeberState) -> str:
         """The fight in progress, one roll at a time (which fight: the phase table's row), or what the
