@@ -20,7 +20,7 @@ from companion.app.boards.drawing import Magnifiable
 from companion.app.launch import pump
 from companion.app.widgets import MIN_TAP_PX, MIN_TEXT_SP
 from tests.app.test_tap_every_button import GAMES, advance, open_table
-from tests.app.ui import on_screen, visible_widgets
+from tests.app.ui import on_screen, scroll_views_around, visible_widgets
 
 #: Moves a game may take (every game here ends well before), and where the notice and refusal are shown.
 MOVES = 600
@@ -49,20 +49,11 @@ def problems(screen: Widget) -> list[str]:
         for widget in visible_widgets(panel):
             text = isinstance(widget, Label) and widget.text.strip()
             shows = isinstance(widget, ButtonBehavior | ScrollView) or text
+            clipped = any(scroll_views_around(widget))  # a scroll view shows its content only inside itself
             y = widget.to_window(widget.x, widget.y)[1]
-            if shows and widget.height > 0 and not in_scroll(widget) and not bottom - 1 <= y <= top + 1 - widget.height:
+            if shows and not clipped and not bottom - 1 <= y <= top + 1 - widget.height:
                 found.append(f"{type(widget).__name__} {getattr(widget, 'text', '')[:40]!r}: outside its panel")
     return found
-
-
-def in_scroll(widget: Widget) -> bool:
-    """Inside a scroll view, which shows its content only inside itself (its own place is checked)."""
-    parent = widget.parent
-    while parent is not None and parent is not parent.parent:
-        if isinstance(parent, ScrollView):
-            return True
-        parent = parent.parent
-    return False
 
 
 def board_problems(screen: Widget, board: Any) -> list[str]:

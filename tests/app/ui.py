@@ -24,16 +24,22 @@ def visible_widgets(root: Widget) -> Iterator[Widget]:
         stack.extend(widget.children)
 
 
-def on_screen(widget: Widget) -> bool:
-    """The widget's centre is inside every scroll view around it (not scrolled out of sight)."""
-    x, y = widget.to_window(*widget.center)
+def scroll_views_around(widget: Widget) -> Iterator[ScrollView]:
+    """The scroll views the widget lies in, innermost first."""
     parent = widget.parent
     while parent is not None and parent is not parent.parent:
         if isinstance(parent, ScrollView):
-            left, bottom = parent.to_window(parent.x, parent.y)
-            if not (left <= x <= left + parent.width and bottom <= y <= bottom + parent.height):
-                return False
+            yield parent
         parent = parent.parent
+
+
+def on_screen(widget: Widget) -> bool:
+    """The widget's centre is inside every scroll view around it (not scrolled out of sight)."""
+    x, y = widget.to_window(*widget.center)
+    for scroll in scroll_views_around(widget):
+        left, bottom = scroll.to_window(scroll.x, scroll.y)
+        if not (left <= x <= left + scroll.width and bottom <= y <= bottom + scroll.height):
+            return False
     return True
 
 
