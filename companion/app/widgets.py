@@ -27,6 +27,8 @@ MIN_TAP_PX = 48
 MIN_TEXT_SP = 18
 #: A button's text may shrink to this share of its font size so that its longest word fits on one line.
 SMALLEST_FIT = 0.6
+#: Joins words a label must not wrap apart: Kivy breaks lines only at ordinary spaces.
+NO_BREAK = "\u00a0"
 #: Room a button keeps on each side of its text, in pixels (its `text_size` is 8 px narrower than it).
 BUTTON_TEXT_MARGIN = 4
 #: Behind every screen.  It is the window's clear colour, not a rectangle on each screen: a full-window

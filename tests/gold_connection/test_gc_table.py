@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.table_helpers import kivy_ready_fixture, make_controller, played, show_panel, touch_at  # noqa: F401 - a fixture
+from tests.table_helpers import kivy_ready_fixture, make_controller, played, show_panel, shown_panel, touch_at  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ui
 
@@ -375,6 +375,30 @@ def test_bars_and_rows_are_written_with_the_languages_colour_letters(kivy_ready:
     assert not re.findall(r"\bS\d", shown), "a safe named by its layout id"
     assert all(re.search(rf"\b{letter}\d", shown) for letter in letters)
     assert not overflowing
+
+
+def test_a_colours_rows_in_a_box_wrap_together(kivy_ready: Any) -> None:
+    """In the narrow column beside the vault (German, the 7" screen) a box's line wraps between colours,
+    never inside one: each drawn line holds whole colours, three rows each ("Gr 4:- 5:- 6:-")."""
+    from kivy.uix.label import Label
+
+    from companion.app.i18n import set_language
+    from companion.engine.session import Session
+    from tests.gold_connection.gc_helpers import setup
+
+    set_language("de")
+    try:
+        with shown_panel(kivy_ready, make_controller(Session.new(setup(3, 4))), "gold_connection",
+                         (560, 420)) as panel:
+            label = next(widget for widget in panel.walk()
+                         if isinstance(widget, Label) and widget.text == panel.boxes_text)
+            drawn = ["".join(word.text for word in line.words) for line in label._label._cached_lines]
+    finally:
+        set_language("en")
+    rows_lines = [line for line in drawn if ":" in line and "Punkte" not in line]
+    assert len(rows_lines) > 3, "the rows wrap in this column (else the test shows nothing)"
+    for line in rows_lines:
+        assert all(group.count(":") == 3 for group in line.split(" ") if group), line
 
 
 def test_a_tap_on_a_safes_bars_is_the_safes_while_the_table_waits_for_a_safe(table_and_panel: Any) -> None:

@@ -23,7 +23,7 @@ from companion.app.i18n import _ as app_text
 from companion.app.i18n import capitalised, catalog, game_text
 from companion.app.table import TableModel
 from companion.app.tables.common import TablePanel, colour_letter, die_face_button
-from companion.app.widgets import BUTTON_TEXT_MARGIN, MIN_TAP_PX, MIN_TEXT_SP, resize, word_width
+from companion.app.widgets import BUTTON_TEXT_MARGIN, MIN_TAP_PX, MIN_TEXT_SP, NO_BREAK, resize, word_width
 from companion.engine.core import N_, ActionModel, Setup
 from companion.games.gold_connection.app.board import VaultBoard
 from companion.games.gold_connection.app.controller import GoldConnectionController
@@ -240,7 +240,8 @@ class GoldConnectionPanel(TablePanel):
             for colour_code in COLOURS:
                 cells = [f"{row[1:]}:{''.join(map(str, numbers)) or '-'}" for row, numbers in robber.rows.items()
                          if row[0] == colour_code]
-                rows.append(f"{bar_code(colour_code)} " + " ".join(cells))
+                # No-break spaces: a colour's rows wrap as one group, never a lone "6:-" on the next line.
+                rows.append(NO_BREAK.join([bar_code(colour_code), *cells]))
             head = game_text(DOMAIN, N_("{name}: {score} points, {chips} chips, {bars} bars"),
                              {"name": name, "score": scores[seat], "chips": robber.chips, "bars": robber.bar_count()})
             marker = "> " if seat == self.game.to_move(state) else ""
