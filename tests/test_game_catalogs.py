@@ -194,8 +194,8 @@ COUNTS: list[tuple[str, str, dict[str, object], dict[str, str]]] = [
      {"left": "safes"}),
     ("gold_connection", "Roll {target} or more: {chance}% ({chance_with_chips}% with {chips} chips).",
      {"target": 7, "chance": 50, "chance_with_chips": 60}, {"chips": "chips"}),
-    ("gold_connection", "Roll {target} or more: {chance}% · with {chips} chips {with_chips}%",
-     {"target": 7, "chance": 50.0, "with_chips": 60.0}, {"chips": "chips"}),
+    ("gold_connection", "Roll {target} or more: {chance}% · with {chips} chips {chance_with_chips}%",
+     {"target": 7, "chance": 50.0, "chance_with_chips": 60.0}, {"chips": "chips"}),
     ("gold_connection", "{player}: roll {target} or more ({chance}%; with your {chips} chips {chance_with_chips}%).",
      {"player": "Anna", "target": 7, "chance": 50, "chance_with_chips": 60}, {"chips": "chips"}),
     ("gold_connection", "Spend exactly {shortfall} chips to reach the target, or none.", {}, {"shortfall": "chips"}),
@@ -284,8 +284,8 @@ def test_a_number_with_a_fraction_is_written_with_the_languages_decimal_mark(lan
     dig) and on the app's own screens (a player's average score)."""
     from companion.app.i18n import decimal_text, game_text
 
-    text = game_text("gold_connection", "Roll {target} or more: {chance}% · with {chips} chips {with_chips}%",
-                     {"target": 4, "chance": 91.7, "chips": 0, "with_chips": 91.7}, language)
+    text = game_text("gold_connection", "Roll {target} or more: {chance}% · with {chips} chips {chance_with_chips}%",
+                     {"target": 4, "chance": 91.7, "chips": 1, "chance_with_chips": 91.7}, language)
     assert text.count(odds) == 2
     assert decimal_text(2.5, ".1f", language) == average and decimal_text(3.0, ".0f", language) == "3"
     dig = game_text("goldgraeber", "Face down: {count} chips\nRobber behind one: {chance}%\nAverage dig: "

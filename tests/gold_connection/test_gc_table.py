@@ -112,7 +112,7 @@ def test_tap_destination_bars_odds_dice_end_and_sort(table_and_panel: Any, tmp_p
     assert sorted(panel.picked) == sorted([first, second])
     assert sum(1 for b in panel.ids.choices.children if b.text.startswith("[")) == 2
     target = 2 + int(first[1]) + int(second[1])
-    assert panel.odds_text.startswith(f"Roll {target} or more")
+    assert panel.odds_text.startswith(f"Roll {target} or more") and "chips" not in panel.odds_text  # none yet
     tap_bar(panel, "S1", table.session.state.safes["S1"][0])
     assert table.refusal_rule.startswith("GC-8 ") and "(safe 8)" in table.refusal_text  # the arrow's, in words
     assert sorted(panel.picked) == sorted([first, second])  # the picks stay for the loot

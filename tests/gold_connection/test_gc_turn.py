@@ -286,6 +286,18 @@ def test_exact_odds_with_and_without_chips() -> None:
     state, _ = act(state, {"type": "loot", "bars": ["B2", "B3"]})
     prompt = GAME.prompt(state)
     assert (prompt.params["chance"], prompt.params["chance_with_chips"]) == (58.3, 83.3)
+    assert "with your {chips} chips" in prompt.message
+
+
+def test_odds_without_chips_say_nothing_of_chips() -> None:
+    """GC-20: a player without chips is told the one chance there is, never "with your 0 chips" the same."""
+    state = with_chips(rulebook_start(), 0, 0, supply=20)
+    state, _ = act(state, {"type": "move", "path": ["S2", "S3"]})
+    state, events = act(state, {"type": "loot", "bars": ["B2", "B3"]})
+    announced = next(event for event in events if event.kind == "roll.target")
+    prompt = GAME.prompt(state)
+    for message in (announced.message, prompt.message):
+        assert "{chance}%" in message and "chips" not in message
 
 
 # -- readings ----------------------------------------------------------------------------------------

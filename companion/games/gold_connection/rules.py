@@ -95,6 +95,12 @@ class Odds(Value):
     def percent(self, value: Fraction) -> float:
         return round(float(value) * 100, 1)
 
+    def params(self) -> dict[str, int | float]:
+        """The numbers the odds' messages name; those without chips leave `chips` and `chance_with_chips` out
+        of the sentence (a player without chips reads no "with 0 chips")."""
+        return {"target": self.target, "chance": self.percent(self.without_chips),
+                "chance_with_chips": self.percent(self.with_chips), "chips": self.chips}
+
 
 # -- options ----------------------------------------------------------------------------------------
 #: GC-R3: two complete 6-rows or any three complete 5-/6-rows (default), two 6-rows or three 5-rows as the
@@ -677,11 +683,10 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
     def _announce(self, state: GoldConnectionState, announcement: Announcement) -> tuple[GoldConnectionState,
                                                                                           list[Event]]:
         odds = self.odds(state, announcement.target)
-        params = {"target": announcement.target, "chance": odds.percent(odds.without_chips),
-                  "chance_with_chips": odds.percent(odds.with_chips), "chips": odds.chips}
+        message = (N_("Roll {target} or more: {chance}% ({chance_with_chips}% with {chips} chips).") if odds.chips
+                   else N_("Roll {target} or more: {chance}%."))
         state = state.evolve(phase="roll", announcement=announcement)
-        return state, [Event(kind="roll.target", message=N_("Roll {target} or more: {chance}% ({chance_with_chips}% "
-                                                            "with {chips} chips)."), params=params)]
+        return state, [Event(kind="roll.target", message=message, params=odds.params())]
 
     def _do_loot(self, state: GoldConnectionState, action: Loot) -> tuple[GoldConnectionState, list[Event]]:
         bars = tuple(sorted(action.bars, key=bar_sort_key))
@@ -972,11 +977,11 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         if phase == "roll":
             assert state.announcement is not None
             odds = self.odds(state)
-            params = who | {"target": odds.target, "chance": odds.percent(odds.without_chips),
-                            "chance_with_chips": odds.percent(odds.with_chips), "chips": odds.chips}
-            return Prompt(player=player, expects=expects, dice=TWO_DICE, roll_action="roll", params=params,
+            return Prompt(player=player, expects=expects, dice=TWO_DICE, roll_action="roll",
+                          params=who | odds.params(),
                           message=N_("{player}: roll {target} or more ({chance}%; with your {chips} chips "
-                                     "{chance_with_chips}%)."))
+                                     "{chance_with_chips}%).") if odds.chips
+                          else N_("{player}: roll {target} or more ({chance}%)."))
         if phase == "chips":
             return Prompt(player=player, expects=expects, params=who | {"shortfall": self._shortfall(state)},
                           message=N_("{player}: {shortfall} short. Spend {shortfall} chips, or accept the failure."))

@@ -218,9 +218,8 @@ class GoldConnectionPanel(TablePanel):
             odds = self.game.odds(state, self.game.target(state, bars))
         else:
             return ""
-        return game_text(DOMAIN, N_("Roll {target} or more: {chance}% · with {chips} chips {with_chips}%"),
-                         {"target": odds.target, "chance": odds.percent(odds.without_chips), "chips": odds.chips,
-                          "with_chips": odds.percent(odds.with_chips)})
+        return game_text(DOMAIN, N_("Roll {target} or more: {chance}% · with {chips} chips {chance_with_chips}%")
+                         if odds.chips else N_("Roll {target} or more: {chance}%"), odds.params())
 
     def _lit(self) -> str:
         """The safes lit for a move, nearest first, each with the distance on arriving."""
