@@ -47,6 +47,13 @@ def test_mo_is_built_from_po(po: Path) -> None:
     assert compiled == read_po(po), f"{mo} is stale: run python -m companion.locale.build"
 
 
+@pytest.mark.parametrize("po", PO_FILES, ids=[f"{p.parts[-3]}/{p.name}" for p in PO_FILES])
+def test_a_percent_sign_is_kept_to_its_number(po: Path) -> None:
+    """German and French write "72,2 %": the space must be a no-break one, or a narrow column wraps the
+    sign alone onto the next line (Kivy breaks lines at every ordinary space)."""
+    assert [text for text in read_po(po).values() if " %" in text] == []
+
+
 @pytest.mark.parametrize("language", ["de", "fr"])
 def test_every_app_string_is_translated(language: str) -> None:
     template = read_po_ids(LOCALE / "goldtable.pot")
