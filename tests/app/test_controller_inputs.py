@@ -454,3 +454,22 @@ def test_a_roll_of_too_few_or_too_many_dice_is_told_with_each_count_in_its_numbe
             assert words in app.table.notice_text
     finally:
         app.preferences.set_language("en")
+
+
+def test_a_roll_that_cannot_be_saved_is_not_played_and_says_how_to_go_on(fresh_app: Any, answers: Answers) -> None:
+    """A journal that cannot take the row (a full card): the roll is not played, the device hears it was
+    not recorded, the table says why and what to do; sent again once the journal takes it, it is played."""
+    from tests.engine.test_journal_commit import _fail_on
+
+    app = fresh_app
+    session = open_game(app, "goldgraeber")
+    _fail_on(app.journal, "entries", "INSERT")
+    roll = sensor_roll(values=("3",), seq=1)
+    hardware(app, roll)
+    assert session.actions == [] and answers.calls[-1][:3] == (roll, False, "journal.failed")
+    assert app.table.notice_text.startswith("Could not save the move, so it was not played: ")
+    assert app.table.notice_text.endswith("Everything before it is saved: once that is put right, play the move "
+                                          "again.")
+    app.journal._write.execute("DROP TRIGGER fail_entries_INSERT")
+    hardware(app, roll)
+    assert len(session.actions) == 1 and answers.calls[-1] == (roll, True, None, 1) and not app.table.notice_text

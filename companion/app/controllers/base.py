@@ -416,7 +416,8 @@ class TableController:
                    event: BridgeEvent | None, then: Then, outcome: Outcome) -> None:
         """The session's answer: the action is on disk (or refused, or could not be saved)."""
         if outcome.unsaved is not None:
-            self.table.show_notice(_("Could not save the move, so it was not played: {problem}").format(
+            self.table.show_notice(_("Could not save the move, so it was not played: {problem}. Everything "
+                                     "before it is saved: once that is put right, play the move again.").format(
                 problem=outcome.unsaved))
             settle(self.hardware, event, recorded=False, reason="journal.failed")
         elif not outcome.accepted:
