@@ -63,9 +63,13 @@ def _edge_angle(gray: Floats) -> float | None:
     return (math.degrees(math.atan2(s, c)) / 4) % 90
 
 
-def _face_extent(lab: Floats, inside: Mask, cx: int, cy: int, box: int) -> tuple[float, float, float] | None:
+def _face_extent(lab: Floats, inside: Mask, cx: int, cy: int, box: int,
+                 flat: bool) -> tuple[float, float, float] | None:
     """The top face's centre and side in the die's window: the pixels of the face's own colour (pips and
-    marks closed over) connected to the place found, measured along the die's edges."""
+    marks closed over) connected to the place found, measured along the die's edges.  A tile's bright dots
+    draw the place onto one of them, so for a tile (`flat`) the region is the one that fills most of the box
+    there: without an extent its face is cut a die's size, too small for it.  On a die the region under the
+    place is kept (taking the fuller one changed no reading for the better on the development sets)."""
     half = box // 2
     sample = lab[max(0, cy - half):cy + half + 1, max(0, cx - half):cx + half + 1].reshape(-1, 3)
     body = np.median(sample, axis=0)
@@ -73,7 +77,12 @@ def _face_extent(lab: Floats, inside: Mask, cx: int, cy: int, box: int) -> tuple
     same = (difference[:, :, 0] < 22) & (np.hypot(difference[:, :, 1], difference[:, :, 2]) < 12) & inside
     same = cv2.morphologyEx(same.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
     _, labels = cv2.connectedComponents(same)
-    label = labels[cy, cx]
+    if flat:
+        counts = np.bincount(labels[max(0, cy - half):cy + half + 1, max(0, cx - half):cx + half + 1].ravel())
+        counts[0] = 0
+        label = int(np.argmax(counts))
+    else:
+        label = int(labels[cy, cx])
     if label == 0:
         return None
     return _square_of((labels == label).astype(np.uint8))
@@ -119,9 +128,10 @@ def _lit_extent(lightness: Floats, inside: Mask, face_side: float) -> tuple[floa
     return _square_of((labels == largest).astype(np.uint8))
 
 
-def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
+def top_face(work: Image, mask: Mask, spot: Spot, flat: bool = False) -> Face:
     """Cut out the spot's top face: square to the die's edges, the brightest place of the die's size inside
-    its outline (sides seen by a tilted camera are darker than the lit top)."""
+    its outline (sides seen by a tilted camera are darker than the lit top).  `flat`: the piece is a tile,
+    whose sides are too thin to show, so its face may fill its outline."""
     side = spot.side
     window = round(side * 1.7)
     scale = WINDOW / window
@@ -156,10 +166,14 @@ def top_face(work: Image, mask: Mask, spot: Spot) -> Face:
     score = np.where(inside >= best - 0.04, mean[:, :, 0] * 100 / 255 - 2.0 * chroma_spread, -1e9)
     row, col = np.unravel_index(int(np.argmax(score)), score.shape)
     cx, cy, cut = float(col), float(row), face_side * 0.76
-    own_colour = _face_extent(lab, window_mask > 0, int(col), int(row), box)
+    own_colour = _face_extent(lab, window_mask > 0, int(col), int(row), box, flat)
     lit = _lit_extent(lab[:, :, 0], window_mask > 0, face_side)
+    # A die's side is taken from its outline's area less a tenth, for the sides it shows, so a region of
+    # the face's colour as large is its sides' colour spilling over.  A tile shows no sides: its face is its
+    # whole outline, about 1.05 of that side (the region never reaches beyond the outline).
+    largest = math.inf if flat else face_side
     for extent in (own_colour, lit):
-        if extent is not None and 0.55 * face_side < extent[2] < 1.0 * face_side:
+        if extent is not None and 0.55 * face_side < extent[2] < largest:
             cx, cy, cut = extent[0], extent[1], extent[2] * 0.92
             break
 

@@ -52,6 +52,12 @@ def game_faces(game_id: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(face for die in game_dice(game_id) for face in die))
 
 
+def flat_pieces(game_id: str) -> bool:
+    """Whether the game throws tiles (pieces of two faces, as Chinagold's): a piece with only a top and a
+    bottom is flat, so no sides show around its top face."""
+    return all(len(die) == 2 for die in game_dice(game_id))
+
+
 def needs_teaching(game_id: str) -> bool:
     """Pip dice (faces 1-6 only) are read by counting; every other face is learned by showing it."""
     return not set(game_faces(game_id)) <= PIP_FACES

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from companion.camera.faces import PIP_FIT, Face, features, nearest, read_pips, top_face
-from companion.camera.profile import Profile, TaughtFace, needs_teaching
+from companion.camera.profile import Profile, TaughtFace, flat_pieces, needs_teaching
 from companion.camera.vision import SPECK, Image, Scene, Spot, VisionError, find_dice, to_work
 from companion.engine.core import N_
 
@@ -114,6 +114,8 @@ class Reader:
         self.calibration = profile.calibration()
         self.examples = profile.examples()
         self.pips_only = not needs_teaching(profile.game)
+        #: Tiles, not dice: their face fills their outline (faces.top_face).
+        self.flat = flat_pieces(profile.game)
         #: Taught faces whose pictures showed that many pips in a die's layout: only there must pips agree
         #: (a tile's numeral 2 is no pair of pips).
         self.pip_faces = {taught.face for taught in profile.taught if taught.pips is not None
@@ -163,7 +165,7 @@ class Reader:
 
     def read_die(self, work: Image, scene: Scene, spot: Spot, allowed: Sequence[str]) -> DieReading:
         """One die's face, asked about when it touches another die or the wall, which it may lean on."""
-        reading = self.read_face(top_face(work, scene.foreground, spot), scene.gain, allowed)
+        reading = self.read_face(top_face(work, scene.foreground, spot, self.flat), scene.gain, allowed)
         if reading.doubt is not None:
             return reading
         if not spot.alone:
@@ -202,7 +204,7 @@ class Reader:
             extra = f" ({'; '.join(doubts)})" if doubts else ""
             raise VisionError(f"shows {found}{extra}; teaching needs one die (or tile) alone in the tray")
         spot = scene.spots[0]
-        face_patch = top_face(work, scene.foreground, spot)
+        face_patch = top_face(work, scene.foreground, spot, self.flat)
         taught = features(face_patch.patch, scene.gain)
         pips = read_pips(face_patch.patch)
         return TaughtFace(face=face, colour=taught.colour, shape=taught.shape,

@@ -15,8 +15,11 @@ SAMPLE = Path(__file__).resolve().parents[1] / "data" / "camera" / "sample"
 LEANING = SAMPLE.parent / "leaning" / "goldgraeber-001"
 #: Faces as the reader cut them out of rendered rolls of development sets (PATCH pixels square).
 FACES = SAMPLE.parent / "faces"
+#: Chinagold tiles (dark, with light dots) cut out of rendered rolls of a development set (seed 89), each with
+#: the empty tray cut at the same place, and the faces taught in that session.
+TILES = SAMPLE.parent / "tiles"
 
-__all__ = ["FACES", "LEANING", "SAMPLE", "Roll", "game_of", "profile", "rolls", "sessions"]
+__all__ = ["FACES", "LEANING", "SAMPLE", "TILES", "Roll", "game_of", "profile", "rolls", "sessions"]
 
 
 def sessions() -> list[Path]:

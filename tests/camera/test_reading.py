@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from companion.camera.faces import PATCH, Face, read_pips
-from companion.camera.profile import TaughtFace, game_dice
+from companion.camera.profile import Profile, TaughtFace, game_dice
 from companion.camera.reader import MAY_LEAN_ON_DIE, MAY_LEAN_ON_WALL, SURE, Reader, assign
 from companion.camera.sources import read_image
 from companion.camera.vision import VisionError, calibrate
-from tests.camera.helpers import FACES, LEANING, game_of, profile, rolls, sessions
+from tests.camera.helpers import FACES, LEANING, TILES, game_of, profile, rolls, sessions
 
 SESSIONS = sessions()
 
@@ -108,6 +108,23 @@ def test_a_blurred_face_the_look_cannot_place_is_read_by_its_pips() -> None:
     assert (reading.face, reading.doubt) == ("6", None)
     assert reader.read_face(face, gain, ["L", "2", "3", "4", "5"]).doubt is not None, \
         "a face the rules do not allow is still asked about"
+
+
+@pytest.mark.parametrize("face", ["1", "2"])
+def test_a_tile_is_cut_out_by_its_whole_face(face: str) -> None:
+    """A flat Chinagold tile lying alone in the open (rendered, seed 89): a tile shows no sides, so its face
+    fills its outline and is wider than a die of that outline's area; and its bright dots draw the place its
+    face is looked for onto a dot.  Both once made its face be cut a die's size off its middle, asked about
+    as partly hidden or unlike any taught face."""
+    kept = json.loads((TILES / "taught.json").read_text())
+    name = {"1": "one", "2": "two"}[face]
+    calibration = calibrate(read_image(TILES / f"{name}-empty.png"))
+    taught = [TaughtFace(**item) for item in kept["taught"]]
+    reader = Reader(Profile.from_calibration("chinagold", calibration).with_taught(taught, kept["side"]))
+    work, scene = reader.scene(read_image(TILES / f"{name}.png"), 1)
+    assert len(scene.spots) == 1 and scene.spots[0].alone
+    reading = reader.read_die(work, scene, scene.spots[0], ["0", "1", "2"])
+    assert (reading.face, reading.doubt) == (face, None) and reading.confidence >= SURE
 
 
 def test_a_die_by_the_wall_or_touching_another_is_asked_about_and_one_in_the_open_is_read() -> None:
