@@ -137,13 +137,17 @@ class GameFlow(EventDispatcher):
         desk.in_turn(lambda: writer.write(partial(Session.new, setup, journal), self._game_started))
 
     def _game_started(self, result: Future[Session]) -> None:
+        from companion.app.journal_desk import notice_text
         from companion.engine.errors import UserError
         from companion.engine.journal import JournalError
 
         self._starting = False
         try:
             session = result.result()
-        except (JournalError, UserError, ValueError) as error:
+        except JournalError as error:  # a full or read-only card: said in the table's language
+            self._app.screen("setup").problem = i18n.capitalised(notice_text(error.notice))
+            return
+        except (UserError, ValueError) as error:
             self._app.screen("setup").problem = str(error)
             return
         self.open_table(session)

@@ -37,6 +37,7 @@ from kivy.utils import colormap, get_hex_from_color
 
 from companion.app.clocks import kept_totals
 from companion.app.i18n import _, current_language, decimal_text, n_
+from companion.app.journal_desk import notice_text
 from companion.app.settings import SEAT_COLOURS
 from companion.app.widgets import GToggle, Scroll, picture_of
 from companion.engine.paths import data_dir
@@ -349,7 +350,7 @@ class HistoryModel(EventDispatcher):
         try:
             done.result()
         except JournalError as error:
-            self.message = _("Could not save: {problem}").format(problem=str(error))
+            self.message = _("Could not save: {problem}").format(problem=notice_text(error.notice))
             return
         self.load(journal, self.writer)
         self.message = _("The game was abandoned; it stays in the history.")

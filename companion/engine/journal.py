@@ -64,7 +64,13 @@ Statement = tuple[str, tuple[object, ...]]
 
 
 class JournalError(Exception):
-    """The journal could not write; the action was not acknowledged and nothing changed."""
+    """The journal could not write; the action was not acknowledged and nothing changed.  `notice` says
+    why in words the app can translate (a German table reads it in German); `str()` is the English
+    sentence the command line prints."""
+
+    def __init__(self, notice: Notice) -> None:
+        super().__init__(str(notice))
+        self.notice = notice
 
 
 class DamagedGame(UserError):
@@ -267,9 +273,11 @@ class Journal:
         (`synchronous=NORMAL` for this transaction): it survives a killed app at once and a power cut as
         soon as the next commit that waits for the disk is done."""
         if self.read_only_reason is not None:
-            raise JournalError(f"cannot save to the game journal {self.path}: {self.read_only_reason}")
+            raise JournalError(Notice("journal.read_only", N_("cannot save to the game journal {path}: {reason}"),
+                                      {"path": str(self.path), "reason": self._reason or self.read_only_reason}))
         if self._reader:
-            raise JournalError(f"the game journal {self.path} was opened for reading only")
+            raise JournalError(Notice("journal.reader", N_("the game journal {path} was opened for reading only"),
+                                      {"path": str(self.path)}))
         conn = self._write
         try:
             with self._writing:  # one transaction at a time: none runs without the fsync by mistake
@@ -290,7 +298,8 @@ class Journal:
                         conn.execute("PRAGMA synchronous=FULL")
         except sqlite3.Error as error:
             reason = why_not_writable(self.path, error) if primary(error) in CANNOT_WRITE else str(error)
-            raise JournalError(f"could not save to the game journal {self.path}: {reason}") from error
+            raise JournalError(Notice("journal.not_saved", N_("could not save to the game journal {path}: {reason}"),
+                                      {"path": str(self.path), "reason": reason})) from error
         return rowid
 
     def query(self, sql: str, args: tuple[object, ...] = ()) -> sqlite3.Cursor:

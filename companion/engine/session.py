@@ -31,7 +31,7 @@ from companion.engine.core import (
     roll_rng,
 )
 from companion.engine.errors import UserError, describe_validation_error
-from companion.engine.journal import Journal, JournalError
+from companion.engine.journal import Journal, JournalError, Notice
 from companion.engine.record import ActionSource, GameRecord, RecordedAction, ReplayError, now_utc, parse_recorded
 from companion.engine.registry import get_game
 from companion.engine.writer import InlineWriter, Writer
@@ -40,12 +40,12 @@ from companion.engine.writer import InlineWriter, Writer
 @dataclass(frozen=True)
 class Outcome:
     """The answer to one submitted action: accepted with events, or refused with the reason, or (from
-    `submit_soon`/`undo_soon`) not saved: `unsaved` is the JournalError's sentence, and nothing changed."""
+    `submit_soon`/`undo_soon`) not saved: `unsaved` is the JournalError's notice, and nothing changed."""
 
     accepted: bool
     events: tuple[Event, ...] = ()
     refusal: Refusal | None = None
-    unsaved: str | None = None
+    unsaved: Notice | None = None
 
 
 @dataclass(frozen=True)
@@ -218,7 +218,7 @@ class Session:
             try:
                 result.result()
             except JournalError as error:
-                then(Outcome(accepted=False, unsaved=str(error)))
+                then(Outcome(accepted=False, unsaved=error.notice))
             else:
                 then(keep())
 

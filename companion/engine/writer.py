@@ -125,9 +125,11 @@ class JournalWriter:
         if holds_input:
             self._holding += 1
         if self._closed:
-            from companion.engine.journal import JournalError  # not at import: the app's first frame has no pydantic
+            from companion.engine.core import N_  # not at import: the app's first frame has no pydantic
+            from companion.engine.journal import JournalError, Notice
 
-            job.outcome.set_exception(JournalError("the game journal was closed; nothing more is saved"))
+            job.outcome.set_exception(JournalError(Notice("journal.closed",
+                                                          N_("the game journal was closed; nothing more is saved"))))
             self._land(job)
             return
         with self._written:

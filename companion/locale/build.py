@@ -19,6 +19,7 @@ LANGUAGES = ("de", "en", "fr")
 #: their strings in their own domain (their .po files).
 APP_SOURCES = ("companion/app", "companion/games/digger/app", "companion/engine/session.py",
                "companion/engine/journal.py", "companion/engine/journal_triage.py", "companion/engine/salvage.py",
+               "companion/engine/writer.py",
                "companion/camera/vision.py", "companion/camera/faces.py", "companion/camera/reader.py")
 
 

@@ -470,6 +470,37 @@ def test_a_roll_that_cannot_be_saved_is_not_played_and_says_how_to_go_on(fresh_a
     assert app.table.notice_text.startswith("Could not save the move, so it was not played: ")
     assert app.table.notice_text.endswith("Everything before it is saved: once that is put right, play the move "
                                           "again.")
+    app.preferences.set_language("de")  # the journal's own words are the table's language too
+    try:
+        hardware(app, roll)
+        assert app.table.notice_text.startswith("Der Zug konnte nicht gespeichert werden und gilt daher nicht: ins "
+                                                f"Spieljournal {app.journal.path} konnte nicht gespeichert werden")
+    finally:
+        app.preferences.set_language("en")
     app.journal._write.execute("DROP TRIGGER fail_entries_INSERT")
     hardware(app, roll)
     assert len(session.actions) == 1 and answers.calls[-1] == (roll, True, None, 1) and not app.table.notice_text
+
+
+def test_a_game_the_journal_cannot_start_is_told_on_the_setup_screen_in_the_tables_language(fresh_app: Any) -> None:
+    """Start the game with a journal that refuses the new game's row: the Setup screen stays, saying why as a
+    sentence in French (the reason is the journal's own, not an English line), and no game is open."""
+    from tests.app.ui import tap as tap_text
+    from tests.engine.test_journal_commit import _fail_on
+
+    app = fresh_app
+    app.preferences.set_language("fr")
+    try:
+        tap_text(app, "Digger")
+        tap_text(app, "Nouvelle partie")
+        tap_text(app, "Suivant", frames=2)
+        tap_text(app, "Suivant", frames=2)
+        assert app.root.current == "setup"
+        _fail_on(app.journal, "games", "INSERT")
+        tap_text(app, "Commencer", frames=2)
+        problem = app.screen("setup").problem
+    finally:
+        app.preferences.set_language("en")
+        app.journal._write.execute("DROP TRIGGER IF EXISTS fail_games_INSERT")
+    assert app.root.current == "setup" and app.table.session is None
+    assert problem.startswith(f"L'enregistrement dans le journal de parties {app.journal.path} a échoué : ")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from companion.engine.journal import Journal, JournalError
+from companion.engine.journal import Journal, JournalError, Notice
 from companion.engine.session import Outcome, Session
 from companion.engine.writer import JournalWriter
 from tests.engine.journal_faults import setup
@@ -100,7 +100,7 @@ def test_a_commit_that_fails_on_the_writer_thread_changes_nothing_and_the_next_i
     session.submit_soon({"type": "pass"}, "touch", outcomes.append)
     ui.run_until(lambda: len(outcomes) == 2)
     unsaved, passed = outcomes
-    assert not unsaved.accepted and unsaved.unsaved is not None and "injected fault" in unsaved.unsaved
+    assert not unsaved.accepted and unsaved.unsaved is not None and "injected fault" in str(unsaved.unsaved)
     assert passed.refusal is not None and passed.refusal.code == "pass.too_early"  # the roll never happened
     assert session.actions == [] and not session.is_recorded("tray:3") and journal.actions(session.game_id) == []
     journal._write.execute("DROP TRIGGER fail_entries_INSERT")
@@ -133,7 +133,7 @@ def test_answers_keep_their_order_a_write_nobody_waits_for_holds_no_input_and_cl
     assert order == ["tap", "clock", "move", "key"] and on_writer == ["goldtable-journal"]
 
     def failing() -> None:
-        raise JournalError("the card is full")
+        raise JournalError(Notice("test.card_full", "the card is full"))
 
     errors: list[BaseException | None] = []
     writer.write(failing, lambda outcome: errors.append(outcome.exception()))

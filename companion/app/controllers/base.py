@@ -26,6 +26,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
 from companion.app.i18n import _, n_
+from companion.app.journal_desk import notice_text
 from companion.engine.core import N_, dice_misfit
 from firmware_bridge.events import BridgeEvent, ButtonEvent, RejectedEvent, RollEvent, RollingEvent, StatusEvent
 
@@ -418,7 +419,7 @@ class TableController:
         if outcome.unsaved is not None:
             self.table.show_notice(_("Could not save the move, so it was not played: {problem}. Everything "
                                      "before it is saved: once that is put right, play the move again.").format(
-                problem=outcome.unsaved))
+                problem=notice_text(outcome.unsaved)))
             settle(self.hardware, event, recorded=False, reason="journal.failed")
         elif not outcome.accepted:
             assert outcome.refusal is not None
@@ -449,7 +450,7 @@ class TableController:
 
     def _undone(self, was_over: bool, before: Any, event: BridgeEvent | None, then: Then, outcome: Outcome) -> None:
         if outcome.unsaved is not None:
-            self.table.show_notice(_("Could not save the undo: {problem}").format(problem=outcome.unsaved))
+            self.table.show_notice(_("Could not save the undo: {problem}").format(problem=notice_text(outcome.unsaved)))
             settle(self.hardware, event, recorded=False, reason="journal.failed")
         elif not outcome.accepted:
             assert outcome.refusal is not None
