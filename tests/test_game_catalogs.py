@@ -124,6 +124,17 @@ def test_a_switch_is_described_in_on_and_off(game_id: str) -> None:
             assert not re.search(r"\b(True|False)\b", field["description"]), field["description"]
 
 
+@pytest.mark.parametrize("game_id", sorted({domain.game for domain, _language in CASES}))
+def test_an_option_that_cites_its_rule_begins_with_it(game_id: str) -> None:
+    """The Options screen lists every option alike: "GG-R7: gold under robbers ...", never the rule's id
+    at the start of one line and at the end of the next."""
+    from companion.engine.registry import get_game
+
+    for info in get_game(game_id).options_model.model_fields.values():
+        cited = re.findall(r"\b[A-Z]{2,3}-R?\d+\b", info.description or "")
+        assert not cited or (info.description or "").startswith(cited[0]), info.description
+
+
 def test_english_option_choices_read_as_words_and_their_words_stay_plain_in_messages() -> None:
     """An option's value ("app", "table") is shown to a family in words ("Goldtable deals") through the
     catalog's `choice` entries; the same word as a message's parameter is left alone (a player may be

@@ -38,8 +38,8 @@ class ChinagoldOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     board: str = Field("default", description="Board file in layouts/chinagold/ (without .json), or "
                        "generated-EDGE-SEED for a board made from a seed (EDGE 6 = 91 sites, 5 = 61 sites).")
-    overlay: int = Field(0, ge=0, le=11, description="How the river sheet lies on the mountains: 0 as printed, "
-                         "1-5 turned by 60-degree steps, 6-11 flipped over and turned (CG-1).")
+    overlay: int = Field(0, ge=0, le=11, description="CG-1: the way the river sheet lies on the "
+                         "mountains, 0 as printed, 1-5 turned by 60-degree steps, 6-11 flipped over and turned.")
     opponent_clears_alone: bool = Field(True, description="CG-R1: a move that completes only the opponent's "
                                         "region lets the opponent clear it (on) or leaves it gold (off).")
 

@@ -51,14 +51,13 @@ class GoldgraeberOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    look_variant: bool = Field(False, description="Variant: instead of rolling, a player may secretly look at "
-                                                  "the face-down chips next to their figure (GG-19)")
-    end_counts_stack_gold: bool = Field(True, description="Gold under robbers on the board counts towards the "
-                                                          "'too little gold left' end (GG-R7)")
-    end_count: Literal["chips", "nuggets"] = Field("chips", description="The early end compares the number of "
-                                                                        "gold chips (German rules) or nuggets "
-                                                                        "(French wording) with the players "
-                                                                        "(GG-R12)")
+    look_variant: bool = Field(False, description="GG-19, a variant: instead of rolling, a player may secretly "
+                                                  "look at the face-down chips next to their figure")
+    end_counts_stack_gold: bool = Field(True, description="GG-R7: gold under robbers on the board counts towards "
+                                                          "the 'too little gold left' end")
+    end_count: Literal["chips", "nuggets"] = Field("chips", description="GG-R12: the early end compares the "
+                                                                        "number of gold chips (German rules) or "
+                                                                        "nuggets (French wording) with the players")
     shuttle: Literal["no_step_back", "two_fields_only"] = Field(
         default="no_step_back",
         description="GG-R1: a move may never step straight back (default), or the literal rule: only a move "
