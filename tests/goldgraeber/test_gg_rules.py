@@ -268,6 +268,18 @@ def test_lower_roll_loses_the_chips_to_a_robber_stack_and_moves_away(game: Goldg
     assert chip_field in after.face_down and after.phase == "roll" and after.current == 1  # not turned
 
 
+def test_a_fight_over_no_chips_names_no_count(game: Goldgraeber, board: Board, start: GoldgraeberState) -> None:
+    """GG-10: a robber guarding nothing is captured, and a player carrying nothing loses nothing; the table
+    says so, never "with 0 chips" or "keeps 0 chips"."""
+    state, _ = robber_fight(game, board, start, 3)
+    captured = [event.text() for event in game.apply(state, Roll(values=("5",)))[1] if event.kind == "robber_captured"]
+    lost = [event.text() for event in game.apply(state, Roll(values=("2",)))[1] if event.kind == "robber_won"]
+    assert captured == ["A captures the robber."] and lost == ["The robber wins; A has no chips to lose."]
+    state, _ = robber_fight(game, board, start, 3, ("G2", "R1"))
+    lost = [event.text() for event in game.apply(state, Roll(values=("2",)))[1] if event.kind == "robber_won"]
+    assert lost == ["The robber beats A and keeps 2 chips."]
+
+
 def test_tie_with_robber_rolls_again_and_locomotive_counts_one(game: Goldgraeber, board: Board,
                                                                start: GoldgraeberState) -> None:
     state, _ = robber_fight(game, board, start, 2)

@@ -559,14 +559,17 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
             return state
         others = tuple(s for s in state.stacks if s.field != stack.field)
         if value > strength:
-            events.append(Event(kind="robber_captured", message=N_("{name} captures the robber with {count} "
-                                                                   "chips."),
+            message = (N_("{name} captures the robber with {count} chips.") if stack.loot else
+                       N_("{name} captures the robber."))
+            events.append(Event(kind="robber_captured", message=message,
                                 params={"seat": seat, "name": state.names[seat], "count": len(stack.loot)}))
             taken = state.open_chips[seat] + (stack.robber,) + stack.loot
             state = state.evolve(stacks=others, open_chips=_replace(state.open_chips, seat, taken))
             return self._end_turn(state, events)
         lost = state.open_chips[seat]
-        events.append(Event(kind="robber_won", message=N_("The robber beats {name} and keeps {count} chips."),
+        message = (N_("The robber beats {name} and keeps {count} chips.") if lost else
+                   N_("The robber wins; {name} has no chips to lose."))
+        events.append(Event(kind="robber_won", message=message,
                             params={"seat": seat, "name": state.names[seat], "count": len(lost)}))
         grown = stack.evolve(loot=stack.loot + lost)
         state = state.evolve(stacks=tuple(sorted(others + (grown,), key=lambda s: s.field)),
