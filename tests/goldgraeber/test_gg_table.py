@@ -229,3 +229,13 @@ def test_die_face_buttons_are_built_once_for_the_whole_game(kivy_ready: Any) -> 
                 seen |= set(map(id, buttons))
             assert played(panel.controller.session, panel.controller.submit, dict(recorded.action))
         assert len(seen) == len(DIE_FACES)
+
+
+def test_a_robber_guarding_nothing_is_told_without_a_count(kivy_ready: Any) -> None:
+    """GG-10: a robber just turned up guards no chips, and the fight's line says nothing of them (it read
+    "guarding 0 chips")."""
+    with make_table(kivy_ready, first_index("robber")) as (table, panel):
+        state = table.session.state
+        stack = next(s for s in state.stacks if s.field == state.fight_field)
+        assert not stack.loot and panel.step_text.startswith(f"Robber of strength {stack.robber[1]} on ")
+        assert panel.step_text.endswith(": roll higher to win.") and "guarding" not in panel.step_text

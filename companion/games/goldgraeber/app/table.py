@@ -189,7 +189,8 @@ class GoldgraeberPanel(TablePanel):
                 attacker=name(state.current), roll=state.attacker_roll, defender=name(state.defender))
         if row == "robber":
             stack = next(s for s in state.stacks if s.field == state.fight_field)
-            robber = N_("Robber of strength {strength} on {field} (guarding {loot} chips): roll higher to win.")
+            robber = (N_("Robber of strength {strength} on {field} (guarding {loot} chips): roll higher to win.")
+                      if stack.loot else N_("Robber of strength {strength} on {field}: roll higher to win."))
             return game_text(DOMAIN, robber, {"strength": stack.robber[1], "field": field_words(stack.field, state),
                                                "loot": len(stack.loot)})
         if row == "away_roll":
