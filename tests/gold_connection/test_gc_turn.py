@@ -272,6 +272,21 @@ def test_consolation_is_two_then_one_at_four_never_above_five_nor_beyond_the_sup
         assert after.chip_supply == supply - given
 
 
+def test_a_failure_that_gives_no_chips_says_why() -> None:
+    """GC-15: a player who fails holding five chips, or when the supply is empty, is told why none come,
+    never "gets 0 chips"."""
+    said = []
+    for held, supply in ((5, 15), (1, 0)):
+        state = with_chips(rulebook_start(), 0, held, supply=supply)
+        state, _ = act(state, {"type": "move", "path": ["S2", "S3"]}, {"type": "loot", "bars": ["B2", "B3"]},
+                       {"type": "roll", "values": [2, 4]})  # 6 against 7: one short, and no chip spent
+        state, events = act(state, {"type": "use_chips", "count": 0})
+        said += [event.message for event in events if event.kind == "roll.failed"]
+    assert said == ["The roll fails: the tray goes back into {safe}; {player} holds five chips, the most there may "
+                    "be, and gets none.", "The roll fails: the tray goes back into {safe}; no chips are left for "
+                    "{player}."]
+
+
 # -- GC-20 odds --------------------------------------------------------------------------------------
 def test_exact_odds_with_and_without_chips() -> None:
     """GC-20: odds before every roll."""

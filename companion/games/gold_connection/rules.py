@@ -788,8 +788,14 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         seat = announcement.victim if announcement.kind == "plunder" else state.current
         assert seat is not None
         state, chips = self.consolation(state, seat)
-        events = [Event(kind="roll.failed", message=N_("The roll fails: the tray goes back into {safe}; "
-                                                       "{player} gets {chips} chips."),
+        if chips:
+            message = N_("The roll fails: the tray goes back into {safe}; {player} gets {chips} chips.")
+        elif state.robbers[seat].chips >= CHIP_LIMIT:
+            message = N_("The roll fails: the tray goes back into {safe}; {player} holds five chips, the most "
+                         "there may be, and gets none.")
+        else:
+            message = N_("The roll fails: the tray goes back into {safe}; no chips are left for {player}.")
+        events = [Event(kind="roll.failed", message=message,
                         params={"safe": safe_words(safe), "player": state.names[seat], "chips": chips})]
         state, more = self._finish_turn(state)
         return state, events + more
