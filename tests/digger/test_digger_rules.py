@@ -173,6 +173,17 @@ def test_stop_stows_by_colour_and_blue_goes_into_the_tin() -> None:
     assert state.digger == 1 and not state.timer_running
 
 
+def test_a_turn_that_ends_with_no_stone_says_so_without_a_count() -> None:
+    """DIG-9, DIG-10, DIG-12: a Stop with nothing to keep, or a fumble or time up with nothing to send back,
+    is told in words, never "keeps 0 stone(s)" or "0 stone(s) go back"."""
+    rolled = play(new_state(), roll("YKRRG"))
+    said = [next(event.text() for event in GAME.apply(rolled, action)[1] if event.kind == kind)
+            for action, kind in ((Stop(), "stop"), (Fumble(), "fumble"), (TimeUp(), "time_up"))]
+    assert said == ["Ada called Stop with no stone to keep.",
+                    "Ada fumbled; no stone taken this turn has to go back.",
+                    "Time is up for Ada; no stone has to go back."]
+
+
 # -- DIG-11 the sand timer ---------------------------------------------------------------------------
 def test_timer_starts_at_the_first_roll_and_stops_with_the_turn() -> None:
     state = new_state(timer_seconds=45)

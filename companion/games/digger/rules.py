@@ -407,6 +407,10 @@ class Digger(Game[DiggerState, DiggerOptions]):
         messages = {"stop": N_("{digger} called Stop and keeps {kept} stone(s)."),
                     "fumble": N_("{digger} fumbled: {lost} stone(s) taken this turn go back."),
                     "time_up": N_("Time is up for {digger}: {lost} stone(s) go back to the middle.")}
+        if (kept if reason == "stop" else lost).total() == 0:  # said without "0 stones"
+            messages = {"stop": N_("{digger} called Stop with no stone to keep."),
+                        "fumble": N_("{digger} fumbled; no stone taken this turn has to go back."),
+                        "time_up": N_("Time is up for {digger}; no stone has to go back.")}
         events = [Event(kind=reason, message=messages[reason],
                         params={"digger": digger, "kept": kept.total(), "lost": lost.total()})]
         players = len(state.names)
