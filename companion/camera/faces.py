@@ -329,15 +329,31 @@ def _turns(shape: Sequence[float]) -> Floats:
                      for k in range(4) for dy in range(3) for dx in range(3)])
 
 
-def distances(a: Features, b: Features) -> tuple[float, float]:
-    """How unlike two faces are in colour (log chromaticity and brightness, weighted) and in shape (under
-    the best quarter turn and shift)."""
+def _colour_distance(a: Features, b: Features) -> float:
+    """How unlike two faces are in colour: log chromaticity and brightness, weighted."""
     ca, cb = np.asarray(a.colour), np.asarray(b.colour)
     weights = np.array([1.0, 1.0, 0.35, 0.6, 0.6, 0.2])
-    colour = float(np.sqrt(((ca - cb) ** 2 * weights).sum()))
+    return float(np.sqrt(((ca - cb) ** 2 * weights).sum()))
+
+
+def distances(a: Features, b: Features) -> tuple[float, float]:
+    """How unlike two faces are in colour and in shape (under the best quarter turn and shift)."""
     inner = np.asarray(a.shape, np.float32).reshape(SHAPE, SHAPE)[1:-1, 1:-1].ravel()
     shape = float(np.sqrt(np.mean((_turns(b.shape) - inner) ** 2, axis=1)).min())
-    return colour, 0.35 * shape
+    return _colour_distance(a, b), 0.35 * shape
+
+
+def colour_noise(examples: Sequence[tuple[str, Features]]) -> float:
+    """The colour difference that the light and the camera alone make between pictures of one face: the
+    spread (largest colour distance between two of its teaching pictures) of the steadiest taught face; 0
+    with no face taught twice.  The steadiest, as other faces spread more where a picture was cut or lit
+    worse: a profile's typical spread also hid colour differences that tell faces of similar shape apart
+    (a Goldgräber 5 from a 6), and the widest one, from a badly cut picture, hid Digger's colours."""
+    spreads: dict[str, float] = {}
+    for (label, a), (other, b) in itertools.combinations(examples, 2):
+        if label == other:
+            spreads[label] = max(spreads.get(label, 0.0), _colour_distance(a, b))
+    return min(spreads.values(), default=0.0)
 
 
 @dataclass(frozen=True)
@@ -361,12 +377,16 @@ class Match:
         return (self.distance - self.floor) / max(self.runner_up - self.floor, 1e-6)
 
 
-def nearest(face: Features, examples: Sequence[tuple[str, Features]]) -> Match | None:
-    """The taught face nearest to `face` (by its nearest example) and the best other face's distance."""
+def nearest(face: Features, examples: Sequence[tuple[str, Features]], noise: float) -> Match | None:
+    """The taught face nearest to `face` (by its nearest example) and the best other face's distance.
+    Colour differences no larger than `noise` (colour_noise of the examples) count for nothing: where all
+    faces share their colours (Chinagold's white tiles with a red numeral), a face's colour varies more
+    between its own pictures than between faces, and it outvoted the shape that alone tells them apart."""
     best: dict[str, float] = {}
     colour_floor = math.inf
     for label, example in examples:
         colour, shape = distances(face, example)
+        colour = max(0.0, colour - noise)
         colour_floor = min(colour_floor, colour)
         if colour + shape < best.get(label, math.inf):
             best[label] = colour + shape

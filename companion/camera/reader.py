@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from companion.camera.faces import PIP_FIT, Face, features, nearest, read_pips, top_face
+from companion.camera.faces import PIP_FIT, Face, colour_noise, features, nearest, read_pips, top_face
 from companion.camera.profile import Profile, TaughtFace, flat_pieces, needs_teaching
 from companion.camera.vision import SPECK, Image, Scene, Spot, VisionError, find_dice, to_work
 from companion.engine.core import N_
@@ -113,6 +113,8 @@ class Reader:
         self.profile = profile
         self.calibration = profile.calibration()
         self.examples = profile.examples()
+        #: Colour differences this small are the light's and the camera's, not the faces' (faces.nearest).
+        self.colour_noise = colour_noise(self.examples)
         self.pips_only = not needs_teaching(profile.game)
         #: Tiles, not dice: their face fills their outline (faces.top_face).
         self.flat = flat_pieces(profile.game)
@@ -136,7 +138,7 @@ class Reader:
             if pips is None or pips.fit < PIP_FIT:
                 return DieReading("?", 0.0, face.patch, N_("the pips of a die cannot be counted"))
             return DieReading(str(pips.count), pips.fit, face.patch, doubt)
-        match = nearest(features(face.patch, gain), self.examples)
+        match = nearest(features(face.patch, gain), self.examples, self.colour_noise)
         if match is None:
             return DieReading("?", 0.0, face.patch, N_("no faces are taught"))
         margin = match.margin

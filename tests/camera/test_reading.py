@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.camera.faces import PATCH, Face, read_pips
+from companion.camera.faces import PATCH, Face, colour_noise, read_pips
 from companion.camera.profile import Profile, TaughtFace, game_dice
 from companion.camera.reader import MAY_LEAN_ON_DIE, MAY_LEAN_ON_WALL, SURE, Reader, assign
 from companion.camera.sources import read_image
@@ -127,7 +127,27 @@ def test_a_tile_is_cut_out_by_its_whole_face(face: str) -> None:
     assert (reading.face, reading.doubt) == (face, None) and reading.confidence >= SURE
 
 
-def test_a_die_by_the_wall_or_touching_another_is_asked_about_and_one_in_the_open_is_read() -> None:
+def test_tiles_whose_faces_share_their_colours_are_read_by_their_numerals() -> None:
+    """Chinagold's white tiles with a red numeral (the sample, roll 4): a 2 lay by shape far nearer the
+    taught 2s (0.07-0.13) than the 1s (0.21-0.27), but in colour nearer a taught 1 (0.08, the 2s 0.22-0.31),
+    less apart than one face's own teaching pictures are; colour outvoted the numeral, and the roll was
+    asked about."""
+    session = next(session for session in SESSIONS if session.name == "chinagold-000")
+    roll = next(roll for roll in rolls(session) if roll.image.name == "roll-004.jpg")
+    reading = Reader(profile(session)).read(read_image(roll.image), game_dice("chinagold"))
+    assert not reading.uncertain and sorted(reading.faces) == sorted(roll.faces)
+
+
+def test_a_badly_taught_picture_leaves_the_colours_read() -> None:
+    """Digger's faces differ only in colour.  A teaching picture cut or lit badly spreads its own face's
+    pictures far apart (one of seed 73's greens lay 1.69 from the others): colour differences as large
+    would hide every face from every other, so only the steadiest face's spread counts as noise."""
+    reader = Reader(profile(next(session for session in SESSIONS if game_of(session) == "digger")))
+    skewed = list(reader.examples)
+    green = next(index for index, (label, _) in enumerate(skewed) if label == "G")
+    label, bad = skewed[green]
+    skewed[green] = (label, replace(bad, colour=(bad.colour[0] + 1.5, *bad.colour[1:])))
+    assert colour_noise(skewed) == reader.colour_noise < 0.1
     """Only a wall or a neighbour can hold a die cocked, and at this size nothing in the picture tells such a
     die from one lying flat against them: a die leaning on the wall (rendered, seed 43), read as a 5 once;
     two flat dice touching in the middle of the tray; and a lone die in the open, which is read."""
