@@ -52,8 +52,9 @@ def turn_scores(movers: Sequence[int | None], scores: Sequence[Sequence[int]]) -
 
 
 def session_turn_scores(game: Any, states: Sequence[Any]) -> list[list[int]]:
-    """`turn_scores` of a session's states."""
-    return turn_scores([game.to_move(state) for state in states], [game.scores(state) for state in states])
+    """`turn_scores` of a session's states; seats acting in a setup phase (`Game.in_play`) take no turn."""
+    return turn_scores([game.to_move(state) if game.in_play(state) else None for state in states],
+                       [game.scores(state) for state in states])
 
 
 def nice_step(span: float, most: int) -> int:

@@ -285,6 +285,8 @@ class PhaseRule:
     - `refusals`: per other type, the refusal to give instead of the generic "not now".
     - `otherwise`: the refusal for every type not allowed (e.g. "the game is over"), if not generic.
     - `seated`: False when no seat acts (table setup, game over): the prompt's player is None then.
+    - `setup`: True where seats act before play proper (Gold Connection's start rolls and arrows): the
+      score chart counts its turns from the first phase without it, as the game's own turn counter does.
     """
 
     allows: tuple[str, ...]
@@ -293,6 +295,7 @@ class PhaseRule:
     refusals: Mapping[str, Callable[[Any], Refusal]] = field(default_factory=dict)
     otherwise: Callable[[Any], Refusal] | None = None
     seated: bool = True
+    setup: bool = False
 
 
 @dataclass(frozen=True)
@@ -407,6 +410,10 @@ class Game(ABC, Generic[StateT, OptionsT]):
     def phase_of(self, state: StateT) -> str:
         """The key of the phase table row in force (by default the state's `phase` field)."""
         return str(getattr(state, "phase"))  # noqa: B009 - StateT is only known to be a Value here
+
+    def in_play(self, state: StateT) -> bool:
+        """Whether play proper is under way (not a setup phase of the phase table, `PhaseRule.setup`)."""
+        return not self.phases[self.phase_of(state)].setup
 
     def to_move(self, state: StateT) -> int | None:
         """The seat whose input is due now, None when no seat's (game over, table setup).

@@ -4,6 +4,7 @@ the chess clock's time per player, everything readable at 800x480; History draws
 from __future__ import annotations
 
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -188,6 +189,19 @@ def test_history_draws_the_same_chart(fresh_app: Any, finished: Any) -> None:
     chart = chart_of(app)
     assert chart.history == expected and chart.names == [p.name for p in finished.setup.players]
     assert len(chart.lines) == len(finished.setup.players)
+
+
+def test_the_chart_counts_turns_as_the_game_does_not_its_setup() -> None:
+    """Gold Connection's start rolls and arrows pass from seat to seat before play: the chart's turns begin
+    after them, so a game that ends at counter field 36 has 36 turns on the chart (it had 36 plus one per
+    start roll, start safe and arrow)."""
+    from companion.engine.record import load_record
+    from companion.engine.session import Session
+
+    record = load_record(Path(__file__).resolve().parents[2] / "docs" / "examples" / "gold_connection.json")
+    session = Session.from_record(record)
+    assert session.state.phase == "over" and session.state.counter == 36
+    assert len(session_turn_scores(session.game, session.states)) == 1 + 36  # the start, then every turn
 
 
 def test_the_chart_draws_its_axes_and_lines_as_meshes() -> None:

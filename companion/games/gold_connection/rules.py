@@ -1006,9 +1006,9 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
     not_now_message = N_("Not now: first do what the screen asks for.")
     phases = FrozenDict({
         "enter_safes": PhaseRule(allows=("enter_safe",), rule="GC-2", seated=False),
-        "start_roll": PhaseRule(allows=("roll",), rule="GC-4"),
-        "start_choose": PhaseRule(allows=("choose_start",), rule="GC-4"),
-        "arrows": PhaseRule(allows=("place_arrow",), rule="GC-5"),
+        "start_roll": PhaseRule(allows=("roll",), rule="GC-4", setup=True),
+        "start_choose": PhaseRule(allows=("choose_start",), rule="GC-4", setup=True),
+        "arrows": PhaseRule(allows=("place_arrow",), rule="GC-5", setup=True),
         # Looting, plundering and stopping need a fresh move; a free end only right after a loot (GC-11, GC-14).
         "turn": PhaseRule(allows=("move", "loot", "plunder", "stop", "end_turn"), rule="GC-7", offered={
             "loot": _has_moved, "plunder": _has_moved, "stop": _has_moved,
