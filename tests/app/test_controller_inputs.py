@@ -480,6 +480,13 @@ def test_a_roll_that_cannot_be_saved_is_not_played_and_says_how_to_go_on(fresh_a
     app.journal._write.execute("DROP TRIGGER fail_entries_INSERT")
     hardware(app, roll)
     assert len(session.actions) == 1 and answers.calls[-1] == (roll, True, None, 1) and not app.table.notice_text
+    _fail_on(app.journal, "entries", "INSERT")  # an undo the journal cannot take leaves the roll played
+    app.flow.controller.undo()
+    pump(1)
+    assert len(session.actions) == 1 and app.table.notice_text.startswith(
+        "Could not save the undo, so the move stands: ") and app.table.notice_text.endswith(
+        "Undo again once that is put right.")
+    app.journal._write.execute("DROP TRIGGER fail_entries_INSERT")
 
 
 def test_a_game_the_journal_cannot_start_is_told_on_the_setup_screen_in_the_tables_language(fresh_app: Any) -> None:

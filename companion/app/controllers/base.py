@@ -450,7 +450,8 @@ class TableController:
 
     def _undone(self, was_over: bool, before: Any, event: BridgeEvent | None, then: Then, outcome: Outcome) -> None:
         if outcome.unsaved is not None:
-            self.table.show_notice(_("Could not save the undo: {problem}").format(problem=notice_text(outcome.unsaved)))
+            self.table.show_notice(_("Could not save the undo, so the move stands: {problem}. Undo again once that "
+                                     "is put right.").format(problem=notice_text(outcome.unsaved)))
             settle(self.hardware, event, recorded=False, reason="journal.failed")
         elif not outcome.accepted:
             assert outcome.refusal is not None
