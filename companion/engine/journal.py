@@ -274,7 +274,7 @@ class Journal:
         soon as the next commit that waits for the disk is done."""
         if self.read_only_reason is not None:
             raise JournalError(Notice("journal.read_only", N_("cannot save to the game journal {path}: {reason}"),
-                                      {"path": str(self.path), "reason": self._reason or self.read_only_reason}))
+                                      {"path": str(self.path), "reason": self._reason}))
         if self._reader:
             raise JournalError(Notice("journal.reader", N_("the game journal {path} was opened for reading only"),
                                       {"path": str(self.path)}))

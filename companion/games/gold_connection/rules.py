@@ -96,8 +96,8 @@ class Odds(Value):
         return round(float(value) * 100, 1)
 
     def params(self) -> dict[str, int | float]:
-        """The numbers the odds' messages name; those without chips leave `chips` and `chance_with_chips` out
-        of the sentence (a player without chips reads no "with 0 chips")."""
+        """Every number an odds message may name.  The messages for a player without chips name neither
+        `chips` nor `chance_with_chips` (no "with 0 chips" beside the same chance)."""
         return {"target": self.target, "chance": self.percent(self.without_chips),
                 "chance_with_chips": self.percent(self.with_chips), "chips": self.chips}
 
