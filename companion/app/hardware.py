@@ -27,6 +27,7 @@ from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty
 
+from companion.engine.core import N_
 from companion.engine.errors import UserError
 from firmware_bridge.events import (
     BeepCommand,
@@ -323,6 +324,8 @@ class HardwareLink(EventDispatcher):
         self.send(LedCommand(name=name, mode=mode))  # type: ignore[arg-type]
 
 
+#: How a source that went away is said, in the Hardware screen's log and in the table's notice.
+GONE_WORDS = {"disconnected": N_("disconnected"), "link_lost": N_("link lost (no heartbeat)")}
 _GPIO_CONNECTED = re.compile(r"^(\d+) inputs, (\d+) LEDs via (\S+)$")  # firmware_bridge.gpio's detail
 
 
@@ -344,9 +347,8 @@ def event_line(event: BridgeEvent, language: str | None = None) -> str:
         what = tr("hourglass turned over", language) if event.state == "flip" else tr("hourglass laid flat", language)
     elif isinstance(event, StatusEvent):
         what = {"connected": tr("connected", language), "hello": tr("device {device}, firmware {firmware}", language),
-                "disconnected": tr("disconnected", language),
-                "link_lost": tr("link lost (no heartbeat)", language)}[event.state].format(device=event.device,
-                                                                                          firmware=event.firmware)
+                **{state: tr(words, language) for state, words in GONE_WORDS.items()}}[event.state].format(
+                    device=event.device, firmware=event.firmware)
         found = _GPIO_CONNECTED.match(event.detail or "")
         if found:
             inputs, leds = int(found[1]), int(found[2])

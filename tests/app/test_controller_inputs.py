@@ -337,6 +337,39 @@ def test_uncertain_roll_is_answered_when_the_table_confirms_it(fresh_app: Any, a
     assert (frame, True, None, 1) in answers.calls
 
 
+@pytest.mark.parametrize(("language", "written"), [("en", "(read as Y G K Y G)"), ("de", "(gelesen: Ge Gr Sw Ge Gr)"),
+                                                  ("fr", "(lu : J V N J V)")])
+def test_an_uncertain_digger_roll_is_told_in_the_faces_the_dice_show(
+        fresh_app: Any, answers: Answers, language: str, written: str) -> None:
+    """The question writes the reading as its dice are drawn beneath it (`Ge` in German), never in the
+    wire's letters, which a German or French table does not know."""
+    app = fresh_app
+    app.preferences.set_language(language)
+    try:
+        open_game(app, "digger")
+        hardware(app, sensor_roll(values=("Y", "G", "K", "Y", "G"), seq=3, uncertain=True))
+        assert written in app.table.notice_text
+    finally:
+        app.preferences.set_language("en")
+
+
+@pytest.mark.parametrize(("language", "state", "written"), [
+    ("en", "disconnected", "is not answering: disconnected."),
+    ("de", "link_lost", "antwortet nicht: Verbindung verloren (kein Lebenszeichen)."),
+    ("fr", "disconnected", "ne répond pas : déconnecté.")])
+def test_a_sensor_that_goes_away_is_told_in_the_tables_language(
+        fresh_app: Any, language: str, state: str, written: str) -> None:
+    """Why the sensor is not answering is said in the table's language, not in the bridge's state names."""
+    app = fresh_app
+    app.preferences.set_language(language)
+    try:
+        open_game(app, "digger")
+        hardware(app, StatusEvent(source="serial", state=state))  # type: ignore[arg-type]
+        assert written in app.table.notice_text
+    finally:
+        app.preferences.set_language("en")
+
+
 @pytest.mark.parametrize("unread", [False, True], ids=["unsure", "unread"])
 def test_a_roll_that_comes_before_the_last_one_was_answered_replaces_its_question(
         fresh_app: Any, answers: Answers, unread: bool) -> None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
+from companion.app.hardware import GONE_WORDS
 from companion.app.i18n import _, n_
 from companion.app.journal_desk import notice_text
 from companion.engine.core import N_, dice_misfit
@@ -245,11 +246,12 @@ class TableController:
                 self._held_changed()
             if event.state in ("disconnected", "link_lost") and self.playing:
                 if record_source(event.source) == "camera":
-                    text = _("The camera is not answering ({state}). Carry on with touch input; nothing was lost.")
+                    text = _("The camera is not answering: {state}. Carry on with touch input; nothing was lost.")
                 else:
-                    text = _("The sensor {source} is not answering ({state}). Carry on with touch input; nothing "
+                    text = _("The sensor {source} is not answering: {state}. Carry on with touch input; nothing "
                              "was lost.")
-                shown = self._not_answering[event.source] = text.format(source=event.source, state=event.state)
+                shown = self._not_answering[event.source] = text.format(source=event.source,
+                                                                         state=_(GONE_WORDS[event.state]))
                 self.table.show_notice(shown)
             elif event.state in ("connected", "hello") and \
                     self._not_answering.pop(event.source, None) == self.table.notice_text != "":
@@ -582,6 +584,13 @@ class TableController:
         """Which dice of the roll behind `event` the camera doubted, and why (None: not the camera's)."""
         return None if self.hardware is None else self.hardware.camera_doubts(event)
 
+    def _face_text(self, face: str) -> str:
+        """A die face as the table draws it in the current language (Digger's `Ge` for the wire's `Y`)."""
+        from companion.app.tables import table_for
+
+        written = None if self.session is None else getattr(table_for(self.session.setup.game), "face_letter", None)
+        return face if written is None else str(written(face))
+
     def _ask_about(self, pending: PendingRoll) -> None:
         """Ask the table to confirm the uncertain reading (again, when the device resends it after the
         question was cleared away by other input)."""
@@ -600,7 +609,7 @@ class TableController:
         else:
             text = _("The sensors are unsure about die {dice} (read as {values}). Confirm the reading, or enter "
                      "the roll by touch.")
-        text = text.format(dice=dice, values=" ".join(pending.values))
+        text = text.format(dice=dice, values=" ".join(map(self._face_text, pending.values)))
         if doubts is not None and doubts.reasons and not doubts.only_may_lean:
             text += " " + _("Why: {reasons}.").format(reasons="; ".join(_(reason) for reason in doubts.reasons))
         self.table.show_notice(text, choices=["confirm", "touch"],
