@@ -60,7 +60,8 @@ DOMAINS = [
                             "companion/games/chinagold/putback.py", "companion/games/chinagold/app/table.py",
                             "companion/games/chinagold/app/controller.py"),
                ("N_", "_"), least_messages=45, least_po_entries=45,
-               same_in=frozenset({("de", "Pi"), ("fr", "Pi")})),  # the Pi opponent's name
+               same_in=frozenset({("de", "Pi"), ("fr", "Pi"),  # the Pi opponent's name
+                                  ("de", "{who}: {move}")})),  # German sets its colon as English does
 ]
 CASES = [(domain, language) for domain in DOMAINS for language in LANGUAGES]
 CASE_IDS = [f"{domain.game}-{language}" for domain, language in CASES]

@@ -109,6 +109,24 @@ def test_pi_marks_its_move_and_plays_it_on_done(kivy_ready: Any) -> None:
         assert last.source == "bot" and table.session.state.to_move == 0
 
 
+def test_the_pis_move_is_written_with_the_languages_colon(kivy_ready: Any) -> None:
+    """French sets a space before its colon: "Pi : Retourner …", never the English "Pi: Retourner …"."""
+    from companion.app.i18n import set_language
+
+    with make_table(kivy_ready, names=("Anna", "Pi")) as (controller, panel):
+        controller.submit({"type": "throw", "values": [1, 2, 2]})
+        tap_site(panel, 0)
+        tap_site(panel, 4)
+        controller.submit({"type": "throw", "values": [0, 0, 1]})
+        wait_for(lambda: panel.suggestion is not None, "the Pi's move")
+        set_language("fr")
+        try:
+            written = panel.suggestion_text()
+        finally:
+            set_language("en")
+        assert written.startswith("Pi : Retourner "), written
+
+
 def against_the_pi(kivy_ready: Any, **controller_kwargs: Any) -> tuple[Any, Any]:
     """Anna against the Pi on the table panel (the Pi's turn comes after Anna's first line)."""
     from companion.engine.core import Player, Setup

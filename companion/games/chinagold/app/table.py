@@ -204,7 +204,7 @@ class ChinagoldPanel(TablePanel):
         if action is None:
             return ""
         who = _("Pi") if self.pi_to_move else _("Suggestion")
-        return f"{who}: {action_label(self.table, action)}"
+        return _("{who}: {move}").format(who=who, move=action_label(self.table, action))
 
 
 def build_panel(controller: ChinagoldController) -> ChinagoldPanel:
