@@ -50,6 +50,9 @@ def test_ties_in_the_headline_and_the_ranking() -> None:
         ("Anna", 1, True), ("Ben", 1, True), ("Chloé", 3, True), ("Dora", 3, True)]
     text = ranking_markup(rows, "en")
     assert text.count("1. ") == 2 and text.count("3. ") == 2 and text.count("tie") == 4
+    # A name says nothing of its bearer: the winner's mark is a verb, never a gendered noun (Siegerin, gagnante).
+    assert "1. [color=#ffffff]Anna[/color]  30  [b]gewinnt[/b], Gleichstand" in ranking_markup(rows, "de")
+    assert "1. [color=#ffffff]Anna[/color]  30  [b]gagne[/b], ex æquo" in ranking_markup(rows, "fr")
     # A tie the game's tie-break decided: one winner, not a tie between the two.
     broken = standings([{**rows[1], "winner": False}, rows[2]])
     assert [(r["name"], r["place"], r["tie"], r["tie_break"]) for r in broken] == [
