@@ -210,6 +210,21 @@ def test_french_elides_before_names_and_colours_agree_with_the_stone() -> None:
     assert took == "Émile a pris une pierre blanche au milieu."
 
 
+def test_french_sentences_about_a_player_agree_with_no_gender() -> None:
+    """A name says nothing of its bearer, so a French sentence never makes a participle agree with one
+    ("Anna est replacé"): it speaks of the player's piece instead."""
+    from companion.app.i18n import game_text
+    from companion.engine.putback import Phrase
+
+    rail_field = Phrase(message="rail field {number}", params={"number": 6})
+    set_language("fr")
+    try:
+        set_back = game_text("goldgraeber", "{name} is set back to {field}.", {"name": "Anna", "field": rail_field})
+    finally:
+        set_language("en")
+    assert set_back.startswith("Le pion d'Anna est replacé "), set_back
+
+
 def test_the_undo_screens_put_back_lines_elide_before_names_too() -> None:
     """The put-back list after an undo is written by `companion.app.putback`, not `game_text`: the same
     French ("la flèche d'Anna du coffre 6")."""
