@@ -237,7 +237,8 @@ class Spot:
     angle: float
     #: Its own pixels at half the working size (x, y), so its face is never looked for on a neighbour.
     pixels: Floats = field(compare=False, repr=False, default_factory=lambda: np.zeros((0, 2), np.float32))
-    #: It touches no other die, so its outline is its own (a shared outline is split by area, not by edges).
+    #: It touches no other die (a shared outline is split by area, not by edges; dice whose outlines the blur
+    #: joined across floor are apart: _touching).
     alone: bool = True
     #: How near its outline comes to the foot of the tray's walls, in die sides (0: on or past it).
     to_wall: float = math.inf
@@ -268,10 +269,12 @@ def light_gain(small: Floats, calibration: Calibration) -> tuple[Floats, Floats]
     return (residual - local).astype(np.float32), gain
 
 
-def foreground(small: Floats, calibration: Calibration) -> tuple[Mask, Floats]:
+def foreground(small: Floats, calibration: Calibration) -> tuple[Mask, Floats, Floats]:
     """Pixels that are not the tray's floor under some light: a colour the floor does not have, or much
-    brighter; a shadow (darker, same colour) is floor.  Returns the mask and the light's gain."""
+    brighter; a shadow (darker, same colour) is floor.  Returns the mask, the light's gain and each pixel's
+    departure from the floor in linear light (`departure`)."""
     residual, gain = light_gain(small, calibration)
+    floor_departure = departure(residual)
     residual = as_floats(cv2.GaussianBlur(residual, (0, 0), 1.0))  # a die is many pixels, the sensor's noise one
     bright = residual.mean(axis=2)
     chroma = np.linalg.norm(residual - bright[..., None], axis=2)
@@ -282,7 +285,47 @@ def foreground(small: Floats, calibration: Calibration) -> tuple[Mask, Floats]:
     mask &= calibration.tray
     mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))  # thin lines: edges
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    return mask > 0, gain
+    return mask > 0, gain, floor_departure
+
+
+def departure(residual: Floats) -> Floats:
+    """How far each pixel's light lies from the floor's, in linear light (0: floor; 1: twice as bright or a
+    colour as far off).  Unlike the log ratio that finds dice, a blurred edge mixes linearly: a pixel a die
+    covers by a share c departs c times as far as the die does, however much brighter than the floor it is."""
+    return as_floats(np.linalg.norm(np.expm1(residual), axis=2))
+
+
+#: Where two dice touch, at least half of any blur round the point of contact is die (two corners meeting
+#: fill two quarters of it), so floor between them that departs less than a quarter as far as the dice do
+#: (half that, for rounded corners and noise) means they lie apart.
+APART = 0.25
+#: How a die's own departure is taken: low among its pixels, so that its shaded sides and its marks count.
+OWN_DEPARTURE = 25
+
+
+def _touching(groups: list[Floats], floor_departure: Floats) -> list[bool]:
+    """Which dice of a blob touch another.  The blob's outline is the log ratio's, smoothed: round a die
+    much brighter than the floor (a white die on black felt) its blur's faint tail still passes the
+    threshold, so dice a few pixels apart share an outline.  In linear light that tail is faint against the
+    die, and dice that lie apart are parted by floor no touch shows, at least as wide as the floor the
+    mask's own closing bridges, so that a seam between two dice (where a light one's and a dark one's
+    mixture may cross the floor's colour, on a line thinner than a pixel) never parts them."""
+    pixels = [group.astype(np.intp) for group in groups]
+    own = min(float(np.percentile(floor_departure[rows, columns], OWN_DEPARTURE)) for columns, rows in
+              (group.T for group in pixels))
+    every = np.concatenate(pixels)
+    left, top = every.min(axis=0)
+    right, bottom = every.max(axis=0) + 1
+    window = floor_departure[top:bottom, left:right]
+    blob = np.zeros(window.shape, np.uint8)
+    for group in pixels:
+        blob[group[:, 1] - top, group[:, 0] - left] = 1
+    die = ((window >= APART * own) & (blob > 0)).astype(np.uint8)
+    die = as_bytes(cv2.morphologyEx(die, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))) & blob
+    _count, labels = cv2.connectedComponents(die, connectivity=8)
+    parts = [set(np.unique(labels[group[:, 1] - top, group[:, 0] - left]).tolist()) - {0} for group in pixels]
+    return [any(part & other for other_index, other in enumerate(parts) if other_index != index)
+            for index, part in enumerate(parts)]
 
 
 def _fill(region: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
@@ -316,7 +359,7 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
     if small.shape[:2] != calibration.background.shape[:2]:
         raise VisionError(f"the picture is {work.shape[1]}x{work.shape[0]}, the calibration "
                           f"{calibration.size[0]}x{calibration.size[1]}: calibrate again for this camera")
-    mask, gain = foreground(small, calibration)
+    mask, gain, floor_departure = foreground(small, calibration)
     gain_tuple = (float(gain[0]), float(gain[1]), float(gain[2]))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     half_side = None if side is None else side / 2
@@ -372,7 +415,7 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
             continue
         if abs(dice - number) > 0.38 * number ** 0.5:
             doubts.append(N_("a die lies on another or on its edge"))
-        points = np.column_stack(np.nonzero(region)[::-1]).astype(np.float32)
+        points = as_floats(np.column_stack(np.nonzero(region)[::-1]))
         if number == 1:
             groups = [points]
         else:
@@ -380,7 +423,8 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
             cv2.setRNGSeed(number)  # k-means starts from OpenCV's random state: the same picture, the same split
             _, assigned, _ = cv2.kmeans(points, number, np.empty(0, np.int32), criteria, 3, cv2.KMEANS_PP_CENTERS)
             groups = [points[assigned.ravel() == k] for k in range(number)]
-        for group in groups:
+        touching = _touching(groups, floor_departure) if number > 1 else [False]
+        for group, touches in zip(groups, touching):
             (cx, cy), (w, h), angle = cv2.minAreaRect(group)
             share = len(group) / die_area
             if number > 1 and not 0.65 < share < 1.45:
@@ -391,7 +435,7 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
                 doubts.append(N_("a die lies at the edge of the picture"))
             columns, rows = group[:, 0].astype(np.intp), group[:, 1].astype(np.intp)
             spots.append(Spot(x=cx * 2 + 1, y=cy * 2 + 1, side=die_side, angle=angle % 90, pixels=as_floats(group),
-                              alone=number == 1,
+                              alone=not touches,
                               to_wall=float(calibration.to_wall[rows, columns].min()) / (die_side / 2)))
     spots.sort(key=lambda s: (s.x, s.y))
     return Scene(tuple(spots), gain_tuple, tuple(dict.fromkeys(doubts)), mask, die_side)

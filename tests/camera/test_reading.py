@@ -16,7 +16,7 @@ from companion.camera.faces import PATCH, Face, colour_noise, read_pips
 from companion.camera.profile import Profile, TaughtFace, game_dice
 from companion.camera.reader import MAY_LEAN_ON_DIE, MAY_LEAN_ON_WALL, SURE, Reader, assign
 from companion.camera.sources import read_image
-from companion.camera.vision import VisionError, calibrate
+from companion.camera.vision import VisionError, calibrate, find_dice, to_work
 from tests.camera.helpers import FACES, LEANING, TILES, game_of, profile, rolls, sessions
 
 SESSIONS = sessions()
@@ -199,6 +199,37 @@ def test_a_tray_whose_middle_is_not_floor_puts_every_die_by_a_wall() -> None:
     background[middle[0] - 4:middle[0] + 5, middle[1] - 4:middle[1] + 5] = (0.02, 0.02, 0.6)
     blocked = replace(calibration, background=background)
     assert float(blocked.to_wall.max()) == 0.0 and float(calibration.to_wall.max()) > 60
+
+
+def tray_with_dice(floor: tuple[int, int, int], dice: list[tuple[int, tuple[int, int, int]]]) -> np.ndarray:
+    """A tray seen from above with 40-pixel dice in a row at these left edges and colours, as a camera sees
+    them: blurred a little, noisy."""
+    picture = np.full((480, 640, 3), (60, 90, 120), np.uint8)
+    picture[40:440, 60:580] = floor
+    for left, colour in dice:
+        picture[220:260, left:left + 40] = colour
+    blurred = cv2.GaussianBlur(picture.astype(np.float32), (0, 0), 1.5)
+    return np.clip(blurred + np.random.default_rng(5).normal(0, 2, picture.shape), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("floor", [(12, 12, 14), (30, 60, 20)], ids=["black felt", "green felt"])
+def test_white_dice_close_together_on_a_dark_floor_lie_apart_and_touching_ones_touch(
+        floor: tuple[int, int, int]) -> None:
+    """White dice on a dark floor: the blur's tail round each passes the floor's threshold, so dice 16 pixels
+    apart (0.4 of a side) shared one outline and were asked about as touching.  They lie apart now; dice
+    that touch still touch, as do a white and a black die side by side on a grey floor (their mixture
+    crosses the floor's colour along the seam)."""
+    white, black = (235, 235, 230), (20, 20, 20)
+    calibration = calibrate(tray_with_dice(floor, []))
+
+    def alone(picture: np.ndarray) -> list[bool]:
+        return [spot.alone for spot in find_dice(to_work(picture), calibration, None, 2).spots]
+
+    assert alone(tray_with_dice(floor, [(260, white), (316, white)])) == [True, True]
+    assert alone(tray_with_dice(floor, [(260, white), (300, white)])) == [False, False]
+    grey = (128, 128, 128)
+    calibration = calibrate(tray_with_dice(grey, []))
+    assert alone(tray_with_dice(grey, [(260, white), (300, black)])) == [False, False]
 
 
 def pip_face(count: int, angle: float, dark_on_light: bool = True) -> np.ndarray:
