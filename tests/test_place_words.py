@@ -210,6 +210,25 @@ def test_french_elides_before_names_and_colours_agree_with_the_stone() -> None:
     assert took == "Émile a pris une pierre blanche au milieu."
 
 
+def test_german_stones_are_named_by_a_declined_colour() -> None:
+    """"einen gelben Stein", "kein gelber Stein": the colour declined as the sentence needs, never the
+    clumsy "ein Stein der Farbe gelb"."""
+    from companion.app.i18n import game_text
+
+    set_language("de")
+    try:
+        took = game_text("digger", "{digger} took a {colour} stone from the middle.",
+                         {"digger": "Chloé", "colour": "yellow"})
+        none_left = game_text("digger", "No {colour} stone is left in the middle.", {"colour": "white"})
+        robbed = game_text("digger", "{digger} robbed a {colour} stone from {victim}.",
+                           {"digger": "Anna", "colour": "red", "victim": "Ben"})
+    finally:
+        set_language("en")
+    assert took == "Chloé hat einen gelben Stein aus der Mitte genommen."
+    assert none_left == "In der Mitte liegt kein weißer Stein mehr."
+    assert robbed == "Anna hat Ben einen roten Stein geraubt."
+
+
 def test_french_sentences_about_a_player_agree_with_no_gender() -> None:
     """A name says nothing of its bearer, so a French sentence never makes a participle agree with one
     ("Anna est replacé"): it speaks of the player's piece instead."""
