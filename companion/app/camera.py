@@ -81,7 +81,10 @@ class CameraSetup(EventDispatcher):
         if profile is None:
             self.step = "calibrate"
             return
-        shown = {face: sum(1 for taught in profile.taught if taught.face == face) for face in game_faces(self.game)}
+        if profile.stale:
+            self.problem = N_("These faces were taught to an earlier version of the camera's reader: show each "
+                              "face again.")
+        shown = {face: sum(1 for taught in profile.usable if taught.face == face) for face in game_faces(self.game)}
         wanted = [face for face, count in shown.items() if count < SHOWS_PER_FACE] if profile.untaught() or \
             self.step == "teach" else []
         if wanted:
@@ -134,7 +137,7 @@ class CameraSetup(EventDispatcher):
             profile = self._profile()
         except UserError:
             profile = None  # a damaged profile is replaced without asking: nothing in it can be used
-        if profile is not None and profile.taught and self.step != "recalibrate":
+        if profile is not None and profile.usable and self.step != "recalibrate":
             self.step = "recalibrate"
             return
         camera, frame = self.camera, self._frame()
@@ -175,8 +178,8 @@ class CameraSetup(EventDispatcher):
         except VisionError:
             self.problem = N_("Put exactly one die alone in the tray, then take the picture again.")
             return
-        earlier = [item for item in profile.taught if item.face == self.face]
-        sides = [side] if profile.side is None else [profile.side, side]
+        earlier = [item for item in profile.usable if item.face == self.face]
+        sides = [side] if profile.side is None or profile.stale else [profile.side, side]
         profile = profile.with_taught([*earlier, taught], teach_side(sides))
         try:
             save_profile(profile, self._path(), replace=True)
@@ -225,7 +228,7 @@ class CameraSetup(EventDispatcher):
         except UserError as error:
             self.problem = str(error)
             return
-        if current is not None and current.taught and self.step != "reimport":
+        if current is not None and current.usable and self.step != "reimport":
             self.step = "reimport"
             return
         try:

@@ -124,6 +124,9 @@ def _reader(profile_path: str, game: str | None) -> Any:
     from companion.camera.reader import Reader
 
     profile = load_profile(profile_path, game)
+    if profile.stale:
+        raise UserError(f"{profile_path}: its faces were taught to another version of the camera's reader; "
+                        "teach them again (goldtable camera teach)")
     missing = profile.untaught()
     if missing:
         raise UserError(f"{profile_path}: faces not taught yet: {' '.join(missing)} (goldtable camera teach)")

@@ -29,6 +29,11 @@ from companion.engine.errors import UserError, read_json_file
 from companion.engine.paths import data_dir
 
 FORMAT = "goldtable-camera/1"
+#: How taught faces' features are made (`faces.py`), for dice and for tiles (`flat_pieces`).  Raised
+#: whenever a change there would read faces taught before it differently, so that a profile taught the old
+#: way is taught again instead of misread; profiles without the field were taught as 1.  Tiles 2 (28 Nov
+#: 2026): a tile's face is cut out whole.
+FEATURES = {"dice": 1, "tiles": 2}
 #: Teaching pictures kept per face: enough to read a face under other light, few enough to show quickly.
 SHOWS_PER_FACE = 3
 PIP_FACES = frozenset("123456")
@@ -56,6 +61,11 @@ def flat_pieces(game_id: str) -> bool:
     """Whether the game throws tiles (pieces of two faces, as Chinagold's): a piece with only a top and a
     bottom is flat, so no sides show around its top face."""
     return all(len(die) == 2 for die in game_dice(game_id))
+
+
+def features_version(game_id: str) -> int:
+    """The `FEATURES` version that faces of this game's pieces are taught with now."""
+    return FEATURES["tiles" if flat_pieces(game_id) else "dice"]
 
 
 def needs_teaching(game_id: str) -> bool:
@@ -120,14 +130,28 @@ class Profile(BaseModel):
     taught: tuple[TaughtFace, ...] = ()
     #: The camera calibrated with (a source URL), when calibration read one rather than a file.
     source: str | None = None
+    #: The `FEATURES` version its faces were taught with.
+    features: int = Field(default=1, ge=1)
 
     @classmethod
     def from_calibration(cls, game: str, calibration: Calibration, source: str | None = None) -> Profile:
         background = np.clip(calibration.background * 65535, 0, 65535).astype(np.uint16)
         width, height = calibration.size
         return cls(game=game, width=width, height=height, background=_png(background),
-                   tray=_png(calibration.tray.astype(np.uint8) * 255),
-                   brightness=calibration.brightness, noise=calibration.noise, blur=calibration.blur, source=source)
+                   tray=_png(calibration.tray.astype(np.uint8) * 255), brightness=calibration.brightness,
+                   noise=calibration.noise, blur=calibration.blur, source=source,
+                   features=features_version(game))
+
+    @property
+    def stale(self) -> bool:
+        """Its faces were taught by another version of the reader (older, or newer on a profile brought
+        from another Goldtable): they are shown again before the camera reads, never matched as they are."""
+        return bool(self.taught) and self.features != features_version(self.game)
+
+    @property
+    def usable(self) -> tuple[TaughtFace, ...]:
+        """The taught pictures the reader may match faces against: none while the profile is stale."""
+        return () if self.stale else self.taught
 
     def calibration(self) -> Calibration:
         """The calibration kept in the profile (ValueError when its pictures are damaged)."""
@@ -140,24 +164,25 @@ class Profile(BaseModel):
                            brightness=self.brightness, noise=self.noise, blur=self.blur)
 
     def examples(self) -> list[tuple[str, Features]]:
-        return [(taught.face, taught.features) for taught in self.taught]
+        return [(taught.face, taught.features) for taught in self.usable]
 
     def untaught(self) -> tuple[str, ...]:
         """The game's faces that still need teaching (none for pip dice)."""
         if not needs_teaching(self.game):
             return ()
-        seen = {taught.face for taught in self.taught}
+        seen = {taught.face for taught in self.usable}
         return tuple(face for face in game_faces(self.game) if face not in seen)
 
     def with_taught(self, taught: Iterable[TaughtFace], side: float | None) -> Profile:
         """The profile with these pictures in place of earlier ones of the same faces (the newest
-        SHOWS_PER_FACE of each face are kept)."""
+        SHOWS_PER_FACE of each face are kept); a stale profile's earlier pictures are all dropped."""
         new = list(taught)
         faces = {item.face for item in new}
-        kept = [item for item in self.taught if item.face not in faces]
+        kept = [item for item in self.usable if item.face not in faces]
         for face in faces:
             kept += [item for item in new if item.face == face][-SHOWS_PER_FACE:]
-        return self.model_copy(update={"taught": tuple(kept), "side": side if side is not None else self.side})
+        return self.model_copy(update={"taught": tuple(kept), "side": side if side is not None else self.side,
+                                       "features": features_version(self.game)})
 
 
 def load_profile(path: str | Path, game: str | None = None) -> Profile:

@@ -120,7 +120,7 @@ class Reader:
         self.flat = flat_pieces(profile.game)
         #: Taught faces whose pictures showed that many pips in a die's layout: only there must pips agree
         #: (a tile's numeral 2 is no pair of pips).
-        self.pip_faces = {taught.face for taught in profile.taught if taught.pips is not None
+        self.pip_faces = {taught.face for taught in profile.usable if taught.pips is not None
                           and str(taught.pips) == taught.face}
 
     def scene(self, frame: Image, expected: int) -> tuple[Image, Scene]:

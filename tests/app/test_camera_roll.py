@@ -156,6 +156,29 @@ def test_the_hardware_screen_calibrates_the_tray_and_teaches_face_by_face(table_
         path.unlink(missing_ok=True)
 
 
+def test_tiles_taught_to_an_earlier_reader_are_shown_again_before_the_camera_reads(table_app: Any) -> None:
+    """A Chinagold profile taught before tiles were cut whole: the Hardware screen says why and asks for
+    each face from the first picture, and the camera reads nothing with it meanwhile."""
+    chinagold = SAMPLE / "chinagold-000"
+    app = table_app
+    open_game(app, "chinagold")
+    path = profile_path("chinagold")
+    save_profile(profile(chinagold).model_copy(update={"features": 1}), path, replace=True)
+    camera = CameraSource(str(chinagold / "empty.jpg"))
+    camera.latest_frame = lambda: read_image(chinagold / "empty.jpg")  # type: ignore[method-assign]
+    try:
+        app.hardware.add_source(camera)
+        app.go("hardware")
+        wait_for(lambda: app.camera_setup.preview is not None, "the camera's preview")
+        setup = app.camera_setup
+        assert (setup.step, setup.shown) == ("teach", 0) and setup.face in ("0", "1", "2")
+        assert "earlier version of the camera's reader" in setup.problem
+        assert camera.profile is None, "a stale profile is never read with"
+    finally:
+        app.hardware.bridge.remove_source(camera.name)
+        path.unlink(missing_ok=True)
+
+
 def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: Path,
                                                       monkeypatch: Any) -> None:
     from companion.camera.profile import load_profile

@@ -143,3 +143,35 @@ def test_a_profile_taught_before_the_lean_check_was_replaced_still_reads(digger_
     older["taught"][0]["where"] = [1.0]
     kept.write_text(json.dumps(older))
     refused(goldtable("read", "--profile", kept, "--json", image, cwd=tmp_path), "older.json")
+
+
+def test_a_tile_profile_taught_before_tiles_were_cut_whole_is_taught_again(tmp_path: Path) -> None:
+    """A Chinagold profile taught before 28 Nov 2026 (no `features`: version 1, tiles cut as dice) is never
+    matched as it is: reading refuses it in one line, every face counts as untaught, and teaching again
+    drops the old pictures and marks the profile with today's version.  Dice profiles of version 1 are
+    current (their cut did not change), as the test above shows."""
+    from companion.camera.profile import features_version, load_profile
+
+    chinagold = SAMPLE / "chinagold-000"
+    profile = tmp_path / "chinagold.json"
+    calibrated = goldtable("calibrate", "--game", "chinagold", "-o", profile, chinagold / "empty.jpg", cwd=tmp_path)
+    assert calibrated.returncode == 0, calibrated.stderr
+    assert goldtable("teach", "--profile", profile, chinagold / "teach" / "labels.csv", cwd=tmp_path).returncode == 0
+    taught = json.loads(profile.read_text())
+    assert taught["features"] == features_version("chinagold") == 2
+    image = next(roll.image for roll in rolls(chinagold) if roll.case == "clean")
+    assert goldtable("read", "--profile", profile, "--json", image, cwd=tmp_path).returncode == 0
+
+    older = {key: value for key, value in taught.items() if key != "features"}
+    profile.write_text(json.dumps(older))
+    assert load_profile(profile).stale and load_profile(profile).untaught() == ("0", "1", "2")
+    refused(goldtable("read", "--profile", profile, "--json", image, cwd=tmp_path), "teach them again")
+
+    labels = tmp_path / "zero.csv"
+    first_zero = next(line for line in (chinagold / "teach" / "labels.csv").read_text().splitlines()[1:]
+                      if line.endswith(",0"))
+    labels.write_text("image,face\n" + str(chinagold / "teach" / first_zero.split(",")[0]) + ",0\n")
+    again = goldtable("teach", "--profile", profile, labels, cwd=tmp_path)
+    assert again.returncode == 0 and "still to teach: 1 2" in again.stdout, again.stdout
+    renewed = load_profile(profile)
+    assert not renewed.stale and [item.face for item in renewed.taught] == ["0"]
