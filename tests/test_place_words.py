@@ -244,6 +244,22 @@ def test_french_sentences_about_a_player_agree_with_no_gender() -> None:
     assert set_back.startswith("Le pion d'Anna est replacé "), set_back
 
 
+@pytest.mark.parametrize(("language", "said"), [
+    ("de", "Jetzt schürft Ben; die Sanduhr hat Anna (Meister der Zeit)."),
+    ("fr", "Ben cherche maintenant ; Anna tient le sablier (maître du temps).")])
+def test_the_keeper_of_the_time_is_named_by_the_sand_timer_not_by_a_gendered_title(language: str, said: str) -> None:
+    """Digger's "master of time" is the game's word for a task, not something a player is ("Anna ist Meister
+    der Zeit"): the sentence says who holds the sand timer and names the task beside it."""
+    from companion.app.i18n import game_text
+
+    set_language(language)
+    try:
+        text = game_text("digger", "{digger} digs next; {keeper} keeps the time.", {"digger": "Ben", "keeper": "Anna"})
+    finally:
+        set_language("en")
+    assert text == said
+
+
 def test_the_undo_screens_put_back_lines_elide_before_names_too() -> None:
     """The put-back list after an undo is written by `companion.app.putback`, not `game_text`: the same
     French ("la flèche d'Anna du coffre 6")."""
