@@ -81,7 +81,7 @@ class CameraSetup(EventDispatcher):
         if profile is None:
             self.step = "calibrate"
             return
-        if profile.stale:
+        if profile.stale and not self.problem:  # (a retake's own problem says more just then)
             self.problem = N_("These faces were taught to an earlier version of the camera's reader: show each "
                               "face again.")
         shown = {face: sum(1 for taught in profile.usable if taught.face == face) for face in game_faces(self.game)}
@@ -160,7 +160,7 @@ class CameraSetup(EventDispatcher):
 
     def take_picture(self) -> None:
         """Teach the face asked for from what the camera sees now (one die alone in the tray)."""
-        from companion.camera.profile import save_profile
+        from companion.camera.profile import flat_pieces, save_profile
         from companion.camera.reader import Reader, teach_side
         from companion.camera.vision import VisionError
 
@@ -176,7 +176,8 @@ class CameraSetup(EventDispatcher):
         try:
             taught, side = Reader(profile).teach_picture(frame, self.face)
         except VisionError:
-            self.problem = N_("Put exactly one die alone in the tray, then take the picture again.")
+            self.problem = N_("Put exactly one tile alone in the tray, then take the picture again.") \
+                if flat_pieces(self.game) else N_("Put exactly one die alone in the tray, then take the picture again.")
             return
         earlier = [item for item in profile.usable if item.face == self.face]
         sides = [side] if profile.side is None or profile.stale else [profile.side, side]
@@ -261,11 +262,16 @@ def camera_guide(step: str, game: str, face: str, shown: int, problem: str, lang
                           "it.", language),
         "reimport": tr("The profile on the USB stick replaces the faces taught here. Tap Import once more to "
                        "use it.", language),
-        "teach": tr("Put one die alone in the tray showing {face} (picture {n} of 3), then tap Take picture.",
-                    language).format(face=face_word(face, language) if face_word else face, n=shown + 1),
         "ready": tr("The camera reads the rolls of {game}.", language).format(game=title),
     }
     text = lines.get(step, "")
+    if step == "teach":  # a camera is there, and with it the camera's own modules
+        from companion.camera.profile import flat_pieces
+
+        show = tr("Put one tile alone in the tray showing {face} (picture {n} of 3), then tap Take picture.",
+                  language) if flat_pieces(game) else \
+            tr("Put one die alone in the tray showing {face} (picture {n} of 3), then tap Take picture.", language)
+        text = show.format(face=face_word(face, language) if face_word else face, n=shown + 1)
     if problem:
         said = tr(problem, language)
         text += "\n" + capitalised(said)

@@ -174,6 +174,8 @@ def test_tiles_taught_to_an_earlier_reader_are_shown_again_before_the_camera_rea
         assert (setup.step, setup.shown) == ("teach", 0) and setup.face in ("0", "1", "2")
         assert "earlier version of the camera's reader" in setup.problem
         assert camera.profile is None, "a stale profile is never read with"
+        setup.take_picture()  # (the button's own wiring: the Goldgräber test above)
+        assert "one tile alone" in setup.problem, "an empty tray teaches nothing; Chinagold throws tiles"
     finally:
         app.hardware.bridge.remove_source(camera.name)
         path.unlink(missing_ok=True)
@@ -253,3 +255,15 @@ def test_teaching_asks_for_each_face_in_words_in_the_apps_language() -> None:
     assert "die Lok oben" in camera_guide("teach", "goldgraeber", "L", 0, "", "de")
     assert "showing 4 (picture 3 of 3)" in camera_guide("teach", "goldgraeber", "4", 2, "", "en")
     assert "showing 2 " in camera_guide("teach", "chinagold", "2", 0, "", "en")
+
+
+def test_chinagold_teaching_asks_for_a_tile_not_a_die() -> None:
+    """Chinagold throws tiles: its teaching (and the retake it asks for) says tile in every language."""
+    from companion.app.camera import camera_guide
+
+    assert camera_guide("teach", "chinagold", "0", 0, "", "en").startswith("Put one tile alone in the tray")
+    assert camera_guide("teach", "chinagold", "0", 0, "", "de").startswith("Lege ein Wurfplättchen allein")
+    assert camera_guide("teach", "chinagold", "0", 0, "", "fr").startswith("Posez une plaquette seule")
+    retake = "Put exactly one tile alone in the tray, then take the picture again."
+    assert "Wurfplättchen" in camera_guide("teach", "chinagold", "1", 1, retake, "de")
+    assert "Put one die alone" in camera_guide("teach", "digger", "B", 0, "", "en")
