@@ -174,7 +174,8 @@ def test_tiles_taught_to_an_earlier_reader_are_shown_again_before_the_camera_rea
         assert (setup.step, setup.shown) == ("teach", 0) and setup.face in ("0", "1", "2")
         assert "earlier version of the camera's reader" in setup.problem
         assert camera.profile is None, "a stale profile is never read with"
-        setup.take_picture()  # (the button's own wiring: the Goldgräber test above)
+        wait_for(lambda: not app.root.transition.is_active, "the Hardware screen in place (sliding, it takes no tap)")
+        tap(app, "Take picture", frames=2)
         assert "one tile alone" in setup.problem, "an empty tray teaches nothing; Chinagold throws tiles"
     finally:
         app.hardware.bridge.remove_source(camera.name)
