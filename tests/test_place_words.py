@@ -279,3 +279,12 @@ def test_the_undo_screens_put_back_lines_elide_before_names_too() -> None:
     finally:
         set_language("en")
     assert shown == "• Retirer la flèche d'Anna du coffre 6.\n• Retirer la flèche de Ben du coffre 6."
+
+
+def test_french_goldgraeber_names_the_robber_as_its_rulebook_does() -> None:
+    """The French rulebook calls the robber "voleur" throughout; the table, the undo and the options say the
+    same, never "bandit" beside it."""
+    catalog = Path(__file__).resolve().parents[1] / "companion/locale/fr/LC_MESSAGES/goldgraeber.po"
+    said = [line for line in catalog.read_text(encoding="utf-8").splitlines() if line.startswith(("msgstr", '"'))]
+    assert said and not [line for line in said if "bandit" in line.lower()]
+    assert any("voleur" in line for line in said)
