@@ -57,7 +57,8 @@ class GoldgraeberOptions(BaseModel):
                                                           "the 'too little gold left' end")
     end_count: Literal["chips", "nuggets"] = Field("chips", description="GG-R12: the early end compares the "
                                                                         "number of gold chips (German rules) or "
-                                                                        "nuggets (French wording) with the players")
+                                                                        "nuggets (French wording) with the number "
+                                                                        "of players")
     shuttle: Literal["no_step_back", "two_fields_only"] = Field(
         default="no_step_back",
         description="GG-R1: a move may never step straight back (default), or the literal rule: only a move "
