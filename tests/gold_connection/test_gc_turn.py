@@ -315,6 +315,19 @@ def test_odds_without_chips_say_nothing_of_chips() -> None:
         assert "{chance}%" in message and "chips" not in message
 
 
+def test_odds_of_a_sure_roll_name_no_chips_beside_it() -> None:
+    """GC-20: chips cannot better a roll that is already sure, so a player holding some is told the one
+    chance, not "100 %; with your 2 chips 100 %"."""
+    state = with_chips(rulebook_start(), 0, 2, supply=18)
+    state, _ = act(state, {"type": "move", "path": ["S2"]})
+    state, events = act(state, {"type": "stop"})
+    odds = GAME.odds(state)
+    assert odds.without_chips == 1 and odds.chips == 2 and not odds.chips_help
+    announced = next(event for event in events if event.kind == "roll.target")
+    for message in (announced.message, GAME.prompt(state).message):
+        assert "{chance}%" in message and "chips" not in message
+
+
 # -- readings ----------------------------------------------------------------------------------------
 def test_reading_distance_counts_every_step_travelled() -> None:
     """GC-R2: the distance counts every field entered this turn, a whole loop included."""

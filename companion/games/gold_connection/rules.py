@@ -95,9 +95,15 @@ class Odds(Value):
     def percent(self, value: Fraction) -> float:
         return round(float(value) * 100, 1)
 
+    @property
+    def chips_help(self) -> bool:
+        """Whether the player's chips change the chance (none held, or a roll already sure, do not): only
+        then does a message name a second chance beside the first."""
+        return self.chips > 0 and self.with_chips != self.without_chips
+
     def params(self) -> dict[str, int | float]:
-        """Every number an odds message may name.  The messages for a player without chips name neither
-        `chips` nor `chance_with_chips` (no "with 0 chips" beside the same chance)."""
+        """Every number an odds message may name.  The messages for chips that do not help name neither
+        `chips` nor `chance_with_chips` (no "with 0 chips", nor a second 100 %, beside the same chance)."""
         return {"target": self.target, "chance": self.percent(self.without_chips),
                 "chance_with_chips": self.percent(self.with_chips), "chips": self.chips}
 
@@ -683,7 +689,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
     def _announce(self, state: GoldConnectionState, announcement: Announcement) -> tuple[GoldConnectionState,
                                                                                           list[Event]]:
         odds = self.odds(state, announcement.target)
-        message = (N_("Roll {target} or more: {chance}% ({chance_with_chips}% with {chips} chips).") if odds.chips
+        message = (N_("Roll {target} or more: {chance}% ({chance_with_chips}% with {chips} chips).") if odds.chips_help
                    else N_("Roll {target} or more: {chance}%."))
         state = state.evolve(phase="roll", announcement=announcement)
         return state, [Event(kind="roll.target", message=message, params=odds.params())]
@@ -986,7 +992,7 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
             return Prompt(player=player, expects=expects, dice=TWO_DICE, roll_action="roll",
                           params=who | odds.params(),
                           message=N_("{player}: roll {target} or more ({chance}%; with your {chips} chips "
-                                     "{chance_with_chips}%).") if odds.chips
+                                     "{chance_with_chips}%).") if odds.chips_help
                           else N_("{player}: roll {target} or more ({chance}%)."))
         if phase == "chips":
             return Prompt(player=player, expects=expects, params=who | {"shortfall": self._shortfall(state)},

@@ -219,7 +219,7 @@ class GoldConnectionPanel(TablePanel):
         else:
             return ""
         return game_text(DOMAIN, N_("Roll {target} or more: {chance}% · with {chips} chips {chance_with_chips}%")
-                         if odds.chips else N_("Roll {target} or more: {chance}%"), odds.params())
+                         if odds.chips_help else N_("Roll {target} or more: {chance}%"), odds.params())
 
     def _lit(self) -> str:
         """The safes lit for a move, nearest first, each with the distance on arriving."""
