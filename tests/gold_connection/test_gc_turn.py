@@ -323,6 +323,7 @@ def test_odds_of_a_sure_roll_name_no_chips_beside_it() -> None:
     state, events = act(state, {"type": "stop"})
     odds = GAME.odds(state)
     assert odds.without_chips == 1 and odds.chips == 2 and not odds.chips_help
+    assert odds.params()["chance"] == 100 and isinstance(odds.params()["chance"], int)  # "100 %", not "100,0 %"
     announced = next(event for event in events if event.kind == "roll.target")
     for message in (announced.message, GAME.prompt(state).message):
         assert "{chance}%" in message and "chips" not in message

@@ -92,8 +92,10 @@ class Odds(Value):
     without_chips: Fraction
     with_chips: Fraction
 
-    def percent(self, value: Fraction) -> float:
-        return round(float(value) * 100, 1)
+    def percent(self, value: Fraction) -> int | float:
+        """A chance in percent to one decimal; a whole one without it ("100 %", not "100,0 %")."""
+        rounded = round(float(value) * 100, 1)
+        return int(rounded) if rounded.is_integer() else rounded
 
     @property
     def chips_help(self) -> bool:
