@@ -250,53 +250,6 @@ class Piece:
     def footprint(self) -> float:
         return math.hypot(self.half[0], self.half[1])
 
-    def outline(self) -> np.ndarray:
-        """Its four corners seen from above, lying flat (x, y in cm)."""
-        turn = math.radians(self.yaw)
-        cos, sin = math.cos(turn), math.sin(turn)
-        corners = [(sx * self.half[0], sy * self.half[1]) for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
-        return np.array([(self.x + cx * cos - cy * sin, self.y + cx * sin + cy * cos) for cx, cy in corners])
-
-
-#: Pieces nearer than this (cm) touch: `place` keeps clean dice's centres apart, not their outlines, so two
-#: dice turned corner to corner can meet; such a roll is labelled `touching`, which is what a reader sees.
-TOUCH = 0.02
-
-
-def gap(a: Piece, b: Piece) -> float:
-    """How far apart two pieces lying flat are, seen from above (0 where they touch or overlap)."""
-    first, second = a.outline(), b.outline()
-    for polygon in (first, second):  # separating axes: the edges' normals of either rectangle
-        for index in range(4):
-            edge = polygon[(index + 1) % 4] - polygon[index]
-            normal = np.array((-edge[1], edge[0])) / math.hypot(*edge)
-            if (first @ normal).max() < (second @ normal).min() or (second @ normal).max() < (first @ normal).min():
-                break
-        else:
-            continue
-        break
-    else:
-        return 0.0  # no axis separates them: they overlap
-
-    def to_edges(points: np.ndarray, polygon: np.ndarray) -> float:
-        nearest = math.inf
-        for index in range(4):
-            start, end = polygon[index], polygon[(index + 1) % 4]
-            along = end - start
-            for point in points:
-                share = min(1.0, max(0.0, float((point - start) @ along / (along @ along))))
-                nearest = min(nearest, float(np.hypot(*(point - start - share * along))))
-        return nearest
-
-    return min(to_edges(first, second), to_edges(second, first))
-
-
-def seen_case(case: str, pieces: list[Piece]) -> str:
-    """The label a clean roll earns: `touching` when two of its pieces meet after all."""
-    if case == "clean" and any(gap(a, b) < TOUCH for index, a in enumerate(pieces) for b in pieces[index + 1:]):
-        return "touching"
-    return case
-
 
 @dataclass
 class Session:
@@ -365,6 +318,34 @@ def corners(piece: Piece) -> np.ndarray:
     if axis is not None:
         turn = turn @ turned(axis, degrees)
     return box @ turn.T
+
+
+def outline(piece: Piece) -> np.ndarray:
+    """The piece's outline seen from above (x, y in cm, a convex polygon)."""
+    return cv2.convexHull((corners(piece)[:, :2] + (piece.x, piece.y)).astype(np.float32)).reshape(-1, 2)
+
+
+#: Pieces nearer than this (cm) touch: `place` keeps clean dice's centres apart, not their outlines, so two
+#: dice turned corner to corner can meet; such a roll is labelled `touching`, which is what a reader sees.
+TOUCH = 0.02
+
+
+def gap(a: Piece, b: Piece) -> float:
+    """How far apart two pieces are, seen from above (0 where they touch or overlap): between two convex
+    outlines that do not overlap, the nearest points include a corner of one of them."""
+    first, second = outline(a), outline(b)
+    overlap, _ = cv2.intersectConvexConvex(first, second)
+    if overlap > 0:
+        return 0.0
+    return max(0.0, min(-cv2.pointPolygonTest(polygon, (float(x), float(y)), True)
+                        for points, polygon in ((first, second), (second, first)) for x, y in points))
+
+
+def seen_case(case: str, pieces: list[Piece]) -> str:
+    """The label a clean roll earns: `touching` when two of its pieces meet after all."""
+    if case == "clean" and any(gap(a, b) < TOUCH for index, a in enumerate(pieces) for b in pieces[index + 1:]):
+        return "touching"
+    return case
 
 
 def leaning(angle: float, degrees: float) -> tuple[tuple[float, float, float], float]:
