@@ -10,6 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kivy.app import App
 from kivy.graphics import Callback
 from kivy.graphics.opengl import GL_FRAMEBUFFER_BINDING, GL_SCISSOR_TEST, glDisable, glEnable, glGetIntegerv, glScissor
 from kivy.properties import ListProperty, NumericProperty
@@ -297,7 +298,26 @@ class WholeWords:
 
 
 class GButton(WholeWords, Button):
-    """The app's button (look in widgets.kv)."""
+    """The app's button (look in widgets.kv).
+
+    A button greys out from the state the table shows, and while a move is being saved that is still the
+    state before it: on a slow SD card *Stop!* stays grey for a moment after the roll that offers it.  A tap
+    on a visible grey button meanwhile is not dropped: it waits its turn behind the move (as keys and
+    hardware buttons do) and counts if the button is offered once the move is on the table."""
+
+    def on_touch_down(self, touch: Any) -> bool:
+        if self.disabled and self.opacity and self.collide_point(*touch.pos):
+            writer = getattr(App.get_running_app(), "writer", None)
+            if writer is not None and writer.busy:
+                writer.in_turn(self._held_tap)
+                return True
+        return bool(super().on_touch_down(touch))
+
+    def _held_tap(self) -> None:
+        """The tap made while the move before was being saved, now that the table shows that move."""
+        if not self.disabled and self.opacity and self.get_root_window() is not None:
+            self.dispatch("on_press")
+            self.dispatch("on_release")
 
 
 class GToggle(WholeWords, ToggleButton):

@@ -114,6 +114,57 @@ def test_input_during_a_slow_commit_waits_its_turn_and_nothing_is_acknowledged_e
     assert session.state.digger == 0 and app.table.player == 0  # Ben stopped too: Anna digs again
 
 
+def grey_button(app: Any, text: str) -> Any:
+    """The visible, greyed-out button with this text on the current screen."""
+    from kivy.uix.behaviors import ButtonBehavior
+
+    from tests.app.ui import on_screen, visible_widgets
+
+    found = [w for w in visible_widgets(app.root.current_screen) if isinstance(w, ButtonBehavior)
+             and getattr(w, "text", None) == text and w.disabled and w.opacity and on_screen(w)]
+    assert len(found) == 1, f"no single grey {text!r} on {app.root.current}"
+    return found[0]
+
+
+def press_on(button: Any) -> None:
+    """A finger down and up on the middle of `button`, and one frame (the writes still on their way)."""
+    from kivy.tests.common import UnitTestTouch
+
+    finger = UnitTestTouch(*button.to_window(*button.center))
+    finger.touch_down()
+    finger.touch_up()
+    pump(1, writes_land=False)
+
+
+def test_a_tap_on_a_button_grey_only_until_the_move_before_is_saved_counts_once_it_is(
+        fresh_app: Any, own_journal: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stop! greys out until the turn's first roll is on the table; tapped right after the roll while the card
+    still writes it, it waits for the roll and is played (the simulated Pi's check 6 once lost such a tap,
+    and the sand timer's time-up was journalled instead).  Fumbled, tapped too, stays grey after this roll
+    (no black die to rob with): its tap does nothing, as on any grey button."""
+    app = fresh_app
+    session, _told, slow = roll_held(app, monkeypatch)
+    fumbled, stop = grey_button(app, "Fumbled"), grey_button(app, "Stop!")
+    press_on(fumbled)
+    press_on(stop)
+    assert session.actions == []  # both wait for the roll
+    slow.release()
+    pump(1)
+    assert [(entry.source, entry.action["type"]) for entry in session.actions] == [("touch", "roll"),
+                                                                                  ("touch", "stop")]
+    assert [entry.action["type"] for entry in app.journal.actions(session.game_id)] == ["roll", "stop"]
+    assert app.table.notice_text == ""  # Fumbled's tap was not turned into a refused move
+
+
+def test_a_tap_on_a_grey_button_with_nothing_being_saved_does_nothing(
+        fresh_app: Any, own_journal: Path) -> None:
+    app = fresh_app
+    session = open_game(app, "digger")
+    press_on(grey_button(app, "Stop!"))
+    pump(2)
+    assert session.actions == [] and app.table.notice_text == ""
+
+
 def test_a_new_game_asked_for_during_a_slow_commit_opens_after_it_and_gets_the_input_after_it(
         fresh_app: Any, own_journal: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     app = fresh_app
