@@ -224,8 +224,10 @@ def check_slow_card(run: Run, vm: Machine, flush_ms: int = SLOW_FLUSH_MS) -> Non
                     vm.tap(*mirror.where(face, press=True))
                 if "stop" not in mirror.ask(expects=True)["expects"]:
                     raise Failure("the check's own game offers no Stop after its two rolls")
+                saved_before_stop = bool(acks.answers())  # else Stop! is tapped while the roll is written
                 vm.tap(*mirror.where("Stop!"))
                 stop_tapped = time.monotonic()
+                vm.screendump(shots / "slow-card-stop.png")  # the table as the Stop! tap found it
                 answers = acks.wait(1, 300)
                 heard = time.monotonic()
             deadline = time.monotonic() + 300
@@ -255,7 +257,8 @@ def check_slow_card(run: Run, vm: Machine, flush_ms: int = SLOW_FLUSH_MS) -> Non
             raise Failure(f"the UI thread was blocked more than {STALL_MS} ms in a frame: {when} (the sensor's "
                           f"roll was sent {acks.sent[0][0] - began_host:.1f} s, Stop tapped "
                           f"{stop_tapped - began_host:.1f} s after it)")
-        return (f"every flush held {flush_ms} ms: a sensor roll, then a touch roll and Stop while it was written "
+        stop_when = "after the sensor's roll was saved" if saved_before_stop else "while the sensor's roll was written"
+        return (f"every flush held {flush_ms} ms: a sensor roll, then a touch roll, and Stop tapped {stop_when}, "
                 f"came out in order, each once; the sensor's roll ACKed "
                 f"{waited * 1000:.0f} ms after it was sent; {len(rows)} frames: UI thread blocked at most "
                 f"{blocked:.0f} ms, gap p50 {gaps[len(gaps) // 2]:.0f} / p99 {gaps[int(len(gaps) * .99)]:.0f} / "
