@@ -7,6 +7,7 @@ import ast
 import gettext
 import re
 import string
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -303,3 +304,33 @@ def test_a_number_with_a_fraction_is_written_with_the_languages_decimal_mark(lan
     dig = game_text("goldgraeber", "Face down: {count} chips\nRobber behind one: {chance}%\nAverage dig: "
                     "{gold:.1f} nuggets", {"count": 4, "chance": 25, "gold": 2.5}, language)
     assert average in dig and ("25%" if language == "en" else "25\u00a0%") in dig
+
+
+#: German verbs the games' prompts tell a player to do something with, in the infinitive.
+INSTRUCTING_INFINITIVES = re.compile(
+    r"\b(würfeln|werfen|nehmen|rauben|legen|eingeben|ziehen|wegziehen|setzen|einsetzen|stellen|drehen|annehmen|"
+    r"rufen|einräumen|ausräumen|anhalten|wählen|sortieren|vergraben)\b")
+
+
+def prompt_messages(game_id: str) -> list[str]:
+    """Every message a game's `prompt` can show (the N_ literals in its source)."""
+    import inspect
+
+    from companion.engine.registry import get_game
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(type(get_game(game_id)).prompt)))
+    return [node.args[0].value for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name) and node.func.id == "N_" and isinstance(node.args[0], ast.Constant)]
+
+
+@pytest.mark.parametrize("game_id", sorted({domain.game for domain, _language in CASES}))
+def test_a_german_prompt_tells_the_player_in_the_du_form(game_id: str) -> None:
+    """The prompt speaks to the player whose turn it is ("Anna: würfle …"), as the rulebooks speak to their
+    readers; an infinitive ("Anna: würfeln") reads as a label.  Buttons and the setup and put-back
+    checklists keep the infinitive."""
+    catalog = gettext.translation(game_id, str(LOCALE), languages=["de"])
+    messages = prompt_messages(game_id)
+    assert len(messages) >= 3
+    infinitives = {message: catalog.gettext(message) for message in messages
+                   if INSTRUCTING_INFINITIVES.search(catalog.gettext(message))}
+    assert infinitives == {}
