@@ -100,6 +100,7 @@ def test_tap_destination_bars_odds_dice_end_and_sort(table_and_panel: Any, tmp_p
     assert "S12" in {move.path[-1] for move in panel.game.moves(table.session.state)}
     tap_safe(panel, "E")
     assert panel.pending_move is not None and table.session.state.distance == 0
+    assert panel.lit_text == "Arrow to the choice point on the right: which way does it point then?"
     press(panel, "Then point to safe 8")
     state = table.session.state
     assert state.robbers[0].arrow == "E" and state.robbers[0].heading == "S8" and state.distance == 1

@@ -222,7 +222,11 @@ class GoldConnectionPanel(TablePanel):
                          if odds.chips_help else N_("Roll {target} or more: {chance}%"), odds.params())
 
     def _lit(self) -> str:
-        """The safes lit for a move, nearest first, each with the distance on arriving."""
+        """The safes lit for a move, nearest first, each with the distance on arriving; once a safe is
+        tapped, which one (the arrow has not moved yet: it waits for the way it points on)."""
+        if self.pending_move is not None:
+            return _("Arrow to {safe}: which way does it point then?").format(
+                safe=safe_words(self.pending_move.path[-1]).text(_))
         if not self.targets:
             return ""
         return _("Lit safes (distance): {safes}").format(safes=", ".join(
