@@ -282,9 +282,29 @@ def test_a_failure_that_gives_no_chips_says_why() -> None:
                        {"type": "roll", "values": [2, 4]})  # 6 against 7: one short, and no chip spent
         state, events = act(state, {"type": "use_chips", "count": 0})
         said += [event.message for event in events if event.kind == "roll.failed"]
-    assert said == ["The roll fails: the tray goes back into {safe}; {player} holds five chips, the most there may "
-                    "be, and gets none.", "The roll fails: the tray goes back into {safe}; no chips are left for "
-                    "{player}."]
+    assert said == ["The roll fails; {player} holds five chips, the most there may be, and gets none.",
+                    "The roll fails; no chips are left for {player}."]  # the turn's first loot: no bars go back
+
+
+def test_a_failure_names_the_bars_that_go_back_and_only_when_there_are_some() -> None:
+    """GC-15: the table moves the tray's bars back by hand, so the failure names them; a turn's first loot
+    has put none in the tray, and then no bars are said to go anywhere."""
+    from companion.app.i18n import game_text
+
+    state, _ = act(rulebook_start(), {"type": "move", "path": ["S2", "S3"]}, {"type": "loot", "bars": ["B2", "B3"]},
+                   {"type": "roll", "values": [4, 3]}, {"type": "move", "path": ["S4"]},
+                   {"type": "loot", "bars": ["B1", "Y1"]})
+    assert state.tray == ("B2", "B3")
+    _, events = act(state, {"type": "roll", "values": [1, 1]})
+    failed = next(event for event in events if event.kind == "roll.failed")
+    assert failed.message == "The roll fails: put {bars} back into {safe}; {player} gets {chips} chips."
+    assert game_text("gold_connection", failed.message, failed.params) == \
+        "The roll fails: put blue 2, blue 3 back into safe 4; Ada gets 2 chips."
+    state, _ = act(rulebook_start(), {"type": "move", "path": ["S2", "S3"]}, {"type": "loot", "bars": ["B2", "B3"]})
+    assert state.tray == ()
+    _, events = act(state, {"type": "roll", "values": [1, 1]})
+    failed = next(event for event in events if event.kind == "roll.failed")
+    assert game_text("gold_connection", failed.message, failed.params) == "The roll fails; Ada gets 2 chips."
 
 
 # -- GC-20 odds --------------------------------------------------------------------------------------

@@ -790,21 +790,28 @@ class GoldConnection(Game[GoldConnectionState, GoldConnectionOptions]):
         robber = robbers[state.current]
         safe = robber.arrow or ""
         safes = dict(state.safes)
-        safes[safe] = _add_bars(safes[safe], state.tray)
+        tray = state.tray
+        safes[safe] = _add_bars(safes[safe], tray)
         robbers[state.current] = robber.evolve(arrow=robber.stone, heading=state.start_heading)
         state = state.evolve(robbers=tuple(robbers), safes=safes, tray=(), announcement=None, roll=None)
         seat = announcement.victim if announcement.kind == "plunder" else state.current
         assert seat is not None
         state, chips = self.consolation(state, seat)
+        # The table moves the tray's bars by hand, so they are named; with none yet (a turn's first loot) no
+        # bars go anywhere, and saying the tray goes back would send the table looking for them.
         if chips:
-            message = N_("The roll fails: the tray goes back into {safe}; {player} gets {chips} chips.")
+            message = (N_("The roll fails: put {bars} back into {safe}; {player} gets {chips} chips.") if tray
+                       else N_("The roll fails; {player} gets {chips} chips."))
         elif state.robbers[seat].chips >= CHIP_LIMIT:
-            message = N_("The roll fails: the tray goes back into {safe}; {player} holds five chips, the most "
-                         "there may be, and gets none.")
+            message = (N_("The roll fails: put {bars} back into {safe}; {player} holds five chips, the most there "
+                          "may be, and gets none.") if tray
+                       else N_("The roll fails; {player} holds five chips, the most there may be, and gets none."))
         else:
-            message = N_("The roll fails: the tray goes back into {safe}; no chips are left for {player}.")
+            message = (N_("The roll fails: put {bars} back into {safe}; no chips are left for {player}.") if tray
+                       else N_("The roll fails; no chips are left for {player}."))
         events = [Event(kind="roll.failed", message=message,
-                        params={"safe": safe_words(safe), "player": state.names[seat], "chips": chips})]
+                        params={"bars": bars_words(tray), "safe": safe_words(safe), "player": state.names[seat],
+                                "chips": chips})]
         state, more = self._finish_turn(state)
         return state, events + more
 
