@@ -436,9 +436,10 @@ def test_chips_are_safe_at_home(game: Goldgraeber, board: Board, start: Goldgrae
     house = board.ids[board.houses[start.houses[0]]]
     state = with_open(with_figure(start, 0, "T1"), 0, "G5", "R2", "G1")
     assert house in game.destinations(state, 0, 2)
-    after = game.apply(roll(game, state, "2"), Move(to=house))[0]
+    after, events = game.apply(roll(game, state, "2"), Move(to=house))
     assert after.home_chips[0] == ("G5", "R2", "G1") and after.open_chips[0] == ()
     assert game.scores(after)[0] == 5 + 2 + 1
+    assert events[0].message == "{name} moves home."  # not "Anna moves to Anna's house."
 
 
 # -- GG-17 end of the game ---------------------------------------------------------------------------
