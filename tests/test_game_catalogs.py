@@ -335,3 +335,28 @@ def test_a_german_prompt_tells_the_player_in_the_du_form(game_id: str) -> None:
     infinitives = {message: catalog.gettext(message) for message in messages
                    if INSTRUCTING_INFINITIVES.search(catalog.gettext(message))}
     assert infinitives == {}
+
+
+#: One word for one thing at the table: per game and language, the word the catalog uses (the rulebook's
+#: where it has one) and the synonyms that crept in beside it and read as a different piece.
+GLOSSARY: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {
+    ("gold_connection", "de"): {"Ablagefach": ("Ablage",), "Zug-Zähler": ("Rundenzähler",)},
+    ("gold_connection", "fr"): {"lingot": ("barres?",), "aiguillage": ("carrefour",),
+                                "compte-tours": ("compteur de tours",)},
+    ("goldgraeber", "de"): {"Grabungsfeld": ("Schürffeld(er|ern)?",)},
+    ("goldgraeber", "fr"): {"case de voie": ("cases? de rail",), "jetons visibles": ("jetons ouverts", "or ouvert")},
+    ("chinagold", "de"): {"Flussscheibe": ("Flussfolie",)},
+    ("chinagold", "fr"): {"feuille des rivières": ("calque",)},
+}
+
+
+@pytest.mark.parametrize(("game_id", "language"), sorted(GLOSSARY))
+def test_one_thing_is_called_by_one_word(game_id: str, language: str) -> None:
+    catalog = gettext.translation(game_id, str(LOCALE), languages=[language])
+    texts = [text for text in catalog._catalog.values() if isinstance(text, str)]
+    assert len(texts) > 50
+    for word, synonyms in GLOSSARY[game_id, language].items():
+        assert any(word in text for text in texts), word
+        for synonym in synonyms:
+            found = [text for text in texts if re.search(rf"\b{synonym}\b", text)]
+            assert found == [], f"{synonym!r} instead of {word!r}"
