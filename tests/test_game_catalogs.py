@@ -346,6 +346,7 @@ GLOSSARY: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {
     ("goldgraeber", "de"): {"Grabungsfeld": ("Schürffeld(er|ern)?",)},
     ("goldgraeber", "fr"): {"case de voie": ("cases? de rail",), "jetons visibles": ("jetons ouverts", "or ouvert")},
     ("chinagold", "de"): {"Flussscheibe": ("Flussfolie",)},
+    ("digger", "de"): {"eingeräumt": (r"verstau\w*",), "Goldwäscher": ("Gräber",)},
     ("chinagold", "fr"): {"feuille des rivières": ("calque",)},
 }
 
