@@ -439,7 +439,7 @@ def test_chips_are_safe_at_home(game: Goldgraeber, board: Board, start: Goldgrae
     after, events = game.apply(roll(game, state, "2"), Move(to=house))
     assert after.home_chips[0] == ("G5", "R2", "G1") and after.open_chips[0] == ()
     assert game.scores(after)[0] == 5 + 2 + 1
-    assert events[0].message == "{name} moves home."  # not "Anna moves to Anna's house."
+    assert events[0].message == "{name} goes home."  # not "Anna moves to Anna's house."
 
 
 # -- GG-17 end of the game ---------------------------------------------------------------------------

@@ -409,7 +409,7 @@ class Goldgraeber(Game[GoldgraeberState, GoldgraeberOptions]):
         figures[state.actor] = action.to
         # Into one's own house the log says "home", not "Anna moves to Anna's house".
         home = self.board.index[action.to] == self.board.houses[state.houses[state.actor]]
-        events = [Event(kind="move", message=N_("{name} moves home.") if home else N_("{name} moves to {field}."),
+        events = [Event(kind="move", message=N_("{name} goes home.") if home else N_("{name} moves to {field}."),
                         params={"seat": state.actor, "name": state.names[state.actor],
                                 "field": field_words(action.to, state)})]
         return self._land(state.evolve(figures=tuple(figures)), action.to, away=state.phase == "away",
