@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -303,19 +303,20 @@ class GButton(WholeWords, Button):
     A button greys out from the state the table shows, and while a move is being saved that is still the
     state before it: on a slow SD card *Stop!* stays grey for a moment after the roll that offers it.  A tap
     on a visible grey button meanwhile is not dropped: it waits its turn behind the move (as keys and
-    hardware buttons do) and counts if the button is offered once the move is on the table."""
+    hardware buttons do) and counts if the button is offered once the move is on the table, still saying
+    what it said (panels reuse their buttons for other choices when the state changes)."""
 
     def on_touch_down(self, touch: Any) -> bool:
         if self.disabled and self.opacity and self.collide_point(*touch.pos):
             writer = getattr(App.get_running_app(), "writer", None)
             if writer is not None and writer.busy:
-                writer.in_turn(self._held_tap)
+                writer.in_turn(partial(self._held_tap, self.text))
                 return True
         return bool(super().on_touch_down(touch))
 
-    def _held_tap(self) -> None:
+    def _held_tap(self, text: str) -> None:
         """The tap made while the move before was being saved, now that the table shows that move."""
-        if not self.disabled and self.opacity and self.get_root_window() is not None:
+        if not self.disabled and self.opacity and self.text == text and self.get_root_window() is not None:
             self.dispatch("on_press")
             self.dispatch("on_release")
 

@@ -156,6 +156,20 @@ def test_a_tap_on_a_button_grey_only_until_the_move_before_is_saved_counts_once_
     assert app.table.notice_text == ""  # Fumbled's tap was not turned into a refused move
 
 
+def test_a_held_tap_counts_only_if_the_button_still_says_the_same(
+        fresh_app: Any, own_journal: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Panels reuse their buttons for other choices when the state changes; a tap held while the move before
+    was written must not play whatever the button it landed on offers afterwards."""
+    app = fresh_app
+    session, _told, slow = roll_held(app, monkeypatch)
+    stop = grey_button(app, "Stop!")
+    press_on(stop)
+    stop.text = "Time is up"  # as if the write had turned this button into another choice
+    slow.release()
+    pump(1)
+    assert [entry.action["type"] for entry in session.actions] == ["roll"]
+
+
 def test_a_tap_on_a_grey_button_with_nothing_being_saved_does_nothing(
         fresh_app: Any, own_journal: Path) -> None:
     app = fresh_app
