@@ -32,14 +32,15 @@ class GameDomain:
     same_in: frozenset[tuple[str, str]] = frozenset()  # (language, message) pairs that rightly stay as-is
 
     def messages(self) -> set[str]:
-        found: set[str] = set()
-        for source in self.sources:
-            for node in ast.walk(ast.parse((ROOT / source).read_text(encoding="utf-8"))):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.markers \
-                        and node.args and isinstance(node.args[0], ast.Constant) \
-                        and isinstance(node.args[0].value, str):
-                    found.add(node.args[0].value)
-        return found
+        return {message for source in self.sources
+                for message in marked(ast.parse((ROOT / source).read_text(encoding="utf-8")), self.markers)}
+
+
+def marked(tree: ast.AST, markers: tuple[str, ...]) -> list[str]:
+    """The string literals a call of one of `markers` (N_, _) marks for translation in `tree`."""
+    return [node.args[0].value for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in markers
+            and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)]
 
 
 DOMAINS = [
@@ -319,9 +320,7 @@ def prompt_messages(game_id: str) -> list[str]:
 
     from companion.engine.registry import get_game
 
-    tree = ast.parse(textwrap.dedent(inspect.getsource(type(get_game(game_id)).prompt)))
-    return [node.args[0].value for node in ast.walk(tree) if isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name) and node.func.id == "N_" and isinstance(node.args[0], ast.Constant)]
+    return marked(ast.parse(textwrap.dedent(inspect.getsource(type(get_game(game_id)).prompt))), ("N_",))
 
 
 @pytest.mark.parametrize("game_id", sorted({domain.game for domain, _language in CASES}))

@@ -21,7 +21,7 @@ from companion.engine.journal import Journal
 from companion.engine.session import Session
 from firmware_bridge.events import ButtonEvent
 from tests.app.test_controller_inputs import open_game, sensor_roll
-from tests.app.ui import find_button
+from tests.app.ui import buttons, find_button
 from tests.slow_disk import HeldWrites
 
 
@@ -66,9 +66,13 @@ def frames_while_held(count: int) -> list[float]:
 
 def touch(app: Any, text: str) -> None:
     """A finger on the button, down and up, and one frame (without waiting for the journal)."""
+    press_on(find_button(app, text))
+
+
+def press_on(button: Any) -> None:
+    """A finger down and up on the middle of `button`, and one frame (the writes still on their way)."""
     from kivy.tests.common import UnitTestTouch
 
-    button = find_button(app, text)
     finger = UnitTestTouch(*button.to_window(*button.center))
     finger.touch_down()
     finger.touch_up()
@@ -115,25 +119,10 @@ def test_input_during_a_slow_commit_waits_its_turn_and_nothing_is_acknowledged_e
 
 
 def grey_button(app: Any, text: str) -> Any:
-    """The visible, greyed-out button with this text on the current screen."""
-    from kivy.uix.behaviors import ButtonBehavior
-
-    from tests.app.ui import on_screen, visible_widgets
-
-    found = [w for w in visible_widgets(app.root.current_screen) if isinstance(w, ButtonBehavior)
-             and getattr(w, "text", None) == text and w.disabled and w.opacity and on_screen(w)]
+    """The one visible, greyed-out button with this text on the current screen."""
+    found = buttons(app, text, disabled=True)
     assert len(found) == 1, f"no single grey {text!r} on {app.root.current}"
     return found[0]
-
-
-def press_on(button: Any) -> None:
-    """A finger down and up on the middle of `button`, and one frame (the writes still on their way)."""
-    from kivy.tests.common import UnitTestTouch
-
-    finger = UnitTestTouch(*button.to_window(*button.center))
-    finger.touch_down()
-    finger.touch_up()
-    pump(1, writes_land=False)
 
 
 def test_a_tap_on_a_button_grey_only_until_the_move_before_is_saved_counts_once_it_is(

@@ -43,12 +43,16 @@ def on_screen(widget: Widget) -> bool:
     return True
 
 
+def buttons(app: Any, text: str, disabled: bool = False) -> list[Widget]:
+    """The visible buttons with this text on the current screen, enabled ones or (`disabled`) greyed-out ones."""
+    return [w for w in visible_widgets(app.root.current_screen) if isinstance(w, ButtonBehavior)
+            and isinstance(w, Label) and w.text == text and w.disabled == disabled and on_screen(w)]
+
+
 def find_button(app: Any, text: str) -> Widget:
-    screen = app.root.current_screen
-    matches = [w for w in visible_widgets(screen) if isinstance(w, ButtonBehavior) and isinstance(w, Label)
-               and w.text == text and not w.disabled and on_screen(w)]
+    matches = buttons(app, text)
     if not matches:
-        shown = sorted({w.text for w in visible_widgets(screen) if isinstance(w, ButtonBehavior)
+        shown = sorted({w.text for w in visible_widgets(app.root.current_screen) if isinstance(w, ButtonBehavior)
                         and isinstance(w, Label)})
         raise AssertionError(f"no enabled button {text!r} on {app.root.current}; buttons: {shown}")
     return matches[0]
