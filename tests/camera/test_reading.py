@@ -148,6 +148,9 @@ def test_a_badly_taught_picture_leaves_the_colours_read() -> None:
     label, bad = skewed[green]
     skewed[green] = (label, replace(bad, colour=(bad.colour[0] + 1.5, *bad.colour[1:])))
     assert colour_noise(skewed) == reader.colour_noise < 0.1
+
+
+def test_a_die_by_the_wall_or_touching_another_is_asked_about_and_one_in_the_open_is_read() -> None:
     """Only a wall or a neighbour can hold a die cocked, and at this size nothing in the picture tells such a
     die from one lying flat against them: a die leaning on the wall (rendered, seed 43), read as a 5 once;
     two flat dice touching in the middle of the tray; and a lone die in the open, which is read."""
