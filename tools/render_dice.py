@@ -448,14 +448,51 @@ def place(session: Session, rng: random.Random, case: str, count: int, indices: 
 
 # --- the scene -----------------------------------------------------------------------------------------
 
+def camera_frame(camera: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The camera's position and its axes (left, up, forward as rows), placed as `scene_dict` places it."""
+    tx, ty = camera["target"]
+    tilt, azimuth = math.radians(camera["tilt"]), camera["azimuth"]
+    origin = np.array([tx + camera["height"] * math.tan(tilt) * math.cos(azimuth),
+                       ty + camera["height"] * math.tan(tilt) * math.sin(azimuth), camera["height"]])
+    yaw = math.radians(camera["yaw"])
+    up = np.array([math.cos(yaw + math.pi / 2), math.sin(yaw + math.pi / 2), 0.0])  # as `scene_dict` gives it
+    forward = np.array([tx, ty, 0.0]) - origin
+    forward /= np.linalg.norm(forward)
+    left = np.cross(up, forward)
+    left /= np.linalg.norm(left)
+    return origin, np.stack([left, np.cross(forward, left), forward])
+
+
+def seen_floor(camera: dict[str, Any], width: int, height: int) -> np.ndarray:
+    """Which pixels of the session's picture show the tray's floor, not hidden behind a wall: the truth the
+    camera reader's walls' foot is measured against (its edge is the foot, or the top of a wall the camera
+    looks over)."""
+    origin, (left, up, forward) = camera_frame(camera)
+    focal = (width / 2) / math.tan(math.radians(camera["fov"]) / 2)
+    u, v = np.meshgrid(np.arange(width) + 0.5, np.arange(height) + 0.5)
+    rays = (-(u - width / 2) / focal)[..., None] * left + (-(v - height / 2) / focal)[..., None] * up + forward
+    reach = -origin[2] / np.minimum(rays[..., 2], -1e-9)
+    x, y = origin[0] + reach * rays[..., 0], origin[1] + reach * rays[..., 1]
+    seen = (np.abs(x) < TRAY_HALF[0]) & (np.abs(y) < TRAY_HALF[1])
+    # From the floor towards the camera, a wall hides the floor where the line enters it below the wall's top.
+    for axis, other in ((0, 1), (1, 0)):
+        ground, eye = (x, y)[axis], origin[axis]
+        for sign in (1, -1):
+            wall = sign * TRAY_HALF[axis]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                share = (wall - ground) / (eye - ground)
+            across = (x, y)[other] + share * (origin[other] - (x, y)[other])
+            enters = (sign * eye > TRAY_HALF[axis]) & (share > 0) & (share < 1)
+            seen &= ~(enters & (np.abs(across) < TRAY_HALF[other] + 1) & (share * origin[2] < WALL))
+    return seen
+
+
 def scene_dict(mi: Any, session: Session, pieces: list[Piece], light: dict[str, Any], hand: dict[str, Any] | None,
                meshes: dict[str, str], width: int, height: int, spp: int, seed: int) -> dict[str, Any]:
     T = mi.ScalarTransform4f
     cam = session.camera
     tx, ty = cam["target"]
-    tilt, az = math.radians(cam["tilt"]), cam["azimuth"]
-    origin = [tx + cam["height"] * math.tan(tilt) * math.cos(az), ty + cam["height"] * math.tan(tilt) * math.sin(az),
-              cam["height"]]
+    origin, _axes = camera_frame(cam)
     yaw = math.radians(cam["yaw"])
     up = [math.cos(yaw + math.pi / 2), math.sin(yaw + math.pi / 2), 0]
     colour = kelvin_rgb(light["kelvin"])
@@ -463,7 +500,7 @@ def scene_dict(mi: Any, session: Session, pieces: list[Piece], light: dict[str, 
         "type": "scene",
         "integrator": {"type": "path", "max_depth": 5},
         "sensor": {"type": "perspective", "fov": cam["fov"], "fov_axis": "x",
-                   "to_world": T().look_at(origin=origin, target=[tx, ty, 0], up=up),
+                   "to_world": T().look_at(origin=origin.tolist(), target=[tx, ty, 0], up=up),
                    "film": {"type": "hdrfilm", "width": width, "height": height, "rfilter": {"type": "gaussian"}},
                    "sampler": {"type": "independent", "sample_count": spp, "seed": seed}},
         "ambient": {"type": "constant", "radiance": {"type": "rgb", "value": (colour * light["ambient"]).tolist()}},

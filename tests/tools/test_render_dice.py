@@ -136,3 +136,34 @@ def test_a_clean_roll_whose_pieces_meet_is_labelled_touching(game: str) -> None:
     assert "clean" in labels
     assert "touching" in labels or count == 2  # two dice alone meet too seldom to count on it in 300 rolls
     assert render_dice.seen_case("cocked", pieces) == "cocked"
+
+
+def pixel(camera: dict[str, Any], point: tuple[float, float, float], width: int = 640,
+          height: int = 480) -> tuple[int, int]:
+    """Where the camera of `seen_floor` pictures a point of the tray (column, row)."""
+    origin, (left, up, forward) = render_dice.camera_frame(camera)
+    focal = (width / 2) / math.tan(math.radians(camera["fov"]) / 2)
+    ray = np.asarray(point, float) - origin
+    depth = float(ray @ forward)
+    return int(width / 2 - focal * float(ray @ left) / depth), int(height / 2 - focal * float(ray @ up) / depth)
+
+
+def test_the_floor_seen_ends_at_the_walls_foot_or_behind_a_wall_the_camera_looks_over() -> None:
+    """The truth the camera reader's walls' foot is measured against.  From straight above, the floor is seen
+    to its foot all round; from a camera beyond the east wall (tilted 20 degrees, 40 cm up: 14.6 cm east of
+    the middle), that wall hides the floor within 0.13 cm of it (where the line to the camera passes below
+    the wall's 3 cm top)."""
+    above = {"height": 40.0, "tilt": 0.0, "azimuth": 0.0, "fov": 45.0, "yaw": 0.0, "target": (0.0, 0.0)}
+    seen = render_dice.seen_floor(above, 640, 480)
+    half_x, half_y = render_dice.TRAY_HALF
+    for x, y in [(0, 0), (half_x - 0.05, 0), (-half_x + 0.05, 0), (0, half_y - 0.05), (3, -half_y + 0.05)]:
+        column, row = pixel(above, (x, y, 0))
+        assert seen[row, column], (x, y)
+    for x, y, z in [(half_x + 0.5, 0, render_dice.WALL), (0, half_y + 0.3, render_dice.WALL), (half_x + 2, 0, 0)]:
+        column, row = pixel(above, (x, y, z))
+        assert not seen[row, column], (x, y, z)
+    beyond_east = {**above, "tilt": 20.0}
+    seen = render_dice.seen_floor(beyond_east, 640, 480)
+    for x, visible in [(half_x - 0.3, True), (half_x - 0.2, True), (half_x - 0.08, False), (-half_x + 0.05, True)]:
+        column, row = pixel(beyond_east, (x, 0, 0))
+        assert bool(seen[row, column]) == visible, x
