@@ -29,9 +29,9 @@ FARTHEST = 0.9
 #: Below this confidence a die's face is asked about.
 SURE = 0.5
 #: A die whose outline comes this near the tray's walls (in die sides) may lean on a wall.  One leaning there
-#: reaches the wall; the margin allows for a foot that calibration placed a little off (on a dark floor the
-#: walls' shaded inner faces look like floor: dice leaning on them came out up to 0.26 sides off).
-WALL = 1 / 3
+#: reaches the wall's foot; the margin allows for a die whose body the floor swallows (a dark die on black
+#: felt, its pips alone found: 0.19 sides short of the foot) and for a foot placed a little off.
+WALL = 0.25
 #: Nothing in a picture at this size tells a die cocked on a neighbour or on the wall from one lying flat
 #: against it (docs/performance.md, Camera), and only a neighbour or a wall can hold a die cocked: so a die
 #: that touches either is always asked about, however clearly its face reads.
@@ -112,6 +112,7 @@ class Reader:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.calibration = profile.calibration()
+        _ = self.calibration.to_wall  # the walls' foot takes tens of milliseconds: found now, not in a roll
         self.examples = profile.examples()
         #: Colour differences this small are the light's and the camera's, not the faces' (faces.nearest).
         self.colour_noise = colour_noise(self.examples)

@@ -105,23 +105,19 @@ class Calibration:
     def to_wall(self) -> Floats:
         """Per pixel (half size), how far the tray's walls are in pixels: 0 by them, where a die may lean.
 
-        A wall's foot is where the floor's colour ends (a shade darkens the floor but keeps its colour).
-        Walls of the floor's own colour (wood) move that edge out to their top, so the floor that lay in
-        the walls' shade at calibration (left out of the floor seen in the open) counts as by the wall too."""
+        The floor ends at the walls' foot (or, for a wall the camera looks over, at its top edge): each side
+        is a straight line found by `_foot`.  The floor's colour alone cannot place it, as walls of the
+        floor's own wood pass for floor up to their outer edge."""
         bright, chroma, middle = _against_middle(self.background)
-        chroma = as_floats(cv2.GaussianBlur(chroma, (0, 0), 1.5))
-        limit = max(0.15, 4 * float(np.percentile(chroma[middle], 90)))
-        floor = as_bytes(cv2.morphologyEx(((chroma < limit) & (bright > -2.5)).astype(np.uint8), cv2.MORPH_OPEN,
-                                          np.ones((3, 3), np.uint8)))
-        inside = _middle_hull(floor)
-        if inside is None:  # not calibrate's picture (it checks this): every die asked about
-            return as_floats(np.zeros(floor.shape, np.float32))
+        smooth = as_floats(cv2.GaussianBlur(chroma, (0, 0), 1.5))
+        limit = max(0.15, 4 * float(np.percentile(smooth[middle], 90)))
+        rough = _middle_hull(as_bytes(cv2.morphologyEx(((smooth < limit) & (bright > -2.5)).astype(np.uint8),
+                                                       cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))))
+        if rough is None:  # not calibrate's picture (it checks this): every die asked about
+            return as_floats(np.zeros(bright.shape, np.float32))
+        inside = rough & _within_feet(np.log(self.background + EPS), bright, chroma, rough)
         inside[[0, -1], :] = inside[:, [0, -1]] = 0  # the picture's edge: what lies beyond is not seen
-        distance = as_floats(cv2.distanceTransform(inside, cv2.DIST_L2, 3))
-        in_the_open = cv2.erode(self.tray.astype(np.uint8), _shade_band(inside.shape[1]),
-                                borderType=cv2.BORDER_CONSTANT, borderValue=0)
-        distance[in_the_open == 0] = 0.0
-        return distance
+        return as_floats(cv2.distanceTransform(inside, cv2.DIST_L2, 3))
 
 
 #: Light and focus limits, in the working frame's 0-255 luma.
@@ -184,6 +180,100 @@ def _middle_hull(floor: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8] | None:
     hull = np.zeros_like(floor)
     cv2.fillConvexPoly(hull, cv2.convexHull(max(contours, key=cv2.contourArea)), 1)
     return hull
+
+
+#: The walls' foot is looked for from this far inside the floor's rough outline to this far outside it, as
+#: shares of the picture's width: walls of the floor's own wood put that outline at their tops' outer edge.
+FOOT_REACH = (0.15, -0.04)
+#: A line whose light, as medians along it, departs from the floor's middle by this much (log brightness, log
+#: colour) lies on a wall or in a wall's shade: the floor by a wall counts as by it.
+FOOT_DEPARTS = (0.35, 0.10)
+#: A straight edge (log light across it, median along it) is a foot when it stands this many times above the
+#: floor's own texture further in (wood grain) and at least this high.
+FOOT_EDGE = (1.5, 0.12)
+
+
+def _within_feet(log_image: Floats, bright: Floats, chroma: Floats,
+                 rough: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """The floor inside the walls' feet: each side of the rough floor's outline moved to its wall's foot.
+
+    From the middle outwards, the foot is the first straight edge standing out of the floor's texture (a
+    wall's face or top begins there).  A wall's inner face may look so like the floor that the first such
+    edge is its top, so the foot is never put more than a little beyond the first line that no longer looks
+    like the floor (a wall, or the floor in its shade).  Both are medians along whole lines, which neither
+    wood grain nor noise moves."""
+    height, width = rough.shape
+    contours, _ = cv2.findContours(rough, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    outline = cv2.convexHull(max(contours, key=cv2.contourArea))
+    corners = cv2.approxPolyDP(outline, 0.02 * cv2.arcLength(outline, True), True).reshape(-1, 2).astype(np.float64)
+    centre = corners.mean(axis=0)
+    offsets = np.arange(FOOT_REACH[0] * width, FOOT_REACH[1] * width, -0.5)
+    slack = width / 160  # how far the foot may lie beyond the last line of floor
+    ys, xs = np.mgrid[0:height, 0:width]
+    within = np.ones((height, width), np.uint8)
+    for start, end in zip(corners, np.roll(corners, -1, axis=0)):
+        length = float(np.linalg.norm(end - start))
+        if length < width / 20:
+            continue  # a cut corner: its neighbours' lines close it
+        along = (end - start) / length
+        inward = _inward(along, centre - start)
+        (edge, edge_turn), (departed, departed_turn) = _foot_offsets(log_image, bright, chroma, (start + end) / 2,
+                                                                     along, inward, length, offsets)
+        foot, turn = (edge, edge_turn) if edge >= departed - slack else (departed - slack, departed_turn)
+        normal = _inward(_turned(along, turn), inward)
+        point = (start + end) / 2 + foot * inward
+        within &= ((xs - point[0]) * normal[0] + (ys - point[1]) * normal[1] >= 0).astype(np.uint8)
+    return within
+
+
+def _turned(vector: npt.NDArray[np.float64], radians: float) -> npt.NDArray[np.float64]:
+    cos, sin = math.cos(radians), math.sin(radians)
+    return np.array([cos * vector[0] - sin * vector[1], sin * vector[0] + cos * vector[1]])
+
+
+def _inward(along: npt.NDArray[np.float64], towards: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The unit normal of a line along `along` on the side `towards` points to."""
+    normal = np.array([-along[1], along[0]])
+    return normal if float(np.dot(normal, towards)) > 0 else -normal
+
+
+def _foot_offsets(log_image: Floats, bright: Floats, chroma: Floats, middle: npt.NDArray[np.float64],
+                  along: npt.NDArray[np.float64], inward: npt.NDArray[np.float64], length: float,
+                  offsets: npt.NDArray[np.float64]) -> tuple[tuple[float, float], tuple[float, float]]:
+    """For one side of the floor's outline: (offset inwards, turn) of the first edge standing out of the
+    floor's texture, and of the last line of floor before one departs from the floor's look; lines turned
+    up to 3 degrees either way, `offsets` counted from the middle outwards."""
+    spread = (np.linspace(0.15, 0.85, 64) - 0.5) * length
+    edges = np.full(len(offsets), -1.0)
+    edge_turns = np.zeros(len(offsets))
+    departed = (float(offsets[-1]), 0.0)
+    for turn in np.radians(np.arange(-3.0, 3.01, 0.75)):
+        line = _turned(along, turn)
+        across = (1.5 * _inward(line, inward)).astype(np.float32)
+        points = (middle + offsets[:, None, None] * inward + spread[None, :, None] * line).astype(np.float32)
+        departs = ((np.median(np.abs(_at(bright, points)), axis=1) > FOOT_DEPARTS[0])
+                   | (np.median(_at(chroma, points), axis=1) > FOOT_DEPARTS[1]))
+        first = float(offsets[int(np.argmax(departs))]) if departs.any() else float(offsets[-1])
+        if first < departed[0]:
+            departed = (first, float(turn))
+        step = _at(log_image, points + across) - _at(log_image, points - across)
+        step_bright = step.mean(axis=2)
+        step_colour = np.linalg.norm(step - step_bright[..., None], axis=2)
+        score = np.median(np.maximum(np.abs(step_bright), step_colour), axis=1)
+        better = score > edges
+        edges[better], edge_turns[better] = score[better], turn
+    threshold = max(FOOT_EDGE[0] * float(np.median(edges[: len(edges) // 2])), FOOT_EDGE[1])
+    for index, value in enumerate(edges):
+        peak = (index == 0 or value >= edges[index - 1]) and (index + 1 == len(edges) or value >= edges[index + 1])
+        if value >= threshold and peak:
+            return (float(offsets[index]), float(edge_turns[index])), departed
+    return (float(offsets[-1]), 0.0), departed
+
+
+def _at(image: Floats, points: npt.NDArray[np.float32]) -> Floats:
+    """`image` at sub-pixel `points` (..., 2 as x, y), the picture's edge repeated beyond it."""
+    return as_floats(cv2.remap(image, np.ascontiguousarray(points[..., 0]), np.ascontiguousarray(points[..., 1]),
+                               cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
 
 
 def calibrate(frame: Image) -> Calibration:
