@@ -28,7 +28,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from firmware_bridge.events import BridgeEvent, RollEvent, RollingEvent, StatusEvent
+from firmware_bridge.events import (
+    NO_MORE_PICTURES,
+    NO_NEW_PICTURE,
+    PICTURES_AGAIN,
+    BridgeEvent,
+    RollEvent,
+    RollingEvent,
+    StatusEvent,
+)
 from firmware_bridge.hub import Emit, Source
 
 if TYPE_CHECKING:  # the camera's reading needs OpenCV, imported only once a camera reads
@@ -167,7 +175,7 @@ class CameraSource(Source):
                 while not self._stop.is_set():
                     frame = source.read()
                     if frame is None:  # a file source at its end: read again only once the files change
-                        self._status("disconnected", f"{source.name}: no more pictures")
+                        self._status("disconnected", NO_MORE_PICTURES.format(camera=source.name))
                         ended = stamp(source.address.target)
                         while not self._stop.wait(self.retry[0]) and stamp(source.address.target) == ended:
                             pass
@@ -202,11 +210,11 @@ class CameraSource(Source):
                 return
             if number == seen:
                 if self._open and self._reported == "connected" and self._clock() - at > self.stall:
-                    self._status("link_lost", f"no new picture for {self.stall:g} s")
+                    self._status("link_lost", NO_NEW_PICTURE.format(seconds=f"{self.stall:g}"))
                 continue
             seen = number
             if self._reported == "link_lost" and self._open:
-                self._status("connected", "pictures again")
+                self._status("connected", PICTURES_AGAIN)
             self.frames += 1
             with self._profile_lock:
                 reader, dice = self.reader, self._dice

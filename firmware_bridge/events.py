@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
+from companion.engine.core import N_
+
 #: Every face token a roll may carry: pips, the Goldgräber locomotive, six colours, Chinagold's throw
 #: tiles (0/1/2 share characters with pips) and `?` for a face the sensor could not read.
 FACE_TOKENS: frozenset[str] = frozenset("123456LBYRGWK0?")
@@ -22,6 +24,21 @@ Face = Literal["1", "2", "3", "4", "5", "6", "L", "B", "Y", "R", "G", "W", "K", 
 NAME_PATTERN = r"^[A-Za-z0-9_-]{1,16}$"
 
 Name = Annotated[str, Field(pattern=NAME_PATTERN)]
+
+# A status event's `detail`, when it is more than an address or the system's own error: English in the log
+# and in `bridge monitor`, and said in the app's language on its screens (companion.app.hardware).
+NO_USB_DEVICE = N_("no serial device with USB id {ids}")
+LINK_RESTORED = N_("link restored")
+NO_LINE = N_("no line for {seconds} s")
+NO_MORE_PICTURES = N_("{camera}: no more pictures")
+NO_NEW_PICTURE = N_("no new picture for {seconds} s")
+PICTURES_AGAIN = N_("pictures again")
+CAMERA_NOT_THERE = N_("{camera} is not there (unplugged?)")
+CAMERA_BUSY = N_("{camera} cannot be opened: another program may be using it")
+CAMERA_STOPPED = N_("the camera stopped delivering pictures (unplugged?)")
+NO_CAMERA_FOUND = N_("no camera found")
+STATUS_DETAILS = (NO_USB_DEVICE, LINK_RESTORED, NO_LINE, NO_MORE_PICTURES, NO_NEW_PICTURE, PICTURES_AGAIN,
+                  CAMERA_NOT_THERE, CAMERA_BUSY, CAMERA_STOPPED, NO_CAMERA_FOUND)
 
 
 class _Frozen(BaseModel):

@@ -21,7 +21,7 @@ from typing import Any
 import serial
 from serial.tools import list_ports
 
-from firmware_bridge.events import BridgeEvent, OutputCommand, StatusEvent
+from firmware_bridge.events import LINK_RESTORED, NO_LINE, NO_USB_DEVICE, BridgeEvent, OutputCommand, StatusEvent
 from firmware_bridge.hub import Emit, Source
 from firmware_bridge.protocol import (
     EVENT_KINDS,
@@ -185,7 +185,7 @@ class SerialSource(Source):
         while not self._stop.is_set():
             url = self.url or find_port(self.usb_ids)
             if url is None:
-                self._status("disconnected", f"no serial device with USB id {self._ids_text()}")
+                self._status("disconnected", NO_USB_DEVICE.format(ids=self._ids_text()))
             else:
                 try:
                     port = serial.serial_for_url(url, baudrate=self.baudrate, timeout=self.read_timeout,
@@ -261,11 +261,11 @@ class SerialSource(Source):
                     last_line = now
                     if lost:
                         lost = False
-                        self._status("connected", "link restored")
+                        self._status("connected", LINK_RESTORED)
             if not lost and now - last_line > self.heartbeat_timeout:
                 lost = True
                 self.link_losses += 1
-                self._status("link_lost", f"no line for {self.heartbeat_timeout:g} s")
+                self._status("link_lost", NO_LINE.format(seconds=f"{self.heartbeat_timeout:g}"))
         return "stopped"
 
     def _on_frame(self, frame: Frame) -> bool:

@@ -30,6 +30,7 @@ from kivy.properties import BooleanProperty, ListProperty
 from companion.engine.core import N_
 from companion.engine.errors import UserError
 from firmware_bridge.events import (
+    STATUS_DETAILS,
     BeepCommand,
     BridgeEvent,
     ButtonEvent,
@@ -326,7 +327,37 @@ class HardwareLink(EventDispatcher):
 
 #: How a source that went away is said, in the Hardware screen's log and in the table's notice.
 GONE_WORDS = {"disconnected": N_("disconnected"), "link_lost": N_("link lost (no heartbeat)")}
+#: How the Hardware screen names the sources the app makes (a source named otherwise keeps its name).
+SOURCE_WORDS = {"gpio": N_("GPIO pins"), "serial": N_("serial sensor"), "camera": N_("camera")}
 _GPIO_CONNECTED = re.compile(r"^(\d+) inputs, (\d+) LEDs via (\S+)$")  # firmware_bridge.gpio's detail
+#: The bridge's status details as patterns, each field of its template caught by name.
+_DETAILS = [(template, re.compile(re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+)", re.escape(template))))
+            for template in STATUS_DETAILS]
+
+
+def labelled(label: str, value: str, language: str | None = None) -> str:
+    """`label: value` as `language` writes it (French puts a space before the colon)."""
+    from companion.app.i18n import tr
+
+    return tr("{label}: {value}", language).format(label=label, value=value)
+
+
+def source_word(name: str, language: str | None = None) -> str:
+    from companion.app.i18n import tr
+
+    return tr(SOURCE_WORDS[name], language) if name in SOURCE_WORDS else name
+
+
+def detail_text(detail: str, language: str | None = None) -> str:
+    """A source's status detail in `language`: one of the bridge's own sentences said anew, anything else
+    (an address, the system's error) as it is."""
+    from companion.app.i18n import tr
+
+    for template, pattern in _DETAILS:
+        found = pattern.fullmatch(detail)
+        if found is not None:
+            return tr(template, language).format(**found.groupdict())
+    return detail
 
 
 def event_line(event: BridgeEvent, language: str | None = None) -> str:
@@ -352,14 +383,14 @@ def event_line(event: BridgeEvent, language: str | None = None) -> str:
         found = _GPIO_CONNECTED.match(event.detail or "")
         if found:
             inputs, leds = int(found[1]), int(found[2])
-            what += ": " + tr("{inputs}, {leds} via {driver}", language).format(
+            what = labelled(what, tr("{inputs}, {leds} via {driver}", language).format(
                 inputs=ntr("{n} input", "{n} inputs", inputs, language).format(n=inputs),
-                leds=ntr("{n} LED", "{n} LEDs", leds, language).format(n=leds), driver=found[3])
+                leds=ntr("{n} LED", "{n} LEDs", leds, language).format(n=leds), driver=found[3]), language)
         elif event.detail:
-            what += f" ({event.detail})"
+            what += f" ({detail_text(event.detail, language)})"
     else:  # a frame the bridge refused
         what = tr("frame refused ({reason}): {frame}", language).format(reason=event.reason, frame=event.frame)
-    return f"{event.source}: {what}"
+    return labelled(source_word(event.source, language), what, language)
 
 
 def events_text(events: list[BridgeEvent], language: str) -> str:

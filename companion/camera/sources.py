@@ -36,6 +36,7 @@ import numpy as np
 
 from companion.camera.vision import Image
 from companion.engine.errors import UserError
+from firmware_bridge.events import CAMERA_BUSY, CAMERA_NOT_THERE, CAMERA_STOPPED, NO_CAMERA_FOUND
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mkv", ".mov", ".webm", ".mjpeg", ".mjpg"})
@@ -263,11 +264,11 @@ class OpenCVSource(FrameSource):
         device = self._device()
         path = f"/dev/video{device}" if isinstance(device, int) else device
         if not os.path.exists(path):
-            raise CameraGone(f"{path} is not there (unplugged?)")
+            raise CameraGone(CAMERA_NOT_THERE.format(camera=path))
         capture = cv2.VideoCapture(device, cv2.CAP_V4L2)
         if not capture.isOpened():
             capture.release()
-            raise CameraGone(f"{path} cannot be opened: another program may be using it")
+            raise CameraGone(CAMERA_BUSY.format(camera=path))
         capture.set(cv2.CAP_PROP_FRAME_WIDTH, self.address.width)
         capture.set(cv2.CAP_PROP_FRAME_HEIGHT, self.address.height)
         capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)
@@ -278,7 +279,7 @@ class OpenCVSource(FrameSource):
             raise CameraGone("the camera is not open")
         ok, frame = self._capture.read()
         if not ok or frame is None:
-            raise CameraGone("the camera stopped delivering pictures (unplugged?)")
+            raise CameraGone(CAMERA_STOPPED)
         return np.asarray(frame, dtype=np.uint8)
 
     def close(self) -> None:
@@ -367,7 +368,7 @@ def open_source(url: str) -> FrameSource:
     if address.kind == "auto":
         cameras = list_cameras()
         if not cameras:
-            raise CameraGone("no camera found")
+            raise CameraGone(NO_CAMERA_FOUND)
         address = parse_address(cameras[0].address + (f"?fps={address.fps:g}" if address.fps != 10.0 else ""))
     if address.kind == "picamera":
         return PiCameraSource(address)

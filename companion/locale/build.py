@@ -20,7 +20,8 @@ LANGUAGES = ("de", "en", "fr")
 APP_SOURCES = ("companion/app", "companion/games/digger/app", "companion/engine/session.py",
                "companion/engine/journal.py", "companion/engine/journal_triage.py", "companion/engine/salvage.py",
                "companion/engine/writer.py",
-               "companion/camera/vision.py", "companion/camera/faces.py", "companion/camera/reader.py")
+               "companion/camera/vision.py", "companion/camera/faces.py", "companion/camera/reader.py",
+               "firmware_bridge/events.py")
 
 
 def app_sources() -> list[str]:

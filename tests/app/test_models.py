@@ -93,7 +93,7 @@ def test_a_bad_serial_url_is_reported_not_fatal() -> None:
 
 def test_bridge_events_read_as_short_lines_in_the_app_s_language() -> None:
     from companion.app.hardware import event_line
-    from firmware_bridge.events import ButtonEvent, RejectedEvent, RollEvent, StatusEvent, TimerEvent
+    from firmware_bridge.events import NO_USB_DEVICE, ButtonEvent, RejectedEvent, RollEvent, StatusEvent, TimerEvent
 
     events = [RollEvent(source="sensor", seq=3, values=("Y", "R", "B", "K", "G")),
               RollEvent(source="sensor", values=("Y", "?")), ButtonEvent(source="gpio", name="stop", action="down"),
@@ -102,17 +102,38 @@ def test_bridge_events_read_as_short_lines_in_the_app_s_language() -> None:
               StatusEvent(source="sensor", state="hello", device="sim-1", firmware="sim-1.0"),
               RejectedEvent(source="sensor", reason="checksum", frame="$ROLL,1*00")]
     assert [event_line(event, "en") for event in events] == [
-        "sensor: roll Y R B K G", "sensor: roll Y ? (unsure)", "gpio: button stop pressed",
+        "sensor: roll Y R B K G", "sensor: roll Y ? (unsure)", "GPIO pins: button stop pressed",
         "sensor: hourglass turned over", "sensor: link lost (no heartbeat)",
-        "gpio: connected: 19 inputs, 1 LED via MockFactory", "sensor: device sim-1, firmware sim-1.0",
+        "GPIO pins: connected: 19 inputs, 1 LED via MockFactory", "sensor: device sim-1, firmware sim-1.0",
         "sensor: frame refused (checksum): $ROLL,1*00"]
     assert [event_line(event, "de") for event in events] == [
-        "sensor: Wurf Y R B K G", "sensor: Wurf Y ? (unsicher)", "gpio: Taste stop gedrückt",
+        "sensor: Wurf Y R B K G", "sensor: Wurf Y ? (unsicher)", "GPIO-Pins: Taste stop gedrückt",
         "sensor: Sanduhr umgedreht", "sensor: Verbindung verloren (kein Lebenszeichen)",
-        "gpio: verbunden: 19 Eingänge, 1 LED über MockFactory", "sensor: Gerät sim-1, Firmware sim-1.0",
+        "GPIO-Pins: verbunden: 19 Eingänge, 1 LED über MockFactory", "sensor: Gerät sim-1, Firmware sim-1.0",
         "sensor: Rahmen abgewiesen (checksum): $ROLL,1*00"]
     assert event_line(StatusEvent(source="sensor", state="disconnected", detail="/dev/ttyACM0: gone"), "fr") == \
-        "sensor: déconnecté (/dev/ttyACM0: gone)"
+        "sensor : déconnecté (/dev/ttyACM0: gone)"
+    unplugged = StatusEvent(source="serial", state="disconnected", detail=NO_USB_DEVICE.format(ids="2E8A:0005"))
+    assert event_line(unplugged, "fr") == ("capteur série : déconnecté "
+                                           "(aucun appareil série d'identifiant USB 2E8A:0005)")
+    assert event_line(unplugged, "de") == "serieller Sensor: getrennt (kein serielles Gerät mit der USB-ID 2E8A:0005)"
+
+
+def test_every_status_detail_of_the_bridge_is_said_in_the_app_s_language() -> None:
+    """The sources write their status details in English (the log's language); the Hardware screen says each
+    in the app's language, its fields (an address, a number) carried over."""
+    from companion.app.hardware import detail_text
+    from firmware_bridge.events import STATUS_DETAILS
+
+    fields = {"ids": "2E8A:0005", "seconds": "2.5", "camera": "/dev/video0"}
+    for template in STATUS_DETAILS:
+        detail = template.format(**fields)
+        for language in ("de", "fr"):
+            said = detail_text(detail, language)
+            assert said != detail, (language, detail)
+            assert all(value in said for name, value in fields.items() if "{" + name + "}" in template)
+    assert detail_text("socket://127.0.0.1:1: [Errno 111] Connection refused", "fr") == \
+        "socket://127.0.0.1:1: [Errno 111] Connection refused"
 
 
 def test_the_gpio_source_s_own_connected_line_is_said_in_the_app_s_language() -> None:
@@ -130,7 +151,7 @@ def test_the_gpio_source_s_own_connected_line_is_said_in_the_app_s_language() ->
         line = event_line(events[0], "de")
     finally:
         source.stop()
-    assert line.startswith("gpio: verbunden: ") and " Eingänge, " in line and line.endswith(" über MockFactory")
+    assert line.startswith("GPIO-Pins: verbunden: ") and " Eingänge, " in line and line.endswith(" über MockFactory")
 
 
 def test_the_hardware_screen_s_source_details_are_in_the_app_s_language() -> None:
@@ -140,7 +161,8 @@ def test_the_hardware_screen_s_source_details_are_in_the_app_s_language() -> Non
             "acked": 1, "pins": {"stop": 5}}
     assert sources_text([info], [], False, "de") == ("sensor: verbunden\n   Art: serieller Sensor, Adresse: "
                                                      "socket://127.0.0.1:1, wartet auf Antwort: –, verbucht: 1")
-    assert "type: capteur série" in sources_text([info], [], False, "fr")
+    assert sources_text([info], [], False, "fr").startswith("sensor : connecté\n   type : capteur série, adresse : ")
+    assert sources_text([{**info, "name": "serial"}], [], False, "de").startswith("serieller Sensor: verbunden\n")
 
 
 def test_players_seat_order_colours_and_first_player() -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 from kivy.utils import escape_markup
 
+from companion.app.hardware import SOURCE_WORDS, labelled, source_word
 from companion.app.i18n import tr
 
 
@@ -65,10 +66,9 @@ def _detail_words(language: str) -> dict[str, str]:
             "acked": tr("recorded", language), "refused": tr("refused", language),
             "connects": tr("connections", language), "link_losses": tr("links lost", language),
             "commands_dropped": tr("commands dropped", language), "error": tr("error", language),
-            "gpio": tr("GPIO pins", language), "serial": tr("serial sensor", language),
-            "camera": tr("camera", language), "game": tr("game", language), "pictures": tr("pictures", language),
-            "rolls": tr("rolls", language),
-            "uncertain": tr("unsure", language), "faults": tr("faults", language), "detail": tr("detail", language)}
+            "game": tr("game", language), "pictures": tr("pictures", language), "rolls": tr("rolls", language),
+            "uncertain": tr("unsure", language), "faults": tr("faults", language), "detail": tr("detail", language),
+            **{name: source_word(name, language) for name in SOURCE_WORDS}}
 
 
 def sources_text(sources: list[dict[str, Any]], problems: list[str], simulated: bool, language: str) -> str:
@@ -77,9 +77,11 @@ def sources_text(sources: list[dict[str, Any]], problems: list[str], simulated: 
     words = _detail_words(language)
     for info in sources:
         state = tr("connected", language) if info.get("connected") else tr("not connected", language)
-        details = ", ".join(f"{words.get(key, key)}: {_detail_value(key, value, words)}" for key, value in info.items()
+        details = ", ".join(labelled(words.get(key, key), _detail_value(key, value, words), language)
+                            for key, value in info.items()
                             if key not in ("name", "connected") and not isinstance(value, (dict, list)))
-        lines.append(f"{info.get('name', '?')}: {state}" + (f"\n   {details}" if details else ""))
+        name = source_word(str(info.get("name", "?")), language)
+        lines.append(labelled(name, state, language) + (f"\n   {details}" if details else ""))
     if simulated:
         lines.append(tr("No GPIO on this machine: the keyboard stands in for the buttons.", language))
     if not sources:
