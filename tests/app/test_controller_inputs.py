@@ -356,7 +356,7 @@ def test_an_uncertain_digger_roll_is_told_in_the_faces_the_dice_show(
 @pytest.mark.parametrize(("language", "state", "written"), [
     ("en", "disconnected", "is not answering: disconnected."),
     ("de", "link_lost", "antwortet nicht: Verbindung verloren (kein Lebenszeichen)."),
-    ("fr", "disconnected", "ne répond pas : déconnecté.")])
+    ("fr", "disconnected", "ne répond pas : hors ligne.")])
 def test_a_sensor_that_goes_away_is_told_in_the_tables_language(
         fresh_app: Any, language: str, state: str, written: str) -> None:
     """Why the sensor is not answering is said in the table's language, not in the bridge's state names."""

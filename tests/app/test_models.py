@@ -112,9 +112,9 @@ def test_bridge_events_read_as_short_lines_in_the_app_s_language() -> None:
         "GPIO-Pins: verbunden: 19 Eingänge, 1 LED über MockFactory", "sensor: Gerät sim-1, Firmware sim-1.0",
         "sensor: Rahmen abgewiesen (checksum): $ROLL,1*00"]
     assert event_line(StatusEvent(source="sensor", state="disconnected", detail="/dev/ttyACM0: gone"), "fr") == \
-        "sensor\u00a0: déconnecté (/dev/ttyACM0: gone)"
+        "sensor\u00a0: hors ligne (/dev/ttyACM0: gone)"
     unplugged = StatusEvent(source="serial", state="disconnected", detail=NO_USB_DEVICE.format(ids="2E8A:0005"))
-    assert event_line(unplugged, "fr") == ("capteur série\u00a0: déconnecté "
+    assert event_line(unplugged, "fr") == ("capteur série\u00a0: hors ligne "
                                            "(aucun appareil série d'identifiant USB 2E8A:0005)")
     assert event_line(unplugged, "de") == "serieller Sensor: getrennt (kein serielles Gerät mit der USB-ID 2E8A:0005)"
 
@@ -161,7 +161,7 @@ def test_the_hardware_screen_s_source_details_are_in_the_app_s_language() -> Non
             "acked": 1, "pins": {"stop": 5}}
     assert sources_text([info], [], False, "de") == ("sensor: verbunden\n   Art: serieller Sensor, Adresse: "
                                                      "socket://127.0.0.1:1, wartet auf Antwort: –, verbucht: 1")
-    assert sources_text([info], [], False, "fr").startswith("sensor\u00a0: connecté\n"
+    assert sources_text([info], [], False, "fr").startswith("sensor\u00a0: en ligne\n"
                                                             "   type\u00a0: capteur série, adresse\u00a0: ")
     assert sources_text([{**info, "name": "serial"}], [], False, "de").startswith("serieller Sensor: verbunden\n")
 
