@@ -106,7 +106,7 @@ class Calibration:
         """Per pixel (half size), how far the tray's walls are in pixels: 0 by them, where a die may lean.
 
         The floor ends at the walls' foot (or, for a wall the camera looks over, at its top edge): each side
-        is a straight line found by `_foot`.  The floor's colour alone cannot place it, as walls of the
+        is a straight line (`_within_feet`).  The floor's colour alone cannot place it, as walls of the
         floor's own wood pass for floor up to their outer edge."""
         bright, chroma, middle = _against_middle(self.background)
         smooth = as_floats(cv2.GaussianBlur(chroma, (0, 0), 1.5))
@@ -222,7 +222,7 @@ def _within_feet(log_image: Floats, bright: Floats, chroma: Floats,
     corners = cv2.approxPolyDP(outline, 0.02 * cv2.arcLength(outline, True), True).reshape(-1, 2).astype(np.float64)
     centre = corners.mean(axis=0)
     offsets = np.arange(FOOT_REACH[0] * width, FOOT_REACH[1] * width, -0.5)
-    slack = width / 160  # how far the foot may lie beyond the last line of floor
+    slack = width / 160  # how far beyond the first line that no longer looks like floor the foot may lie
     ys, xs = np.mgrid[0:height, 0:width]
     within = np.ones((height, width), np.uint8)
     for start, end in zip(corners, np.roll(corners, -1, axis=0)):
@@ -254,9 +254,10 @@ def _inward(along: npt.NDArray[np.float64], towards: npt.NDArray[np.float64]) ->
 def _foot_offsets(log_image: Floats, bright: Floats, chroma: Floats, middle: npt.NDArray[np.float64],
                   along: npt.NDArray[np.float64], inward: npt.NDArray[np.float64], length: float,
                   offsets: npt.NDArray[np.float64]) -> tuple[tuple[float, float], tuple[float, float]]:
-    """For one side of the floor's outline: (offset inwards, turn) of the first edge standing out of the
-    floor's texture, and of the last line of floor before one departs from the floor's look; lines turned
-    up to 3 degrees either way, `offsets` counted from the middle outwards."""
+    """For one side of the floor's outline: (offset, turn) of the first edge standing out of the floor's
+    texture, and of the first line that departs from the floor's look (of lines turned up to 3 degrees either
+    way, the one that departs farthest out).  `offsets` are distances inwards of the side, listed from the
+    middle outwards; the last of them stands for "none found"."""
     spread = (np.linspace(0.15, 0.85, 64) - 0.5) * length
     edges = np.full(len(offsets), -1.0)
     edge_turns = np.zeros(len(offsets))
