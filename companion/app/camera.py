@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 #: Preview refreshes per second while the Hardware screen shows it.
 PREVIEW_RATE = 4
 PREVIEW_WIDTH = 320
+#: The line drawn over the preview where calibration found the floor to end (BGR: green).
+FLOOR_LINE = (60, 220, 60)
 
 
 class CameraSetup(EventDispatcher):
@@ -48,6 +50,8 @@ class CameraSetup(EventDispatcher):
         self._table = table
         self._flow = flow
         self._preview_event: ClockEvent | None = None
+        #: The floor's edge drawn over the preview, with the game and profile file it was found for.
+        self._outline: tuple[tuple[str, int], Any] | None = None
 
     @property
     def camera(self) -> CameraSource | None:
@@ -115,7 +119,30 @@ class CameraSetup(EventDispatcher):
             self.preview = None
             return
         height = round(frame.shape[0] * PREVIEW_WIDTH / frame.shape[1])
-        self.preview = picture_texture(cv2.resize(frame, (PREVIEW_WIDTH, height), interpolation=cv2.INTER_AREA))
+        picture = cv2.resize(frame, (PREVIEW_WIDTH, height), interpolation=cv2.INTER_AREA)
+        outline = self.floor_outline()
+        if outline is not None and len(outline):
+            points = (outline * (PREVIEW_WIDTH, height)).round().astype("int32")
+            cv2.polylines(picture, [points], True, FLOOR_LINE, 1, cv2.LINE_AA)
+        self.preview = picture_texture(picture)
+
+    def floor_outline(self) -> Any:
+        """Where the chosen game's calibration found the tray's floor to end (shares of the picture), None
+        before calibrating; found again only when the profile changes (it takes tens of milliseconds)."""
+        from companion.camera.profile import profile_path
+        from companion.camera.vision import floor_outline
+
+        try:
+            key = (self.game, profile_path(self.game).stat().st_mtime_ns)
+        except OSError:
+            return None
+        if self._outline is None or self._outline[0] != key:
+            try:
+                profile = self._profile()
+            except UserError:
+                return None
+            self._outline = (key, None if profile is None else floor_outline(profile.calibration()))
+        return self._outline[1]
 
     def _frame(self) -> Any:
         camera = self.camera
@@ -272,6 +299,9 @@ def camera_guide(step: str, game: str, face: str, shown: int, problem: str, lang
                   language) if flat_pieces(game) else \
             tr("Put one die alone in the tray showing {face} (picture {n} of 3), then tap Take picture.", language)
         text = show.format(face=face_word(face, language) if face_word else face, n=shown + 1)
+    if step in ("teach", "ready"):
+        text += "\n" + tr("The green line marks the floor's edge. If it runs over a wall, put the camera "
+                           "straight above the tray and calibrate again.", language)
     if problem:
         said = tr(problem, language)
         text += "\n" + capitalised(said)

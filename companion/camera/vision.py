@@ -120,6 +120,16 @@ class Calibration:
         return as_floats(cv2.distanceTransform(inside, cv2.DIST_L2, 3))
 
 
+def floor_outline(calibration: Calibration) -> Floats:
+    """Where the floor ends as calibration found it (x, y as shares of the picture's width and height): the
+    line by which a die counts as by a wall, for a family to see over the camera's picture."""
+    inside = (calibration.to_wall > 0).astype(np.uint8)
+    contours, _ = cv2.findContours(inside, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return as_floats(np.zeros((0, 2), np.float32))
+    height, width = inside.shape
+    return as_floats(max(contours, key=cv2.contourArea).reshape(-1, 2) / np.array([width, height], np.float32))
+
 #: Light and focus limits, in the working frame's 0-255 luma (GRAINY: the sensor's noise as `sensor_noise`
 #: measures it: the rendered sets' dimmest tray, black felt at a third of the usual light, measures 9.9 and
 #: is read without a wrong reading).

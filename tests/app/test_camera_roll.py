@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from kivy.factory import Factory
 
 from companion.app.launch import pump
@@ -139,6 +140,12 @@ def test_the_hardware_screen_calibrates_the_tray_and_teaches_face_by_face(table_
         assert app.camera_setup.step == "calibrate"
         tap(app, "Calibrate", frames=2)
         assert path.exists() and app.camera_setup.step == "teach" and app.camera_setup.face == "L"
+        outline = app.camera_setup.floor_outline()  # where dice count as by a wall, drawn over the preview
+        assert len(outline) >= 4 and outline.min() > 0.05 and outline.max() < 0.95
+        app.camera_setup._show_frame()
+        rgba = np.frombuffer(app.camera_setup.preview.pixels, np.uint8).reshape(-1, 4).astype(int)
+        green = (rgba[:, 1] > 150) & (rgba[:, 0] < 120) & (rgba[:, 2] < 120)
+        assert green.sum() > 400, "the floor's edge is drawn on the preview"
         seen["picture"] = read_image(GOLDGRAEBER / "empty.jpg")
         tap(app, "Take picture", frames=2)
         assert "one die alone" in app.camera_setup.problem, "an empty tray teaches nothing"
