@@ -346,8 +346,8 @@ GLOSSARY: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {
     ("goldgraeber", "fr"): {"case de voie": ("cases? de rail",), "jetons visibles": ("jetons ouverts", "or ouvert")},
     ("chinagold", "de"): {"Flussscheibe": ("Flussfolie",)},
     ("digger", "de"): {"eingeräumt": (r"verstau\w*",), "Goldwäscher": ("Gräber",)},
-    ("goldtable", "de"): {"Wert": ("Lesung",)},  # the app's own messages
-    ("goldtable", "fr"): {"à l'écran": ("au toucher",)},
+    ("goldtable", "de"): {"Wert": ("Lesung",), "Sensorplatine": ("Sensorbrett",)},  # the app's own messages
+    ("goldtable", "fr"): {"à l'écran": ("au toucher",), "carte de capteurs": ("carte capteurs",)},
     ("chinagold", "fr"): {"feuille des rivières": ("calque",)},
 }
 

@@ -354,18 +354,21 @@ def test_an_uncertain_digger_roll_is_told_in_the_faces_the_dice_show(
 
 
 @pytest.mark.parametrize(("language", "state", "written"), [
-    ("en", "disconnected", "is not answering: disconnected."),
-    ("de", "link_lost", "antwortet nicht: Verbindung verloren (kein Lebenszeichen)."),
-    ("fr", "disconnected", "ne répond pas : hors ligne.")])
+    ("en", "disconnected", "The sensor board is not answering: disconnected."),
+    ("de", "link_lost", "Die Sensorplatine antwortet nicht: Verbindung verloren (kein Lebenszeichen)."),
+    ("fr", "disconnected", "La carte de capteurs ne répond pas : hors ligne.")])
 def test_a_sensor_that_goes_away_is_told_in_the_tables_language(
         fresh_app: Any, language: str, state: str, written: str) -> None:
-    """Why the sensor is not answering is said in the table's language, not in the bridge's state names."""
+    """Why the sensor is not answering is said in the table's language, not in the bridge's state names; the
+    sensor board the app set up is called so, a sensor set up under a name of its own goes by that name."""
     app = fresh_app
     app.preferences.set_language(language)
     try:
         open_game(app, "digger")
         hardware(app, StatusEvent(source="serial", state=state))  # type: ignore[arg-type]
         assert written in app.table.notice_text
+        hardware(app, StatusEvent(source="pico-2", state=state))  # type: ignore[arg-type]
+        assert " pico-2 " in app.table.notice_text
     finally:
         app.preferences.set_language("en")
 

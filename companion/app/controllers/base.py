@@ -247,6 +247,9 @@ class TableController:
             if event.state in ("disconnected", "link_lost") and self.playing:
                 if record_source(event.source) == "camera":
                     text = _("The camera is not answering: {state}. Carry on with touch input; nothing was lost.")
+                elif event.source == "serial":  # the sensor board the app set up; others go by their names
+                    text = _("The sensor board is not answering: {state}. Carry on with touch input; nothing "
+                             "was lost.")
                 else:
                     text = _("The sensor {source} is not answering: {state}. Carry on with touch input; nothing "
                              "was lost.")
