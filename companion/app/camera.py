@@ -139,8 +139,8 @@ class CameraSetup(EventDispatcher):
         if self._outline is None or self._outline[0] != key:
             try:
                 profile = self._profile()
-            except UserError:
-                return None
+            except UserError:  # a damaged profile: the camera part says so; nothing to draw until it changes
+                profile = None
             self._outline = (key, None if profile is None else floor_outline(profile.calibration()))
         return self._outline[1]
 
