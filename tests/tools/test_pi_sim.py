@@ -182,3 +182,20 @@ def test_a_check_of_two_halves_is_one_line_that_names_every_failed_half() -> Non
     assert joined(desktop, console)() == "desktop: off 9 s; console: off 7 s"
     with pytest.raises(Failure, match=r"^desktop: asked for a password; the check itself failed: KeyError"):
         joined(attempt(asks_for_a_password), attempt(crashes))()
+
+
+def test_a_check_on_the_desktop_brings_the_kiosk_check_with_it() -> None:
+    """Checks 3, 4, 6, 7 and 8 play on the kiosk that check 2 installs: asked for alone, they failed with no
+    Goldtable unit to restart, so check 2 runs before them whenever one of them is asked for."""
+    from pisim.checks import Run
+    from pisim.suite import ON_THE_DESKTOP, to_run
+
+    def numbers(only: set[int]) -> list[int]:
+        run = Run(log=None, repository="", only=only, sensor=None, pico_port=0)  # type: ignore[arg-type]
+        return [number for number, _check in to_run(run, ON_THE_DESKTOP)]
+
+    assert numbers({3, 4}) == [2, 3, 4]
+    assert numbers({6}) == [2, 6]
+    assert numbers({2}) == [2]
+    assert numbers({1, 9}) == []
+    assert numbers(set()) == [2, 3, 4, 6, 7, 8]
