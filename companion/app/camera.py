@@ -201,7 +201,7 @@ class CameraSetup(EventDispatcher):
         if profile is None or frame is None or not self.face:
             return
         try:
-            taught, side = Reader(profile).teach_picture(frame, self.face)
+            taught, side = Reader(profile, walls=False).teach_picture(frame, self.face)
         except VisionError:
             self.problem = N_("Put exactly one tile alone in the tray, then take the picture again.") \
                 if flat_pieces(self.game) else N_("Put exactly one die alone in the tray, then take the picture again.")

@@ -100,7 +100,7 @@ def cmd_teach(args: argparse.Namespace) -> int:
         raise UserError(f"{args.labels}: face {too_many[0]} is shown {counts[too_many[0]]} times; "
                         f"{SHOWS_PER_FACE} are enough")
     folder = Path(args.labels).parent
-    reader = Reader(profile)
+    reader = Reader(profile, walls=False)
     taught, sides = [], []
     for number, image, face in rows:
         path = folder / image

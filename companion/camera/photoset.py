@@ -46,7 +46,7 @@ def session_profile(session: Path, refused: Callable[[str, VisionError], None] |
     labels = session / "teach" / "labels.csv"
     if not labels.exists():
         return made
-    reader = Reader(made)
+    reader = Reader(made, walls=False)
     taught, sides = [], []
     with labels.open(newline="") as rows:
         for row in csv.DictReader(rows):

@@ -109,10 +109,13 @@ def assign(faces: Sequence[str], dice: Sequence[Sequence[str]]) -> list[int] | N
 class Reader:
     """Reads rolls with one profile."""
 
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, *, walls: bool = True) -> None:
+        """`walls`: find the tray's walls now (tens of milliseconds), not in the first roll read; a reader made
+        only to teach, on the Hardware screen's thread, has no use for them."""
         self.profile = profile
         self.calibration = profile.calibration()
-        _ = self.calibration.to_wall  # the walls' foot takes tens of milliseconds: found now, not in a roll
+        if walls:
+            _ = self.calibration.to_wall
         self.examples = profile.examples()
         #: Colour differences this small are the light's and the camera's, not the faces' (faces.nearest).
         self.colour_noise = colour_noise(self.examples)
@@ -200,7 +203,7 @@ class Reader:
         """Features of a picture with one die showing `face`, and the die's side in pixels.  VisionError
         when the picture does not show exactly one die."""
         work = to_work(frame)
-        scene = find_dice(work, self.calibration, None, 1)
+        scene = find_dice(work, self.calibration, None, 1, walls=False)
         doubts = [doubt for doubt in scene.doubts if doubt != SPECK]
         if len(scene.spots) != 1 or doubts:
             found = "no die" if not scene.spots else f"{len(scene.spots)} dice"

@@ -468,9 +468,10 @@ def _dice_per_blob(sizes: list[float], expected: int) -> list[int]:
     return counts
 
 
-def find_dice(work: Image, calibration: Calibration, side: float | None, expected: int) -> Scene:
+def find_dice(work: Image, calibration: Calibration, side: float | None, expected: int, walls: bool = True) -> Scene:
     """The dice in a working frame.  `side`: a die's side in working pixels when known (taught), else it is
-    taken from the dice that lie alone; `expected`: how many the roll should have (to tell specks apart)."""
+    taken from the dice that lie alone; `expected`: how many the roll should have (to tell specks apart);
+    `walls`: measure how near each die lies to the walls (teaching has no use for it)."""
     small = _small(work)
     if small.shape[:2] != calibration.background.shape[:2]:
         raise VisionError(f"the picture is {work.shape[1]}x{work.shape[0]}, the calibration "
@@ -552,6 +553,7 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
             columns, rows = group[:, 0].astype(np.intp), group[:, 1].astype(np.intp)
             spots.append(Spot(x=cx * 2 + 1, y=cy * 2 + 1, side=die_side, angle=angle % 90, pixels=as_floats(group),
                               alone=not touches,
-                              to_wall=float(calibration.to_wall[rows, columns].min()) / (die_side / 2)))
+                              to_wall=float(calibration.to_wall[rows, columns].min()) / (die_side / 2) if walls
+                              else math.inf))
     spots.sort(key=lambda s: (s.x, s.y))
     return Scene(tuple(spots), gain_tuple, tuple(dict.fromkeys(doubts)), mask, die_side)

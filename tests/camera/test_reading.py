@@ -210,6 +210,16 @@ def test_the_walls_foot_is_found_where_the_floor_ends(session) -> None:
     assert np.count_nonzero((to_wall > 0) & seen_small) >= 0.75 * np.count_nonzero(seen_small)
 
 
+def test_the_walls_are_found_once_for_reading_and_never_for_teaching() -> None:
+    """Finding the walls' foot takes tens of milliseconds: a reader made to read finds it when made, not in
+    its first roll; a reader made to teach, on the Hardware screen's thread, never looks for it."""
+    session = next(session for session in SESSIONS if game_of(session) == "goldgraeber")
+    teaching = Reader(profile(session), walls=False)
+    teaching.teach_picture(read_image(session / "teach" / "L-0.jpg"), "L")
+    assert "to_wall" not in vars(teaching.calibration)
+    assert "to_wall" in vars(Reader(profile(session)).calibration)
+
+
 def test_a_tray_whose_middle_is_not_floor_puts_every_die_by_a_wall() -> None:
     """A profile's tray picture that calibration would have refused (something lay in the middle): rather
     than guess where the walls are, every die counts as by one, so every roll is asked about."""
