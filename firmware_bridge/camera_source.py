@@ -129,11 +129,12 @@ class CameraSource(Source):
     # -- what the table tells the camera ------------------------------------------------------------------
     def use_profile(self, profile: Profile | None, dice: Sequence[Sequence[str]] | None = None) -> None:
         """Read with this profile from now on (None: read nothing); `dice` as `set_dice`, by default the
-        profile's game's first roll."""
+        profile's game's first roll.  Called on the table's thread, so the walls are left to the reading
+        thread."""
         from companion.camera.profile import game_dice
         from companion.camera.reader import Reader
 
-        reader = None if profile is None else Reader(profile)
+        reader = None if profile is None else Reader(profile, walls=False)
         with self._profile_lock:
             self.profile, self.reader = profile, reader
             self._dice = () if profile is None else tuple(tuple(die) for die in (dice or game_dice(profile.game)))
@@ -222,6 +223,7 @@ class CameraSource(Source):
                 watcher = None
                 continue
             if watcher is None or watcher.reader is not reader:
+                reader.find_walls()
                 watcher = RollWatcher(reader, still=self.still)
             try:
                 state, reading = watcher.feed(frame, dice)

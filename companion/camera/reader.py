@@ -110,12 +110,12 @@ class Reader:
     """Reads rolls with one profile."""
 
     def __init__(self, profile: Profile, *, walls: bool = True) -> None:
-        """`walls`: find the tray's walls now (tens of milliseconds), not in the first roll read; a reader made
-        only to teach, on the Hardware screen's thread, has no use for them."""
+        """`walls`: find the tray's walls now (`find_walls`); a reader made on the screen's thread leaves
+        that to the thread that reads, and one made only to teach has no use for them."""
         self.profile = profile
         self.calibration = profile.calibration()
         if walls:
-            _ = self.calibration.to_wall
+            self.find_walls()
         self.examples = profile.examples()
         #: Colour differences this small are the light's and the camera's, not the faces' (faces.nearest).
         self.colour_noise = colour_noise(self.examples)
@@ -126,6 +126,10 @@ class Reader:
         #: (a tile's numeral 2 is no pair of pips).
         self.pip_faces = {taught.face for taught in profile.usable if taught.pips is not None
                           and str(taught.pips) == taught.face}
+
+    def find_walls(self) -> None:
+        """Find where the tray's walls stand (tens of milliseconds, once) before the first roll is read."""
+        _ = self.calibration.to_wall
 
     def scene(self, frame: Image, expected: int) -> tuple[Image, Scene]:
         work = to_work(frame)

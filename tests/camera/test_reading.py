@@ -212,12 +212,18 @@ def test_the_walls_foot_is_found_where_the_floor_ends(session) -> None:
 
 def test_the_walls_are_found_once_for_reading_and_never_for_teaching() -> None:
     """Finding the walls' foot takes tens of milliseconds: a reader made to read finds it when made, not in
-    its first roll; a reader made to teach, on the Hardware screen's thread, never looks for it."""
+    its first roll; a reader made to teach, on the Hardware screen's thread, never looks for it, and the
+    camera given a profile on the table's thread leaves it to its reading thread."""
+    from firmware_bridge.camera_source import CameraSource
+
     session = next(session for session in SESSIONS if game_of(session) == "goldgraeber")
     teaching = Reader(profile(session), walls=False)
     teaching.teach_picture(read_image(session / "teach" / "L-0.jpg"), "L")
     assert "to_wall" not in vars(teaching.calibration)
     assert "to_wall" in vars(Reader(profile(session)).calibration)
+    camera = CameraSource(str(session / "empty.jpg"))
+    camera.use_profile(profile(session))
+    assert camera.reader is not None and "to_wall" not in vars(camera.reader.calibration)
 
 
 def test_a_tray_whose_middle_is_not_floor_puts_every_die_by_a_wall() -> None:
