@@ -50,8 +50,9 @@ class CameraSetup(EventDispatcher):
         self._table = table
         self._flow = flow
         self._preview_event: ClockEvent | None = None
-        #: The floor's edge drawn over the preview, with the game and profile file it was found for.
-        self._outline: tuple[tuple[str, int], Any] | None = None
+        #: The floor's edge drawn over the preview: the game and profile file last looked at, the empty tray
+        #: the edge was found on (teaching rewrites the file but keeps the tray), and the edge.
+        self._outline: tuple[tuple[str, int], tuple[str, str] | None, Any] | None = None
 
     @property
     def camera(self) -> CameraSource | None:
@@ -128,7 +129,8 @@ class CameraSetup(EventDispatcher):
 
     def floor_outline(self) -> Any:
         """Where the chosen game's calibration found the tray's floor to end (shares of the picture), None
-        before calibrating; found again only when the profile changes (it takes tens of milliseconds)."""
+        before calibrating.  Found again only on another empty tray: it takes tens of milliseconds on this
+        thread, and teaching rewrites the profile at every picture."""
         from companion.camera.profile import profile_path
         from companion.camera.vision import floor_outline
 
@@ -141,8 +143,12 @@ class CameraSetup(EventDispatcher):
                 profile = self._profile()
             except UserError:  # a damaged profile: the camera part says so; nothing to draw until it changes
                 profile = None
-            self._outline = (key, None if profile is None else floor_outline(profile.calibration()))
-        return self._outline[1]
+            tray = None if profile is None else (profile.background, profile.tray)
+            if self._outline is not None and self._outline[1] == tray:
+                self._outline = (key, tray, self._outline[2])
+            else:
+                self._outline = (key, tray, None if profile is None else floor_outline(profile.calibration()))
+        return self._outline[2]
 
     def _frame(self) -> Any:
         camera = self.camera

@@ -154,6 +154,7 @@ def test_the_hardware_screen_calibrates_the_tray_and_teaches_face_by_face(table_
             tap(app, "Take picture", frames=2)
         assert not app.camera_setup.problem
         assert [taught.face for taught in load_profile(path).taught] == ["L"] * 3
+        assert app.camera_setup.floor_outline() is outline, "teaching keeps the tray: its edge is not sought again"
         assert app.camera_setup.face == "2" and app.camera_setup.shown == 0
         tap(app, "Calibrate", frames=2)
         assert app.camera_setup.step == "recalibrate", "taught faces are not thrown away on one tap"
