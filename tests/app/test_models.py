@@ -164,6 +164,7 @@ def test_the_hardware_screen_s_source_details_are_in_the_app_s_language() -> Non
     assert sources_text([info], [], False, "fr").startswith("sensor\u00a0: en ligne\n"
                                                             "   type\u00a0: capteur série, adresse\u00a0: ")
     assert sources_text([{**info, "name": "serial"}], [], False, "de").startswith("serieller Sensor: verbunden\n")
+    assert "wartet auf Antwort: Rahmen 7," in sources_text([{**info, "pending": 7}], [], False, "de")
 
 
 def test_players_seat_order_colours_and_first_player() -> None:

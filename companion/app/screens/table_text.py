@@ -77,7 +77,7 @@ def sources_text(sources: list[dict[str, Any]], problems: list[str], simulated: 
     words = _detail_words(language)
     for info in sources:
         state = tr("connected", language) if info.get("connected") else tr("not connected", language)
-        details = ", ".join(labelled(words.get(key, key), _detail_value(key, value, words), language)
+        details = ", ".join(labelled(words.get(key, key), _detail_value(key, value, words, language), language)
                             for key, value in info.items()
                             if key not in ("name", "connected") and not isinstance(value, (dict, list)))
         name = source_word(str(info.get("name", "?")), language)
@@ -89,7 +89,9 @@ def sources_text(sources: list[dict[str, Any]], problems: list[str], simulated: 
     return "\n".join(lines)
 
 
-def _detail_value(key: str, value: Any, words: dict[str, str]) -> str:
+def _detail_value(key: str, value: Any, words: dict[str, str], language: str) -> str:
     if value is None:
         return "–"
+    if key == "pending":  # the number of the sensor's frame that waits to be journalled and answered
+        return tr("frame {number}", language).format(number=value)
     return words.get(value, value) if key == "kind" else str(value)
