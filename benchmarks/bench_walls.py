@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import math
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -45,9 +44,8 @@ def generator() -> ModuleType:
 def side_pixels(render_dice: ModuleType, camera: dict[str, Any], width: int) -> float:
     """A die side at the tray's middle, in pixels of the half-size maps."""
     origin, (_left, _up, forward) = render_dice.camera_frame(camera)
-    focal = (width / 2) / math.tan(math.radians(camera["fov"]) / 2)
     depth = float(-origin @ forward)
-    return focal * render_dice.DIE / depth / 2
+    return render_dice.focal_length(camera, width) * render_dice.DIE / depth / 2
 
 
 def main() -> int:

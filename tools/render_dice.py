@@ -463,12 +463,17 @@ def camera_frame(camera: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     return origin, np.stack([left, np.cross(forward, left), forward])
 
 
+def focal_length(camera: dict[str, Any], width: int) -> float:
+    """The camera's focal length in pixels of a picture `width` wide (its field of view spans the width)."""
+    return (width / 2) / math.tan(math.radians(camera["fov"]) / 2)
+
+
 def seen_floor(camera: dict[str, Any], width: int, height: int) -> np.ndarray:
     """Which pixels of the session's picture show the tray's floor, not hidden behind a wall: the truth the
     camera reader's walls' foot is measured against (its edge is the foot, or the top of a wall the camera
     looks over)."""
     origin, (left, up, forward) = camera_frame(camera)
-    focal = (width / 2) / math.tan(math.radians(camera["fov"]) / 2)
+    focal = focal_length(camera, width)
     u, v = np.meshgrid(np.arange(width) + 0.5, np.arange(height) + 0.5)
     rays = (-(u - width / 2) / focal)[..., None] * left + (-(v - height / 2) / focal)[..., None] * up + forward
     reach = -origin[2] / np.minimum(rays[..., 2], -1e-9)

@@ -130,6 +130,7 @@ def floor_outline(calibration: Calibration) -> Floats:
     height, width = inside.shape
     return as_floats(max(contours, key=cv2.contourArea).reshape(-1, 2) / np.array([width, height], np.float32))
 
+
 #: Light and focus limits, in the working frame's 0-255 luma (GRAINY: the sensor's noise as `sensor_noise`
 #: measures it: the rendered sets' dimmest tray, black felt at a third of the usual light, measures 9.9 and
 #: is read without a wrong reading).

@@ -142,7 +142,7 @@ def pixel(camera: dict[str, Any], point: tuple[float, float, float], width: int 
           height: int = 480) -> tuple[int, int]:
     """Where the camera of `seen_floor` pictures a point of the tray (column, row)."""
     origin, (left, up, forward) = render_dice.camera_frame(camera)
-    focal = (width / 2) / math.tan(math.radians(camera["fov"]) / 2)
+    focal = render_dice.focal_length(camera, width)
     ray = np.asarray(point, float) - origin
     depth = float(ray @ forward)
     return int(width / 2 - focal * float(ray @ left) / depth), int(height / 2 - focal * float(ray @ up) / depth)
