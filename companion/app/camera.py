@@ -6,15 +6,23 @@ with as soon as every face is taught.  Teaching asks for each face the game's di
 engine), at most three pictures each, one die alone in the tray.  Calibrating again replaces the taught
 faces (they were seen against the old tray and light), so a profile with taught faces is only replaced
 after a second tap.
+
+Looking at a picture (calibrating, teaching, finding the floor's edge) takes tens of milliseconds here and
+several times that on a Pi, and saving a profile waits for the SD card: that work runs on a thread of its
+own, one job at a time, and its outcome is taken up on the screen's thread through Kivy's Clock.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import logging
+import threading
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kivy.clock import Clock, ClockEvent
 from kivy.event import EventDispatcher
-from kivy.properties import NumericProperty, ObjectProperty, OptionProperty, StringProperty
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, OptionProperty, StringProperty
 
 from companion.app.i18n import _, capitalised, tr
 from companion.engine.core import N_
@@ -26,6 +34,10 @@ if TYPE_CHECKING:
     from companion.app.table import TableModel
     from firmware_bridge.camera_source import CameraSource
 
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
 #: Preview refreshes per second while the Hardware screen shows it.
 PREVIEW_RATE = 4
 PREVIEW_WIDTH = 320
@@ -34,7 +46,7 @@ FLOOR_LINE = (60, 220, 60)
 
 
 class CameraSetup(EventDispatcher):
-    """What the camera part shows (`step`, `face`, `shown`, `problem`, `preview`) and its two buttons."""
+    """What the camera part shows (`step`, `face`, `shown`, `problem`, `preview`, `busy`) and its buttons."""
 
     step = OptionProperty("none", options=["none", "calibrate", "recalibrate", "reimport", "teach", "ready"])
     game = StringProperty("")
@@ -43,6 +55,8 @@ class CameraSetup(EventDispatcher):
     #: The last thing that went wrong, as a sentence in English (translated when shown).
     problem = StringProperty("")
     preview = ObjectProperty(None, allownone=True)
+    #: A picture is being looked at or a profile saved (Calibrate and Take picture wait for it).
+    busy = BooleanProperty(False)
 
     def __init__(self, hardware: HardwareLink, table: TableModel, flow: GameFlow, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -53,6 +67,35 @@ class CameraSetup(EventDispatcher):
         #: The floor's edge drawn over the preview: the game and profile file last looked at, the empty tray
         #: the edge was found on (teaching rewrites the file but keeps the tray), and the edge.
         self._outline: tuple[tuple[str, int], tuple[str, str] | None, Any] | None = None
+        #: The profile file whose floor's edge is being found off this thread, if any.
+        self._seeking: tuple[str, int] | None = None
+
+    def _off_screen(self, work: Callable[[], T], done: Callable[[T], None], *, busy: bool = True) -> None:
+        """Run `work()` on a thread of its own and `done(result)` on the screen's thread after it.  `busy`
+        work holds the buttons back until it is done; a failure is logged and said as a problem."""
+        if busy:
+            self.busy = True
+
+        def run() -> None:
+            try:
+                result = work()
+            except Exception:  # a fault in the camera's code must not take the table down
+                log.exception("camera setup failed")
+                Clock.schedule_once(lambda _dt: self._failed(busy))
+                return
+            Clock.schedule_once(lambda _dt: self._done(busy, done, result))
+
+        threading.Thread(target=run, name="goldtable-camera-setup", daemon=True).start()
+
+    def _done(self, busy: bool, done: Callable[[T], None], result: T) -> None:
+        if busy:
+            self.busy = False
+        done(result)
+
+    def _failed(self, busy: bool) -> None:
+        if busy:
+            self.busy = False
+            self.problem = N_("Something went wrong while looking at the picture; try again.")
 
     @property
     def camera(self) -> CameraSource | None:
@@ -100,6 +143,8 @@ class CameraSetup(EventDispatcher):
 
     # -- preview ----------------------------------------------------------------------------------------
     def start_preview(self) -> None:
+        """The Hardware screen opens: what went wrong on an earlier visit is history by now."""
+        self.problem = ""
         self.refresh()
         if self._preview_event is None:
             self._preview_event = Clock.schedule_interval(lambda _dt: self._show_frame(), 1 / PREVIEW_RATE)
@@ -129,26 +174,35 @@ class CameraSetup(EventDispatcher):
 
     def floor_outline(self) -> Any:
         """Where the chosen game's calibration found the tray's floor to end (shares of the picture), None
-        before calibrating.  Found again only on another empty tray: it takes tens of milliseconds on this
-        thread, and teaching rewrites the profile at every picture."""
+        before calibrating or while it is being found.  Found again (off this thread) only on another empty
+        tray: teaching rewrites the profile at every picture."""
         from companion.camera.profile import profile_path
-        from companion.camera.vision import floor_outline
 
         try:
             key = (self.game, profile_path(self.game).stat().st_mtime_ns)
         except OSError:
             return None
-        if self._outline is None or self._outline[0] != key:
-            try:
-                profile = self._profile()
-            except UserError:  # a damaged profile: the camera part says so; nothing to draw until it changes
-                profile = None
-            tray = None if profile is None else (profile.background, profile.tray)
-            if self._outline is not None and self._outline[1] == tray:
-                self._outline = (key, tray, self._outline[2])
-            else:
-                self._outline = (key, tray, None if profile is None else floor_outline(profile.calibration()))
-        return self._outline[2]
+        if self._outline is not None and self._outline[0] == key:
+            return self._outline[2]
+        try:
+            profile = self._profile()
+        except UserError:  # a damaged profile: the camera part says so; nothing to draw until it changes
+            profile = None
+        tray = None if profile is None else (profile.background, profile.tray)
+        if self._outline is not None and self._outline[1] == tray:
+            self._outline = (key, tray, self._outline[2])
+        elif profile is None:
+            self._outline = (key, tray, None)
+        elif self._seeking != key:
+            self._seeking = key
+            self._off_screen(lambda: _outline_of(profile), lambda outline: self._found_outline(key, tray, outline),
+                             busy=False)
+        return None if self._outline is None or self._outline[1] != tray else self._outline[2]
+
+    def _found_outline(self, key: tuple[str, int], tray: tuple[str, str] | None, outline: Any) -> None:
+        if self._seeking == key:
+            self._seeking = None
+        self._outline = (key, tray, outline)
 
     def _frame(self) -> Any:
         camera = self.camera
@@ -161,9 +215,8 @@ class CameraSetup(EventDispatcher):
     def calibrate(self) -> None:
         """Calibrate on what the camera sees now (the tray must be empty); a second tap replaces a
         profile whose faces are taught."""
-        from companion.camera.profile import Profile, save_profile
-        from companion.camera.vision import VisionError, calibrate
-
+        if self.busy:
+            return
         self.problem = ""
         self.game = self.chosen_game()
         try:
@@ -176,16 +229,14 @@ class CameraSetup(EventDispatcher):
         camera, frame = self.camera, self._frame()
         if camera is None or frame is None:
             return
-        try:
-            calibration = calibrate(frame)
-            save_profile(Profile.from_calibration(self.game, calibration, camera.url), self._path(),
-                         replace=True)
-        except VisionError as error:
-            self.problem = str(error)
-            self.refresh()
-            return
-        except UserError as error:
-            self.problem = str(error)
+        self._off_screen(partial(_calibrated, self.game, frame, camera.url, self._path()), self._after_calibrating)
+
+    def _after_calibrating(self, outcome: tuple[str | None, bool]) -> None:
+        problem, refused = outcome
+        if problem is not None:
+            self.problem = problem
+            if refused:  # the picture itself (too dark, no tray...): the guide says what to do next
+                self.refresh()
             return
         self.face, self.shown = "", 0
         self.hardware.reload_camera_profile()
@@ -193,10 +244,8 @@ class CameraSetup(EventDispatcher):
 
     def take_picture(self) -> None:
         """Teach the face asked for from what the camera sees now (one die alone in the tray)."""
-        from companion.camera.profile import flat_pieces, save_profile
-        from companion.camera.reader import Reader, teach_side
-        from companion.camera.vision import VisionError
-
+        if self.busy:
+            return
         self.problem = ""
         try:
             profile = self._profile()
@@ -206,19 +255,11 @@ class CameraSetup(EventDispatcher):
         frame = self._frame()
         if profile is None or frame is None or not self.face:
             return
-        try:
-            taught, side = Reader(profile, walls=False).teach_picture(frame, self.face)
-        except VisionError:
-            self.problem = N_("Put exactly one tile alone in the tray, then take the picture again.") \
-                if flat_pieces(self.game) else N_("Put exactly one die alone in the tray, then take the picture again.")
-            return
-        earlier = [item for item in profile.usable if item.face == self.face]
-        sides = [side] if profile.side is None or profile.stale else [profile.side, side]
-        profile = profile.with_taught([*earlier, taught], teach_side(sides))
-        try:
-            save_profile(profile, self._path(), replace=True)
-        except UserError as error:
-            self.problem = str(error)
+        self._off_screen(partial(_taught, profile, frame, self.face, self._path()), self._after_teaching)
+
+    def _after_teaching(self, problem: str | None) -> None:
+        if problem is not None:
+            self.problem = problem
             return
         self.hardware.reload_camera_profile()
         self.refresh()
@@ -278,6 +319,48 @@ class CameraSetup(EventDispatcher):
         from companion.camera.profile import profile_path
 
         return profile_path(self.game)
+
+
+def _outline_of(profile: Any) -> Any:
+    """Off the screen's thread: where the profile's empty tray's floor ends."""
+    from companion.camera.vision import floor_outline
+
+    return floor_outline(profile.calibration())
+
+
+def _calibrated(game: str, frame: Any, url: str, path: Any) -> tuple[str | None, bool]:
+    """Off the screen's thread: calibrate on `frame` and save the game's new profile.  Gives the problem
+    (None when saved) and whether it was the picture that was refused."""
+    from companion.camera.profile import Profile, save_profile
+    from companion.camera.vision import VisionError, calibrate
+
+    try:
+        save_profile(Profile.from_calibration(game, calibrate(frame), url), path, replace=True)
+    except VisionError as error:
+        return str(error), True
+    except UserError as error:
+        return str(error), False
+    return None, False
+
+
+def _taught(profile: Any, frame: Any, face: str, path: Any) -> str | None:
+    """Off the screen's thread: teach `face` from `frame` and save the profile; the problem, if any."""
+    from companion.camera.profile import flat_pieces, save_profile
+    from companion.camera.reader import Reader, teach_side
+    from companion.camera.vision import VisionError
+
+    try:
+        taught, side = Reader(profile, walls=False).teach_picture(frame, face)
+    except VisionError:
+        return N_("Put exactly one tile alone in the tray, then take the picture again.") \
+            if flat_pieces(profile.game) else N_("Put exactly one die alone in the tray, then take the picture again.")
+    earlier = [item for item in profile.usable if item.face == face]
+    sides = [side] if profile.side is None or profile.stale else [profile.side, side]
+    try:
+        save_profile(profile.with_taught([*earlier, taught], teach_side(sides)), path, replace=True)
+    except UserError as error:
+        return str(error)
+    return None
 
 
 def camera_guide(step: str, game: str, face: str, shown: int, problem: str, language: str) -> str:

@@ -5,11 +5,13 @@ Enter by touch choices, and the confirmed roll is journalled with source `camera
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from kivy.factory import Factory
 
 from companion.app.launch import pump
@@ -18,7 +20,7 @@ from companion.camera.reader import Reader
 from companion.camera.sources import read_image
 from firmware_bridge.camera_source import CameraSource
 from tests.app.test_controller_inputs import open_game
-from tests.app.ui import tap, visible_widgets
+from tests.app.ui import buttons, tap, visible_widgets
 from tests.camera.helpers import SAMPLE, profile, rolls
 
 GOLDGRAEBER = SAMPLE / "goldgraeber-000"
@@ -139,7 +141,9 @@ def test_the_hardware_screen_calibrates_the_tray_and_teaches_face_by_face(table_
         wait_for(lambda: app.camera_setup.preview is not None, "the camera's preview")
         assert app.camera_setup.step == "calibrate"
         tap(app, "Calibrate", frames=2)
+        settle(app)
         assert path.exists() and app.camera_setup.step == "teach" and app.camera_setup.face == "L"
+        wait_for(lambda: app.camera_setup.floor_outline() is not None, "the floor's edge (found off this thread)")
         outline = app.camera_setup.floor_outline()  # where dice count as by a wall, drawn over the preview
         assert len(outline) >= 4 and outline.min() > 0.05 and outline.max() < 0.95
         app.camera_setup._show_frame()
@@ -148,10 +152,12 @@ def test_the_hardware_screen_calibrates_the_tray_and_teaches_face_by_face(table_
         assert green.sum() > 400, "the floor's edge is drawn on the preview"
         seen["picture"] = read_image(GOLDGRAEBER / "empty.jpg")
         tap(app, "Take picture", frames=2)
+        settle(app)
         assert "one die alone" in app.camera_setup.problem, "an empty tray teaches nothing"
         for show in range(3):
             seen["picture"] = read_image(GOLDGRAEBER / "teach" / f"L-{show}.jpg")
             tap(app, "Take picture", frames=2)
+            settle(app)
         assert not app.camera_setup.problem
         assert [taught.face for taught in load_profile(path).taught] == ["L"] * 3
         assert app.camera_setup.floor_outline() is outline, "teaching keeps the tray: its edge is not sought again"
@@ -162,6 +168,82 @@ def test_the_hardware_screen_calibrates_the_tray_and_teaches_face_by_face(table_
     finally:
         app.hardware.bridge.remove_source(camera.name)
         path.unlink(missing_ok=True)
+
+
+def settle(app: Any) -> None:
+    """Wait until the camera part has looked at its picture (on its own thread) and taken up the outcome."""
+    wait_for(lambda: not app.camera_setup.busy, "the camera part to look at its picture")
+
+
+def test_calibrating_looks_at_the_picture_off_the_screens_thread_and_holds_the_buttons_meanwhile(
+        table_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Pi takes a few hundred milliseconds to calibrate and an SD card may take longer to save: the
+    screen keeps drawing meanwhile, and a second tap on Calibrate or Take picture waits its turn."""
+    import companion.camera.vision as vision
+
+    app = table_app
+    open_game(app, "goldgraeber")
+    path = profile_path("goldgraeber")
+    path.unlink(missing_ok=True)
+    camera = CameraSource(str(GOLDGRAEBER / "empty.jpg"))
+    camera.latest_frame = lambda: read_image(GOLDGRAEBER / "empty.jpg")  # type: ignore[method-assign]
+    release, threads = threading.Event(), []
+    calibrate = vision.calibrate
+
+    def slow_calibrate(frame: Any) -> Any:
+        threads.append(threading.current_thread())
+        assert release.wait(30), "the test never let calibration finish"
+        return calibrate(frame)
+
+    monkeypatch.setattr(vision, "calibrate", slow_calibrate)
+    try:
+        app.hardware.add_source(camera)
+        app.go("hardware")
+        wait_for(lambda: app.camera_setup.preview is not None, "the camera's preview")
+        wait_for(lambda: not app.root.transition.is_active, "the Hardware screen in place (sliding, it takes no tap)")
+        tap(app, "Calibrate", frames=2)
+        pump(5)
+        assert app.camera_setup.busy and len(threads) == 1 and threads[0] is not threading.main_thread()
+        assert not path.exists(), "nothing is saved before the picture has been looked at"
+        assert buttons(app, "Calibrate", disabled=True) and buttons(app, "Take picture", disabled=True), \
+            "the buttons wait for the picture"
+        app.camera_setup.calibrate()
+        assert len(threads) == 1, "a second tap does not start a second calibration"
+        release.set()
+        settle(app)
+        assert path.exists() and app.camera_setup.step == "teach" and not app.camera_setup.problem
+        assert buttons(app, "Calibrate") and buttons(app, "Take picture")
+    finally:
+        release.set()
+        app.hardware.bridge.remove_source(camera.name)
+        path.unlink(missing_ok=True)
+
+
+def test_a_fault_while_looking_at_the_picture_is_said_and_the_buttons_come_back(
+        table_app: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    import companion.camera.vision as vision
+
+    app = table_app
+    open_game(app, "goldgraeber")
+    path = profile_path("goldgraeber")
+    path.unlink(missing_ok=True)
+    camera = CameraSource(str(GOLDGRAEBER / "empty.jpg"))
+    camera.latest_frame = lambda: read_image(GOLDGRAEBER / "empty.jpg")  # type: ignore[method-assign]
+
+    def broken(_frame: Any) -> Any:
+        raise MemoryError("the camera's picture was too much")
+
+    monkeypatch.setattr(vision, "calibrate", broken)
+    try:
+        app.hardware.add_source(camera)
+        app.go("hardware")
+        wait_for(lambda: app.camera_setup.preview is not None, "the camera's preview")
+        app.camera_setup.calibrate()
+        settle(app)
+        assert "went wrong while looking at the picture" in app.camera_setup.problem and not path.exists()
+        assert "camera setup failed" in caplog.text, "the fault is in the log for whoever looks into it"
+    finally:
+        app.hardware.bridge.remove_source(camera.name)
 
 
 def test_tiles_taught_to_an_earlier_reader_are_shown_again_before_the_camera_reads(table_app: Any) -> None:
@@ -184,6 +266,7 @@ def test_tiles_taught_to_an_earlier_reader_are_shown_again_before_the_camera_rea
         assert camera.profile is None, "a stale profile is never read with"
         wait_for(lambda: not app.root.transition.is_active, "the Hardware screen in place (sliding, it takes no tap)")
         tap(app, "Take picture", frames=2)
+        settle(app)
         assert "one tile alone" in setup.problem, "an empty tray teaches nothing; Chinagold throws tiles"
     finally:
         app.hardware.bridge.remove_source(camera.name)
