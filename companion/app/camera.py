@@ -48,7 +48,8 @@ FLOOR_LINE = (60, 220, 60)
 class CameraSetup(EventDispatcher):
     """What the camera part shows (`step`, `face`, `shown`, `problem`, `preview`, `busy`) and its buttons."""
 
-    step = OptionProperty("none", options=["none", "calibrate", "recalibrate", "reimport", "teach", "ready"])
+    step = OptionProperty("none", options=["none", "calibrate", "recalibrate", "reimport", "reexport", "teach",
+                                   "ready"])
     game = StringProperty("")
     face = StringProperty("")
     shown = NumericProperty(0)
@@ -266,7 +267,8 @@ class CameraSetup(EventDispatcher):
 
     # -- export and import (a profile made at one table, used at another with the same tray and camera) --
     def export_profile(self) -> None:
-        """Copy the game's profile to the USB stick (else the exports folder), as History exports games."""
+        """Copy the game's profile to the USB stick (else the exports folder), as History exports games; a
+        different profile there (another table's, say) is replaced only after a second tap."""
         from companion.app.history import export_folder
 
         self.game = self.chosen_game()
@@ -277,11 +279,18 @@ class CameraSetup(EventDispatcher):
         folder, _stick = export_folder()
         target = folder / f"camera-{self.game}.json"
         try:
+            content = source.read_bytes()
+            other = target.exists() and (not target.is_file() or target.read_bytes() != content)
+            if other and self.step != "reexport":
+                self.step = "reexport"
+                return
             folder.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(source.read_bytes())
+            target.write_bytes(content)
         except OSError as error:
             self.problem = _("Could not save: {problem}").format(problem=error.strerror or str(error))
             return
+        if self.step == "reexport":
+            self.refresh()
         self.problem = _("Saved as {path}").format(path=str(target))
 
     def import_profile(self) -> None:
@@ -378,6 +387,8 @@ def camera_guide(step: str, game: str, face: str, shown: int, problem: str, lang
                           "it.", language),
         "reimport": tr("The profile on the USB stick replaces the faces taught here. Tap Import once more to "
                        "use it.", language),
+        "reexport": tr("The USB stick holds another camera profile for {game}. Tap Export once more to "
+                       "replace it.", language).format(game=title),
         "ready": tr("The camera reads the rolls of {game}.", language).format(game=title),
     }
     text = lines.get(step, "")

@@ -179,6 +179,22 @@ def export_folder() -> tuple[Path, bool]:
     return data_dir() / "exports", False
 
 
+def unused_path(path: Path, content: bytes) -> Path:
+    """Where `content` may be written as `path` without replacing anything: `path` itself when it is free
+    or already holds these bytes, else the first free `name-2.ext`, `name-3.ext`, ... (a file left on a USB
+    stick may be someone's edited copy, or another table's)."""
+    candidate, number = path, 1
+    while candidate.exists() or candidate.is_symlink():
+        try:
+            if candidate.is_file() and candidate.read_bytes() == content:
+                return candidate
+        except OSError:
+            pass  # unreadable: not ours to replace either
+        number += 1
+        candidate = path.with_name(f"{path.stem}-{number}{path.suffix}")
+    return candidate
+
+
 class HistoryModel(EventDispatcher):
     """Every game in the journal, the one selected, and the per-player statistics.
 
@@ -377,10 +393,11 @@ class HistoryModel(EventDispatcher):
 
     def _write(self, name: str, text: str) -> Path | None:
         folder, _stick = export_folder()
-        path = folder / name
+        content = text.encode("utf-8")
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            path = unused_path(folder / name, content)
+            path.write_bytes(content)
         except OSError as error:
             self.message = _("Could not save: {problem}").format(problem=error.strerror or str(error))
             return None

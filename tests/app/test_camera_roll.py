@@ -302,6 +302,16 @@ def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: 
         tap(app, "Import", frames=2)
         assert load_profile(path) == taught and app.camera_setup.step == "ready"
         assert camera.profile == taught, "the camera reads with the imported profile"
+        tap(app, "Export", frames=2)
+        assert exported.read_bytes() == path.read_bytes() and app.camera_setup.step == "ready", \
+            "the same profile again is simply saved"
+        other = taught.model_copy(update={"taught": taught.taught[:3]})  # another table's, brought to import
+        save_profile(other, exported, replace=True)
+        tap(app, "Export", frames=2)
+        assert app.camera_setup.step == "reexport" and load_profile(exported) == other, "asked first"
+        tap(app, "Export", frames=2)
+        assert load_profile(exported) == taught and app.camera_setup.step == "ready"
+        assert str(exported) in app.camera_setup.problem
     finally:
         app.hardware.bridge.remove_source(camera.name)
         path.unlink(missing_ok=True)

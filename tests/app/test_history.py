@@ -99,6 +99,11 @@ def test_export_to_the_usb_stick_record_replays_and_csv_has_every_seat(journal: 
     assert len(rows) == sum(len(result.names) for result in model.results)
     assert {row["status"] for row in rows} == {"open", "finished"}
     assert table.read_bytes().decode("utf-8") == games_csv(model.results)
+    assert model.export_csv() == table, "the same table again lands on the same file"
+    table.write_text("name,score\nAnna,99\n", encoding="utf-8")  # edited on someone's computer
+    again = model.export_csv()
+    assert again == table.with_name("goldtable-games-2.csv") and str(again) in model.message
+    assert table.read_text(encoding="utf-8") == "name,score\nAnna,99\n", "an edited file is never replaced"
     monkeypatch.setenv("GOLDTABLE_USB", str(tmp_path / "not-plugged-in"))
     assert usb_folders() == []
 
