@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.engine.errors import UserError
+from companion.engine.errors import UserError, write_new_text
 
 if TYPE_CHECKING:  # the journal (and pydantic) are imported by the commands that read one
     from companion.engine.journal import Journal
@@ -113,10 +113,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.output in (None, "-"):
         sys.stdout.write(text)
     else:
-        try:
-            Path(args.output).write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise UserError(f"{args.output}: cannot write: {error.strerror or error}") from None
+        write_new_text(args.output, text)
     return 0
 
 
@@ -191,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="write a journalled game as a game record")
     p.add_argument("id", type=int, help="game id from `goldtable games`")
-    p.add_argument("-o", "--output", help="output file (default: standard output)")
+    p.add_argument("-o", "--output", help="a new file (default: standard output)")
     p.add_argument("--journal", help="journal file (default: the user's data directory)")
     p.set_defaults(handler=cmd_export)
 

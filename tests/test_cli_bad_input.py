@@ -353,3 +353,15 @@ def test_app_on_a_display_sdl_cannot_use_exits_instead_of_drawing_offscreen(sand
     run = goldtable(sandbox, "app", "--no-gpio", env={"DISPLAY": f":{broken_x_server}"}, timeout=30)
     assert_no_display(run)
     assert "SDL could not open a window" in run.err
+
+
+def test_a_generated_board_never_writes_over_a_file_someone_edited(sandbox: Path) -> None:
+    edited = write(sandbox, "board.json", "{\"kind\": \"chinagold-board\", \"name\": \"ours\"}\n")
+    before = edited.read_bytes()
+    run = goldtable(sandbox, "chinagold", "generate", "--seed", "3", "-o", str(edited), timeout=60)
+    assert_refused(run, str(edited), "already exists")
+    assert edited.read_bytes() == before
+    fresh = sandbox / "new.json"
+    for _ in range(2):  # the same board again lands on the same file
+        run = goldtable(sandbox, "chinagold", "generate", "--seed", "3", "-o", str(fresh), timeout=60)
+        assert (run.code, run.out) == (0, f"{fresh}\n"), run.err

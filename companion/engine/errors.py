@@ -74,3 +74,22 @@ def read_json_file(path: str | Path) -> Any:
         raise UserError(f"{path}: nested too deeply to be a Goldtable file") from None
     except ValueError:  # the only other ValueError json raises: an integer longer than Python converts
         raise UserError(f"{path}: a number has more than {sys.get_int_max_str_digits()} digits") from None
+
+
+def write_new_text(path: str | Path, text: str) -> None:
+    """Write `text` as a new file `path` for a command's `-o`: a file already there with other contents (a
+    board or record someone edited) is never written over; the same contents again are simply there."""
+    path = Path(path)
+    data = text.encode("utf-8")
+    try:
+        with path.open("xb") as out:
+            out.write(data)
+    except FileExistsError:
+        try:
+            same = path.is_file() and path.read_bytes() == data
+        except OSError:
+            same = False
+        if not same:
+            raise UserError(f"{path}: already exists with other contents; choose a new file name") from None
+    except OSError as error:
+        raise UserError(f"{path}: cannot write: {error.strerror or error}") from None

@@ -407,3 +407,19 @@ def test_a_file_whose_header_is_gone_is_a_journal_only_if_journal_rows_are_found
     opened = Journal(journal, exclusive=True)
     assert opened.needs_salvage is not None and journal.read_bytes() == damaged
     opened.close()
+
+
+def test_export_writes_a_new_file_and_never_over_one_with_other_contents(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "journal.sqlite3"
+    ids = journal_with_games(path, games=2)
+    record = tmp_path / "game.json"
+    assert _run(capsys, "export", str(ids[0]), "--journal", str(path), "-o", str(record))[0] == 0
+    written = record.read_bytes()
+    assert json.loads(written)["actions"]
+    assert _run(capsys, "export", str(ids[0]), "--journal", str(path), "-o", str(record))[0] == 0, \
+        "the same record again is no conflict"
+    code, out, err = _run(capsys, "export", str(ids[1]), "--journal", str(path), "-o", str(record))
+    assert (code, out) == (2, "") and err == f"goldtable: {record}: already exists with other contents; choose a new " \
+        "file name\n"
+    assert record.read_bytes() == written

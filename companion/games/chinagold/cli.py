@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
-from companion.engine.errors import UserError
+from companion.engine.errors import UserError, write_new_text
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -21,10 +20,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.output in (None, "-"):
         print(text, end="")
         return 0
-    try:
-        Path(args.output).write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise UserError(f"{args.output}: cannot write: {error.strerror or error}") from None
+    write_new_text(args.output, text)
     print(args.output)
     return 0
 
@@ -66,7 +62,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--edge", type=int, choices=(5, 6), default=6, help="sites per edge: 6 (91) or 5 (61)")
     p.add_argument("--name", help="board name written into the file")
-    p.add_argument("-o", "--output", help="JSON file to write (default: standard output)")
+    p.add_argument("-o", "--output", help="a new JSON file (default: standard output)")
     p.set_defaults(handler=cmd_generate)
 
     p = chinagold_sub.add_parser("hint", help="the bot's suggested move for the player to move in a record")
