@@ -4,9 +4,11 @@ Enter by touch choices, and the confirmed roll is journalled with source `camera
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,8 @@ import pytest
 from kivy.factory import Factory
 
 from companion.app.launch import pump
-from companion.camera.profile import game_dice, profile_path, save_profile
+from companion.camera import photoset
+from companion.camera.profile import Profile, game_dice, profile_path, save_profile
 from companion.camera.reader import Reader
 from companion.camera.sources import read_image
 from firmware_bridge.camera_source import CameraSource
@@ -175,6 +178,30 @@ def settle(app: Any) -> None:
     wait_for(lambda: not app.camera_setup.busy, "the camera part to look at its picture")
 
 
+@contextlib.contextmanager
+def hardware_over_an_empty_tray(app: Any, session: Path = GOLDGRAEBER, saved: Profile | None = None) -> \
+        Iterator[CameraSource]:
+    """The Hardware screen for `session`'s game, its profile `saved` (else none), and a camera that sees
+    the session's empty tray; the profile and the camera are removed afterwards."""
+    game = photoset.game_of(session)
+    open_game(app, game)
+    path = profile_path(game)
+    path.unlink(missing_ok=True)
+    if saved is not None:
+        save_profile(saved, path, replace=True)
+    camera = CameraSource(str(session / "empty.jpg"))
+    camera.latest_frame = lambda: read_image(session / "empty.jpg")  # type: ignore[method-assign]
+    try:
+        app.hardware.add_source(camera)
+        app.go("hardware")
+        wait_for(lambda: app.camera_setup.preview is not None, "the camera's preview")
+        wait_for(lambda: not app.root.transition.is_active, "the Hardware screen in place (sliding, it takes no tap)")
+        yield camera
+    finally:
+        app.hardware.bridge.remove_source(camera.name)
+        path.unlink(missing_ok=True)
+
+
 def test_calibrating_looks_at_the_picture_off_the_screens_thread_and_holds_the_buttons_meanwhile(
         table_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A Pi takes a few hundred milliseconds to calibrate and an SD card may take longer to save: the
@@ -182,11 +209,6 @@ def test_calibrating_looks_at_the_picture_off_the_screens_thread_and_holds_the_b
     import companion.camera.vision as vision
 
     app = table_app
-    open_game(app, "goldgraeber")
-    path = profile_path("goldgraeber")
-    path.unlink(missing_ok=True)
-    camera = CameraSource(str(GOLDGRAEBER / "empty.jpg"))
-    camera.latest_frame = lambda: read_image(GOLDGRAEBER / "empty.jpg")  # type: ignore[method-assign]
     release, threads = threading.Event(), []
     calibrate = vision.calibrate
 
@@ -197,53 +219,39 @@ def test_calibrating_looks_at_the_picture_off_the_screens_thread_and_holds_the_b
 
     monkeypatch.setattr(vision, "calibrate", slow_calibrate)
     try:
-        app.hardware.add_source(camera)
-        app.go("hardware")
-        wait_for(lambda: app.camera_setup.preview is not None, "the camera's preview")
-        wait_for(lambda: not app.root.transition.is_active, "the Hardware screen in place (sliding, it takes no tap)")
-        tap(app, "Calibrate", frames=2)
-        pump(5)
-        assert app.camera_setup.busy and len(threads) == 1 and threads[0] is not threading.main_thread()
-        assert not path.exists(), "nothing is saved before the picture has been looked at"
-        assert buttons(app, "Calibrate", disabled=True) and buttons(app, "Take picture", disabled=True), \
-            "the buttons wait for the picture"
-        app.camera_setup.calibrate()
-        assert len(threads) == 1, "a second tap does not start a second calibration"
-        release.set()
-        settle(app)
-        assert path.exists() and app.camera_setup.step == "teach" and not app.camera_setup.problem
-        assert buttons(app, "Calibrate") and buttons(app, "Take picture")
+        with hardware_over_an_empty_tray(app):
+            path = profile_path("goldgraeber")
+            tap(app, "Calibrate", frames=2)
+            pump(5)
+            assert app.camera_setup.busy and len(threads) == 1 and threads[0] is not threading.main_thread()
+            assert not path.exists(), "nothing is saved before the picture has been looked at"
+            assert buttons(app, "Calibrate", disabled=True) and buttons(app, "Take picture", disabled=True), \
+                "the buttons wait for the picture"
+            app.camera_setup.calibrate()
+            assert len(threads) == 1, "a second tap does not start a second calibration"
+            release.set()
+            settle(app)
+            assert path.exists() and app.camera_setup.step == "teach" and not app.camera_setup.problem
+            assert buttons(app, "Calibrate") and buttons(app, "Take picture")
     finally:
         release.set()
-        app.hardware.bridge.remove_source(camera.name)
-        path.unlink(missing_ok=True)
 
 
 def test_a_fault_while_looking_at_the_picture_is_said_and_the_buttons_come_back(
         table_app: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     import companion.camera.vision as vision
 
-    app = table_app
-    open_game(app, "goldgraeber")
-    path = profile_path("goldgraeber")
-    path.unlink(missing_ok=True)
-    camera = CameraSource(str(GOLDGRAEBER / "empty.jpg"))
-    camera.latest_frame = lambda: read_image(GOLDGRAEBER / "empty.jpg")  # type: ignore[method-assign]
-
     def broken(_frame: Any) -> Any:
         raise MemoryError("the camera's picture was too much")
 
     monkeypatch.setattr(vision, "calibrate", broken)
-    try:
-        app.hardware.add_source(camera)
-        app.go("hardware")
-        wait_for(lambda: app.camera_setup.preview is not None, "the camera's preview")
-        app.camera_setup.calibrate()
-        settle(app)
-        assert "went wrong while looking at the picture" in app.camera_setup.problem and not path.exists()
+    with hardware_over_an_empty_tray(table_app):
+        table_app.camera_setup.calibrate()
+        settle(table_app)
+        assert "went wrong while looking at the picture" in table_app.camera_setup.problem
+        assert not profile_path("goldgraeber").exists()
         assert "camera setup failed" in caplog.text, "the fault is in the log for whoever looks into it"
-    finally:
-        app.hardware.bridge.remove_source(camera.name)
+        assert buttons(table_app, "Calibrate")
 
 
 def test_tiles_taught_to_an_earlier_reader_are_shown_again_before_the_camera_reads(table_app: Any) -> None:
@@ -251,26 +259,14 @@ def test_tiles_taught_to_an_earlier_reader_are_shown_again_before_the_camera_rea
     each face from the first picture, and the camera reads nothing with it meanwhile."""
     chinagold = SAMPLE / "chinagold-000"
     app = table_app
-    open_game(app, "chinagold")
-    path = profile_path("chinagold")
-    save_profile(profile(chinagold).model_copy(update={"features": 1}), path, replace=True)
-    camera = CameraSource(str(chinagold / "empty.jpg"))
-    camera.latest_frame = lambda: read_image(chinagold / "empty.jpg")  # type: ignore[method-assign]
-    try:
-        app.hardware.add_source(camera)
-        app.go("hardware")
-        wait_for(lambda: app.camera_setup.preview is not None, "the camera's preview")
+    with hardware_over_an_empty_tray(app, chinagold, profile(chinagold).model_copy(update={"features": 1})) as camera:
         setup = app.camera_setup
         assert (setup.step, setup.shown) == ("teach", 0) and setup.face in ("0", "1", "2")
         assert "earlier version of the camera's reader" in setup.problem
         assert camera.profile is None, "a stale profile is never read with"
-        wait_for(lambda: not app.root.transition.is_active, "the Hardware screen in place (sliding, it takes no tap)")
         tap(app, "Take picture", frames=2)
         settle(app)
         assert "one tile alone" in setup.problem, "an empty tray teaches nothing; Chinagold throws tiles"
-    finally:
-        app.hardware.bridge.remove_source(camera.name)
-        path.unlink(missing_ok=True)
 
 
 def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: Path,
