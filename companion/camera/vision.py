@@ -216,6 +216,11 @@ FOOT_DEPARTS = (0.35, 0.10)
 #: A straight edge (log light across it, median along it) is a foot when it stands this many times above the
 #: floor's own texture further in (wood grain) and at least this high.
 FOOT_EDGE = (1.5, 0.12)
+#: ... and when it is a step, not a slope: the light 1.5 px either side of it (half size) differs by at least
+#: this share of what it differs 4 px either side.  Floor darkening evenly into a wall's soft shade keeps 3/8
+#: (and was taken for the foot up to a die's side short of it); a step blurred as far as calibration allows
+#: keeps about 3/4.
+FOOT_CRISP = 0.55
 
 
 def _within_feet(log_image: Floats, bright: Floats, chroma: Floats,
@@ -271,6 +276,7 @@ def _foot_offsets(log_image: Floats, bright: Floats, chroma: Floats, middle: npt
     middle outwards; the last of them stands for "none found"."""
     spread = (np.linspace(0.15, 0.85, 64) - 0.5) * length
     edges = np.full(len(offsets), -1.0)
+    crisp = np.zeros(len(offsets))
     edge_turns = np.zeros(len(offsets))
     departed = (float(offsets[-1]), 0.0)
     for turn in np.radians(np.arange(-3.0, 3.01, 0.75)):
@@ -282,18 +288,25 @@ def _foot_offsets(log_image: Floats, bright: Floats, chroma: Floats, middle: npt
         first = float(offsets[int(np.argmax(departs))]) if departs.any() else float(offsets[-1])
         if first < departed[0]:
             departed = (first, float(turn))
-        step = _at(log_image, points + across) - _at(log_image, points - across)
-        step_bright = step.mean(axis=2)
-        step_colour = np.linalg.norm(step - step_bright[..., None], axis=2)
-        score = np.median(np.maximum(np.abs(step_bright), step_colour), axis=1)
+        score, wide = (_step(log_image, points, across * reach) for reach in (1.0, 8 / 3))
         better = score > edges
         edges[better], edge_turns[better] = score[better], turn
+        crisp[better] = score[better] / np.maximum(wide[better], 1e-6)
     threshold = max(FOOT_EDGE[0] * float(np.median(edges[: len(edges) // 2])), FOOT_EDGE[1])
     for index, value in enumerate(edges):
         peak = (index == 0 or value >= edges[index - 1]) and (index + 1 == len(edges) or value >= edges[index + 1])
-        if value >= threshold and peak:
+        if value >= threshold and peak and crisp[index] >= FOOT_CRISP:
             return (float(offsets[index]), float(edge_turns[index])), departed
     return (float(offsets[-1]), 0.0), departed
+
+
+def _step(log_image: Floats, points: npt.NDArray[np.float32], across: npt.NDArray[np.float32]) -> Floats:
+    """Per line of `points`, how much the light changes from `across` before it to `across` beyond it (the larger
+    of brightness and colour, median along the line)."""
+    step = _at(log_image, points + across) - _at(log_image, points - across)
+    step_bright = step.mean(axis=2)
+    step_colour = np.linalg.norm(step - step_bright[..., None], axis=2)
+    return as_floats(np.median(np.maximum(np.abs(step_bright), step_colour), axis=1))
 
 
 def _at(image: Floats, points: npt.NDArray[np.float32]) -> Floats:
