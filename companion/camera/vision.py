@@ -115,7 +115,8 @@ class Calibration:
                                                        cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))))
         if rough is None:  # not calibrate's picture (it checks this): every die asked about
             return as_floats(np.zeros(bright.shape, np.float32))
-        inside = rough & _within_feet(np.log(self.background + EPS), bright, chroma, rough)
+        colour_limit = max(FOOT_DEPARTS[0], FOOT_DEPARTS[1] * float(np.median(chroma[middle])))
+        inside = rough & _within_feet(np.log(self.background + EPS), chroma, colour_limit, rough)
         inside[[0, -1], :] = inside[:, [0, -1]] = 0  # the picture's edge: what lies beyond is not seen
         return as_floats(cv2.distanceTransform(inside, cv2.DIST_L2, 3))
 
@@ -210,9 +211,10 @@ def _middle_hull(floor: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8] | None:
 #: The walls' foot is looked for from this far inside the floor's rough outline to this far outside it, as
 #: shares of the picture's width: walls of the floor's own wood put that outline at their tops' outer edge.
 FOOT_REACH = (0.15, -0.04)
-#: A line whose light, as medians along it, departs from the floor's middle by this much (log brightness, log
-#: colour) lies on a wall or in a wall's shade: the floor by a wall counts as by it.
-FOOT_DEPARTS = (0.35, 0.10)
+#: A line whose colour, as a median along it, departs from the floor's middle by this much (log colour), and
+#: by this many times what the floor's middle departs from its own median (noise: a dark felt's colour is
+#: noisy), no longer has the floor's colour: a wall's face or top, never floor in a wall's shade.
+FOOT_DEPARTS = (0.10, 2.0)
 #: A straight edge (log light across it, median along it) is a foot when it stands this many times above the
 #: floor's own texture further in (wood grain) and at least this high.
 FOOT_EDGE = (1.5, 0.12)
@@ -223,22 +225,22 @@ FOOT_EDGE = (1.5, 0.12)
 FOOT_CRISP = 0.55
 
 
-def _within_feet(log_image: Floats, bright: Floats, chroma: Floats,
+def _within_feet(log_image: Floats, chroma: Floats, colour_limit: float,
                  rough: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     """The floor inside the walls' feet: each side of the rough floor's outline moved to its wall's foot.
 
-    From the middle outwards, the foot is the first straight edge standing out of the floor's texture (a
+    From the middle outwards, the foot is the first straight step standing out of the floor's texture (a
     wall's face or top begins there).  A wall's inner face may look so like the floor that the first such
-    edge is its top, so the foot is never put more than a little beyond the first line that no longer looks
-    like the floor (a wall, or the floor in its shade).  Both are medians along whole lines, which neither
-    wood grain nor noise moves."""
+    step is its top, so the foot is never put more than a little beyond the first line whose colour departs
+    from the floor's by `colour_limit` (the top of a wall the camera looks over, lit like the floor, differs
+    in colour alone).  Both are medians along whole lines, which neither wood grain nor noise moves."""
     height, width = rough.shape
     contours, _ = cv2.findContours(rough, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     outline = cv2.convexHull(max(contours, key=cv2.contourArea))
     corners = cv2.approxPolyDP(outline, 0.02 * cv2.arcLength(outline, True), True).reshape(-1, 2).astype(np.float64)
     centre = corners.mean(axis=0)
     offsets = np.arange(FOOT_REACH[0] * width, FOOT_REACH[1] * width, -0.5)
-    slack = width / 160  # how far beyond the first line that no longer looks like floor the foot may lie
+    slack = width / 160  # how far beyond the first line no longer of the floor's colour the foot may lie
     ys, xs = np.mgrid[0:height, 0:width]
     within = np.ones((height, width), np.uint8)
     for start, end in zip(corners, np.roll(corners, -1, axis=0)):
@@ -247,8 +249,9 @@ def _within_feet(log_image: Floats, bright: Floats, chroma: Floats,
             continue  # a cut corner: its neighbours' lines close it
         along = (end - start) / length
         inward = _inward(along, centre - start)
-        (edge, edge_turn), (departed, departed_turn) = _foot_offsets(log_image, bright, chroma, (start + end) / 2,
-                                                                     along, inward, length, offsets)
+        (edge, edge_turn), (departed, departed_turn) = _foot_offsets(log_image, chroma, colour_limit,
+                                                                     (start + end) / 2, along, inward, length,
+                                                                     offsets)
         foot, turn = (edge, edge_turn) if edge >= departed - slack else (departed - slack, departed_turn)
         normal = _inward(_turned(along, turn), inward)
         point = (start + end) / 2 + foot * inward
@@ -267,24 +270,23 @@ def _inward(along: npt.NDArray[np.float64], towards: npt.NDArray[np.float64]) ->
     return normal if float(np.dot(normal, towards)) > 0 else -normal
 
 
-def _foot_offsets(log_image: Floats, bright: Floats, chroma: Floats, middle: npt.NDArray[np.float64],
+def _foot_offsets(log_image: Floats, chroma: Floats, colour_limit: float, middle: npt.NDArray[np.float64],
                   along: npt.NDArray[np.float64], inward: npt.NDArray[np.float64], length: float,
                   offsets: npt.NDArray[np.float64]) -> tuple[tuple[float, float], tuple[float, float]]:
     """For one side of the floor's outline: (offset, turn) of the first edge standing out of the floor's
-    texture, and of the first line that departs from the floor's look (of lines turned up to 3 degrees either
-    way, the one that departs farthest out).  `offsets` are distances inwards of the side, listed from the
-    middle outwards; the last of them stands for "none found"."""
+    texture, and of the first line whose colour departs from the floor's by `colour_limit` (of lines turned up
+    to 3 degrees either way, the one that departs farthest out).  `offsets` are distances inwards of the side,
+    listed from the middle outwards; the last of them stands for "none found"."""
     spread = (np.linspace(0.15, 0.85, 64) - 0.5) * length
     edges = np.full(len(offsets), -1.0)
     crisp = np.zeros(len(offsets))
     edge_turns = np.zeros(len(offsets))
-    departed = (float(offsets[-1]), 0.0)
+    departed = (math.inf, 0.0)
     for turn in np.radians(np.arange(-3.0, 3.01, 0.75)):
         line = _turned(along, turn)
         across = (1.5 * _inward(line, inward)).astype(np.float32)
         points = (middle + offsets[:, None, None] * inward + spread[None, :, None] * line).astype(np.float32)
-        departs = ((np.median(np.abs(_at(bright, points)), axis=1) > FOOT_DEPARTS[0])
-                   | (np.median(_at(chroma, points), axis=1) > FOOT_DEPARTS[1]))
+        departs = np.median(_at(chroma, points), axis=1) > colour_limit
         first = float(offsets[int(np.argmax(departs))]) if departs.any() else float(offsets[-1])
         if first < departed[0]:
             departed = (first, float(turn))

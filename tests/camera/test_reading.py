@@ -207,6 +207,24 @@ def test_the_walls_foot_is_found_where_the_floor_ends(session) -> None:
     assert np.count_nonzero((to_wall > 0) & seen) >= 0.75 * np.count_nonzero(seen)
 
 
+def test_a_wall_top_lit_like_the_floor_ends_the_floor_where_its_colour_departs() -> None:
+    """A wall the camera looks over shows its top, lit as the floor is and a little different in colour (less
+    than the floor's rough outline tells apart), meeting the floor with no step, as a rounded edge seen from
+    afar does.  The first step outwards is the wall's outer edge, 20 half-size pixels past the floor: the
+    foot stays within 2 pixels of the first line that no longer has the floor's colour (that guard had never
+    acted: it started from "none found")."""
+    picture = np.full((480, 640, 3), (200, 200, 200), np.float32)
+    top, floor = np.array((85, 120, 154), np.float32), np.array((90, 120, 150), np.float32)
+    picture[20:460, 40:600] = top
+    picture[60:420, 80:560] = floor
+    blend = ((np.arange(80, 100) - 80) / 20)[None, :, None]
+    picture[60:420, 80:100] = top * (1 - blend) + floor * blend  # the floor from x 80 (40 at half size)
+    picture += np.random.default_rng(3).normal(0, 2, picture.shape)
+    to_wall = calibrate(np.clip(picture, 0, 255).astype(np.uint8)).to_wall
+    assert to_wall[120, 30] == 0 and to_wall[120, 37] == 0, "the wall's top is no floor"
+    assert to_wall[120, 48] > 4
+
+
 def walls_found_and_floor_seen(session: Path) -> tuple[np.ndarray, np.ndarray]:
     """How far calibration puts each pixel from the walls' foot, and which pixels the session's camera truly
     sees the floor in (both at half size)."""
