@@ -8,8 +8,9 @@ faces (they were seen against the old tray and light), so a profile with taught 
 after a second tap.
 
 Looking at a picture (calibrating, teaching, finding the floor's edge) takes tens of milliseconds here and
-several times that on a Pi, and saving a profile waits for the SD card: that work runs on a thread of its
-own, one job at a time, and its outcome is taken up on the screen's thread through Kivy's Clock.
+several times that on a Pi, and saving a profile waits for the SD card: that work runs on threads of its
+own (one calibration or picture at a time), and its outcome is taken up on the screen's thread through
+Kivy's Clock.
 """
 
 from __future__ import annotations
