@@ -80,11 +80,13 @@ def test_rolls_at_rest_reach_the_bridge_from_source_camera(tmp_path: Path) -> No
 
 
 def test_a_vanished_folder_is_said_once_and_picked_up_again_when_it_returns(tmp_path: Path) -> None:
+    """Each picture is held 2 s: on a slow machine, reading the roll took long enough that a folder held for
+    0.5 s per picture had ended (and was opened again) before it was taken away."""
     chosen = clean_rolls()[:2]
     folder = frames_folder(tmp_path / "frames", [chosen[0].image])
     bridge = Bridge()
     heard = Heard(bridge)
-    bridge.add_source(CameraSource(f"{folder}?fps=30&hold=15", profile(DIGGER), retry=(0.05, 0.2)))
+    bridge.add_source(CameraSource(f"{folder}?fps=30&hold=60", profile(DIGGER), retry=(0.05, 0.2)))
     with bridge:
         heard.wait(is_roll)
         shutil.rmtree(folder)
