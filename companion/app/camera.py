@@ -27,7 +27,7 @@ from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, Op
 
 from companion.app.i18n import _, capitalised, tr
 from companion.engine.core import N_
-from companion.engine.errors import UserError
+from companion.engine.errors import UserError, holds
 
 if TYPE_CHECKING:
     from companion.app.game_flow import GameFlow
@@ -281,7 +281,7 @@ class CameraSetup(EventDispatcher):
         target = folder / f"camera-{self.game}.json"
         try:
             content = source.read_bytes()
-            other = target.exists() and (not target.is_file() or target.read_bytes() != content)
+            other = target.exists() and not holds(target, content)
             if other and self.step != "reexport":
                 self.step = "reexport"
                 return

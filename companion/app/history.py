@@ -40,6 +40,7 @@ from companion.app.i18n import _, current_language, decimal_text, n_
 from companion.app.journal_desk import notice_text
 from companion.app.settings import SEAT_COLOURS
 from companion.app.widgets import GToggle, Scroll, picture_of
+from companion.engine.errors import holds
 from companion.engine.paths import data_dir
 from companion.engine.writer import InlineWriter, Writer
 
@@ -186,7 +187,7 @@ def unused_path(path: Path, content: bytes) -> Path:
     candidate, number = path, 1
     while candidate.exists() or candidate.is_symlink():
         try:
-            if candidate.is_file() and candidate.read_bytes() == content:
+            if holds(candidate, content):
                 return candidate
         except OSError:
             pass  # unreadable: not ours to replace either

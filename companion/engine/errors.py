@@ -76,6 +76,12 @@ def read_json_file(path: str | Path) -> Any:
         raise UserError(f"{path}: a number has more than {sys.get_int_max_str_digits()} digits") from None
 
 
+def holds(path: Path, data: bytes) -> bool:
+    """Whether `path` is a file of exactly these bytes, so writing them there again replaces nothing (OSError
+    when it cannot be read)."""
+    return path.is_file() and path.read_bytes() == data
+
+
 def write_new_text(path: str | Path, text: str) -> None:
     """Write `text` as a new file `path` for a command's `-o`: a file already there with other contents (a
     board or record someone edited) is never written over; the same contents again are simply there."""
@@ -86,7 +92,7 @@ def write_new_text(path: str | Path, text: str) -> None:
             out.write(data)
     except FileExistsError:
         try:
-            same = path.is_file() and path.read_bytes() == data
+            same = holds(path, data)
         except OSError:
             same = False
         if not same:
