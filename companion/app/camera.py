@@ -109,10 +109,11 @@ class CameraSetup(EventDispatcher):
         return str(session.setup.game if session is not None else self._flow.game_id)
 
     def _profile(self) -> Any:
-        from companion.camera.profile import load_profile, profile_path
+        """The game's profile, None before calibrating (parsed only when the file changed: see `known_profile`)."""
+        from companion.camera.profile import known_profile, profile_path
 
         path = profile_path(self.game)
-        return load_profile(path, self.game) if path.exists() else None
+        return known_profile(path, self.game) if path.exists() else None
 
     def refresh(self) -> None:
         """Where setting up the camera stands for the chosen game: teaching goes on until every face has

@@ -275,13 +275,13 @@ class HardwareLink(EventDispatcher):
         camera = self.camera
         if camera is None:
             return
-        from companion.camera.profile import load_profile, profile_path
+        from companion.camera.profile import known_profile, profile_path
 
         profile = None
         path = None if self._camera_game is None else profile_path(self._camera_game)
         if path is not None and path.exists():
             try:
-                profile = load_profile(path, self._camera_game)
+                profile = known_profile(path, self._camera_game)
                 if profile.untaught():
                     profile = None
             except UserError as error:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import os
 import tempfile
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
@@ -39,6 +40,9 @@ SHOWS_PER_FACE = 3
 PIP_FACES = frozenset("123456")
 #: A profile larger than this is not one of ours (the tray picture is at most a few hundred kB).
 MAX_PROFILE_BYTES = 8 * 1024 * 1024
+#: The app's profiles as last read or saved, by file, with the file's stamp then (`known_profile`).
+_KNOWN: dict[str, tuple[tuple[int, int, int], Profile]] = {}
+_KNOWN_LOCK = threading.Lock()
 
 
 def game_dice(game_id: str) -> tuple[tuple[str, ...], ...]:
@@ -238,8 +242,40 @@ def save_profile(profile: Profile, path: str | Path, *, replace: bool) -> None:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+        _remember(path, profile, _stamp(path))
     except OSError as error:
         raise UserError(f"{path}: cannot write: {error.strerror or error}") from None
+
+
+def known_profile(path: str | Path, game: str | None = None) -> Profile:
+    """`load_profile`, read again only when the file changed since it was last read or saved here.  After a
+    picture is taught the app asks for the profile from several places on the screen's thread, and a Pi
+    takes tens of milliseconds to parse one; the save on the worker's thread leaves it known."""
+    path = Path(path)
+    stamp = _stamp(path)  # before reading: a file changed meanwhile is read again next time
+    with _KNOWN_LOCK:
+        known = _KNOWN.get(str(path))
+    if stamp is not None and known is not None and known[0] == stamp and (game is None or known[1].game == game):
+        return known[1]
+    profile = load_profile(path, game)
+    _remember(path, profile, stamp)
+    return profile
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """What changes whenever a file is written (a saved profile is a new file renamed over the old); None
+    for no file."""
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return (status.st_mtime_ns, status.st_size, status.st_ino)
+
+
+def _remember(path: Path, profile: Profile, stamp: tuple[int, int, int] | None) -> None:
+    if stamp is not None:
+        with _KNOWN_LOCK:
+            _KNOWN[str(path)] = (stamp, profile)
 
 
 def profile_path(game: str) -> Path:

@@ -237,6 +237,35 @@ def test_calibrating_looks_at_the_picture_off_the_screens_thread_and_holds_the_b
         release.set()
 
 
+def test_after_the_screen_opens_no_profile_is_parsed_on_the_screens_thread(table_app: Any,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """After each picture taught, the guide, the camera and the green line all want the profile a worker
+    just saved; a Pi takes tens of milliseconds to parse one, so the saved one is used, not read again."""
+    import companion.camera.profile as profiles
+
+    app = table_app
+    parsed: list[threading.Thread] = []
+    read = profiles.read_json_file
+
+    def counted(path: Any) -> Any:
+        parsed.append(threading.current_thread())
+        return read(path)
+
+    monkeypatch.setattr(profiles, "read_json_file", counted)
+    with hardware_over_an_empty_tray(app) as camera:
+        parsed.clear()  # (the screen opening reads a profile it has not seen: none here yet)
+        tap(app, "Calibrate", frames=2)
+        settle(app)
+        wait_for(lambda: app.camera_setup.floor_outline() is not None, "the floor's edge (found off this thread)")
+        camera.latest_frame = lambda: read_image(GOLDGRAEBER / "teach" / "L-0.jpg")  # type: ignore[method-assign]
+        tap(app, "Take picture", frames=2)
+        settle(app)
+        pump(3)
+        assert app.camera_setup.shown == 1 and not app.camera_setup.problem
+        assert app.camera_setup.floor_outline() is not None
+        assert threading.main_thread() not in parsed, "the screen's thread parsed a profile a worker had saved"
+
+
 def test_a_fault_while_looking_at_the_picture_is_said_and_the_buttons_come_back(
         table_app: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     import companion.camera.vision as vision
