@@ -311,7 +311,7 @@ def _demo_hardware(app: Any) -> Any:
 
     simulator = Simulator(dice=5, faces="BYRGWK").start()
     app.hardware.add_source(GpioSource(load_pin_map(), pin_factory=MockFactory()))
-    app.hardware.add_source(SerialSource(simulator.url, name="sensor"))
+    app.hardware.add_source(SerialSource(simulator.url))  # named as the app names the sensor board
     deadline = time.monotonic() + 5
     while not all(s.get("connected") for s in app.hardware.sources) and time.monotonic() < deadline:
         pump(1)
