@@ -12,6 +12,7 @@ teaching kept, each measuring how sure it is.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -320,13 +321,17 @@ def features(patch: Image, gain: Sequence[float]) -> Features:
     return Features(tuple(colour), tuple(float(v) for v in shape))
 
 
-def _turns(shape: Sequence[float]) -> Floats:
+@functools.lru_cache(maxsize=256)
+def _turns(shape: tuple[float, ...]) -> Floats:
     """The shape under the four quarter turns and shifted by up to one cell each way (a face cut a little
-    off its middle), as rows of the inner (SHAPE-2)^2 cells."""
+    off its middle), as rows of the inner (SHAPE-2)^2 cells.  Kept for the taught faces, which every die of
+    every roll is compared with (making them again was a third of a roll's reading); read-only, as shared."""
     grid = np.asarray(shape, np.float32).reshape(SHAPE, SHAPE)
     inner = SHAPE - 2
-    return np.stack([np.rot90(grid, k)[dy:dy + inner, dx:dx + inner].ravel()
-                     for k in range(4) for dy in range(3) for dx in range(3)])
+    turned = np.stack([np.rot90(grid, k)[dy:dy + inner, dx:dx + inner].ravel()
+                       for k in range(4) for dy in range(3) for dx in range(3)])
+    turned.flags.writeable = False
+    return turned
 
 
 def _colour_distance(a: Features, b: Features) -> float:
