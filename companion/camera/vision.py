@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import cast
 
 import cv2
 import numpy as np
@@ -65,6 +66,24 @@ def as_bytes(array: object) -> Image:
 
 def as_floats(array: object) -> Floats:
     return np.asarray(array, dtype=np.float32)
+
+
+# numpy reduces over a last axis of three slowly (4 ms for one half-size frame's maximum); the same sums and
+# maxima taken plane by plane cost a tenth of it and give the same numbers.
+def channel_mean(image: Floats) -> Floats:
+    """The mean of a picture's three channels per pixel."""
+    return cast(Floats, (image[..., 0] + image[..., 1] + image[..., 2]) / 3)  # (float32 stays float32)
+
+
+def channel_norm(image: Floats) -> Floats:
+    """The length of each pixel's three channels as a vector."""
+    return cast(Floats, np.sqrt(image[..., 0] * image[..., 0] + image[..., 1] * image[..., 1]
+                                + image[..., 2] * image[..., 2]))
+
+
+def channel_max(image: Floats) -> Floats:
+    """The largest of each pixel's three channels."""
+    return np.maximum(np.maximum(image[..., 0], image[..., 1]), image[..., 2])
 
 
 def linear(image: Image) -> Floats:
@@ -197,8 +216,8 @@ def _against_middle(image: Floats) -> tuple[Floats, Floats, tuple[slice, slice]]
     middle = (slice(height * 3 // 8, height * 5 // 8), slice(width * 3 // 8, width * 5 // 8))
     log_image = np.log(image + EPS)
     difference = log_image - np.median(log_image[middle].reshape(-1, 3), axis=0)
-    bright = difference.mean(axis=2)
-    return as_floats(bright), as_floats(np.linalg.norm(difference - bright[..., None], axis=2)), middle
+    bright = channel_mean(difference)
+    return as_floats(bright), as_floats(channel_norm(difference - bright[..., None])), middle
 
 
 def _middle_hull(floor: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8] | None:
@@ -311,8 +330,8 @@ def _step(log_image: Floats, points: npt.NDArray[np.float32], across: npt.NDArra
     """Per line of `points`, how much the light changes from `across` before it to `across` beyond it (the larger
     of brightness and colour, median along the line)."""
     step = _at(log_image, points + across) - _at(log_image, points - across)
-    step_bright = step.mean(axis=2)
-    step_colour = np.linalg.norm(step - step_bright[..., None], axis=2)
+    step_bright = channel_mean(step)
+    step_colour = channel_norm(step - step_bright[..., None])
     return as_floats(np.median(np.maximum(np.abs(step_bright), step_colour), axis=1))
 
 
@@ -399,7 +418,7 @@ def light_gain(small: Floats, calibration: Calibration) -> tuple[Floats, Floats]
     tray = calibration.tray
     gain = np.median(log_ratio[tray], axis=0).astype(np.float32)
     residual = log_ratio - gain
-    valid = (tray & (np.abs(residual).max(axis=2) < 0.25)).astype(np.float32)
+    valid = (tray & (channel_max(np.abs(residual)) < 0.25)).astype(np.float32)
     sigma = small.shape[1] / 12
     weight = wide_blur(valid, sigma) + 1e-3
     local = wide_blur(residual * valid[..., None], sigma) / weight[..., None]
@@ -427,14 +446,14 @@ def foreground(small: Floats, calibration: Calibration) -> tuple[Mask, Floats, F
     residual, gain = light_gain(small, calibration)
     floor_departure = departure(residual)
     residual = as_floats(cv2.GaussianBlur(residual, (0, 0), 1.0))  # a die is many pixels, the sensor's noise one
-    bright = residual.mean(axis=2)
-    chroma = np.linalg.norm(residual - bright[..., None], axis=2)
+    bright = channel_mean(residual)
+    chroma = channel_norm(residual - bright[..., None])
     # How far the floor wanders in this frame decides the thresholds (noise in dim light, texture such as wood).
     tone = float(np.percentile(chroma[calibration.tray], 75))
     level = float(np.percentile(np.abs(bright[calibration.tray]), 75))
-    mask = (chroma > max(0.2, 3 * tone)) | (bright > max(0.28, 3 * level)) | (bright < -1.4)
-    mask &= calibration.tray
-    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))  # thin lines: edges
+    unlike = (chroma > max(0.2, 3 * tone)) | (bright > max(0.28, 3 * level)) | (bright < -1.4)
+    unlike &= calibration.tray
+    mask = cv2.morphologyEx(unlike.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))  # thin lines: edges
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     return mask > 0, gain, floor_departure
 
@@ -443,7 +462,7 @@ def departure(residual: Floats) -> Floats:
     """How far each pixel's light lies from the floor's, in linear light (0: floor; 1: twice as bright or a
     colour as far off).  Unlike the log ratio that finds dice, a blurred edge mixes linearly: a pixel a die
     covers by a share c departs c times as far as the die does, however much brighter than the floor it is."""
-    return as_floats(np.linalg.norm(np.expm1(residual), axis=2))
+    return as_floats(channel_norm(np.expm1(residual)))
 
 
 #: Where two dice touch, at least half of any blur round the point of contact is die (two corners meeting
