@@ -138,9 +138,11 @@ class Reader:
     def read_face(self, face: Face, gain: Sequence[float], allowed: Sequence[str]) -> DieReading:
         """One die's face: counted pips for pip dice, the nearest taught face otherwise (pips, where the
         face has them, must agree)."""
-        pips = read_pips(face.patch)
-        if (pips is None or pips.fit < PIP_FIT) and face.wide is not None:
-            pips = read_pips(face.wide)  # the patch may have been cut a little off the face
+        pips = None
+        if self.pips_only or self.pip_faces:  # (no taught face showed pips: counting them would tell nothing)
+            pips = read_pips(face.patch)
+            if (pips is None or pips.fit < PIP_FIT) and face.wide is not None:
+                pips = read_pips(face.wide)  # the patch may have been cut a little off the face
         doubt = face.doubts[0] if face.doubts else None
         if self.pips_only:
             if pips is None or pips.fit < PIP_FIT:
