@@ -321,7 +321,7 @@ def features(patch: Image, gain: Sequence[float]) -> Features:
     return Features(tuple(colour), tuple(float(v) for v in shape))
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=128)  # four games' taught faces, 3 pictures each: under 80; 1.8 MB at most
 def _turns(shape: tuple[float, ...]) -> Floats:
     """The shape under the four quarter turns and shifted by up to one cell each way (a face cut a little
     off its middle), as rows of the inner (SHAPE-2)^2 cells.  Kept for the taught faces, which every die of
