@@ -409,3 +409,19 @@ def test_a_roll_is_read_from_two_still_frames_and_is_unsure_when_they_differ() -
         rests = [reading for state, reading in heard if state == "rest"]
         assert [state for state, _ in heard].count("moving") == 1
         assert len(rests) == 1 and rests[0] is not None and rests[0].uncertain == unsure
+
+
+@pytest.mark.parametrize("sigma", [3.0, 26.7])
+def test_a_wide_blur_made_on_a_smaller_frame_is_the_full_blur(sigma: float) -> None:
+    """The light's slow change across the tray is blurred on a frame shrunk by sigma/4: over a tray whose
+    floor is weighted in and out (a hard edge) and lit unevenly, it is the full-size blur to a hundredth,
+    up to the frame's own edges."""
+    from companion.camera.vision import wide_blur
+
+    rows, columns = np.mgrid[0:240, 0:320].astype(np.float32)
+    light = np.sin(columns / 40) + np.cos(rows / 25) + np.random.default_rng(5).normal(0, 0.3, (240, 320))
+    weight = np.zeros((240, 320), np.float32)
+    weight[30:210, 25:290] = 1
+    for image in (weight, (light * weight).astype(np.float32)):
+        full = cv2.GaussianBlur(image, (0, 0), sigma)
+        assert np.abs(wide_blur(image, sigma) - full).max() < 0.01 * (full.max() - full.min())
