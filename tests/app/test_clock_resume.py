@@ -170,16 +170,17 @@ def test_a_read_only_journal_resumes_the_kept_clock_and_still_plays(fresh_app: A
         app.journal_desk.open(Journal(card / "journal.sqlite3", exclusive=True))
         try:
             assert app.journal.read_only
-            app.flow.resume(game)
-            pump(2)
-            app.clocks.update()
-            assert (app.clocks.seat, app.clocks.turn_text, app.clocks.bank_text) == (0, "0:15", "9:05")
-            app.flow.press_button("flat", "gpio")
-            assert app.clocks.paused
-            app.flow.press_button("next", "gpio")
-            clock.advance(SAVE_SECONDS + 1)
-            app.clocks.update()  # the periodic save is skipped, nothing raised
-            assert not app.clocks.paused and app.clocks.turn_text == "0:21"
+            with clock.held():  # the seconds shown must not tick on while a loaded machine pauses
+                app.flow.resume(game)
+                pump(2)
+                app.clocks.update()
+                assert (app.clocks.seat, app.clocks.turn_text, app.clocks.bank_text) == (0, "0:15", "9:05")
+                app.flow.press_button("flat", "gpio")
+                assert app.clocks.paused
+                app.flow.press_button("next", "gpio")
+                clock.advance(SAVE_SECONDS + 1)
+                app.clocks.update()  # the periodic save is skipped, nothing raised
+                assert not app.clocks.paused and app.clocks.turn_text == "0:21"
         finally:
             app.table.attach(None)
             app.journal_desk.open(Journal(folder / "journal.sqlite3"))  # closes the read-only one
