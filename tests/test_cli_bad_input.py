@@ -218,7 +218,7 @@ def test_the_app_log_says_when_a_source_came_and_went(sandbox: Path) -> None:
     run = goldtable(sandbox, "screenshot", "hardware", "shot.png")
     assert (run.code, run.err) == (0, "")
     log = (sandbox / "data" / "kivy" / "kivy.log").read_text(encoding="utf-8")
-    assert "INFO firmware_bridge.hub sensor: connected (socket://127.0.0.1:" in log
+    assert "INFO firmware_bridge.hub serial: connected (socket://127.0.0.1:" in log
     assert "INFO firmware_bridge.hub gpio: connected (" in log
 
 
