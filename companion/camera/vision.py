@@ -86,6 +86,13 @@ def channel_max(image: Floats) -> Floats:
     return np.maximum(np.maximum(image[..., 0], image[..., 1]), image[..., 2])
 
 
+def brightness_and_colour(log_light: Floats) -> tuple[Floats, Floats]:
+    """Per pixel, the mean of its three channels (in log light: how much brighter) and how far the channels
+    stray from that mean (how much the colour differs)."""
+    bright = channel_mean(log_light)
+    return bright, channel_norm(log_light - bright[..., None])
+
+
 def linear(image: Image) -> Floats:
     """Linear light from sRGB bytes."""
     return _LINEAR[image]
@@ -216,8 +223,8 @@ def _against_middle(image: Floats) -> tuple[Floats, Floats, tuple[slice, slice]]
     middle = (slice(height * 3 // 8, height * 5 // 8), slice(width * 3 // 8, width * 5 // 8))
     log_image = np.log(image + EPS)
     difference = log_image - np.median(log_image[middle].reshape(-1, 3), axis=0)
-    bright = channel_mean(difference)
-    return as_floats(bright), as_floats(channel_norm(difference - bright[..., None])), middle
+    bright, chroma = brightness_and_colour(difference)
+    return as_floats(bright), as_floats(chroma), middle
 
 
 def _middle_hull(floor: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8] | None:
@@ -330,8 +337,7 @@ def _step(log_image: Floats, points: npt.NDArray[np.float32], across: npt.NDArra
     """Per line of `points`, how much the light changes from `across` before it to `across` beyond it (the larger
     of brightness and colour, median along the line)."""
     step = _at(log_image, points + across) - _at(log_image, points - across)
-    step_bright = channel_mean(step)
-    step_colour = channel_norm(step - step_bright[..., None])
+    step_bright, step_colour = brightness_and_colour(step)
     return as_floats(np.median(np.maximum(np.abs(step_bright), step_colour), axis=1))
 
 
@@ -452,8 +458,7 @@ def foreground(small: Floats, calibration: Calibration) -> tuple[Mask, Floats, F
     residual, gain = light_gain(small, calibration)
     floor_departure = departure(residual)
     residual = as_floats(cv2.GaussianBlur(residual, (0, 0), 1.0))  # a die is many pixels, the sensor's noise one
-    bright = channel_mean(residual)
-    chroma = channel_norm(residual - bright[..., None])
+    bright, chroma = brightness_and_colour(residual)
     # How far the floor wanders in this frame decides the thresholds (noise in dim light, texture such as wood).
     tone = float(np.percentile(chroma[calibration.tray], 75))
     level = float(np.percentile(np.abs(bright[calibration.tray]), 75))
