@@ -24,7 +24,7 @@ from companion.camera.sources import read_image
 from firmware_bridge.camera_source import CameraSource
 from tests.app.test_controller_inputs import open_game
 from tests.app.ui import buttons, tap, visible_widgets
-from tests.camera.helpers import SAMPLE, profile, rolls
+from tests.camera.helpers import SAMPLE, profile, profile_reads, rolls
 
 GOLDGRAEBER = SAMPLE / "goldgraeber-000"
 
@@ -241,17 +241,8 @@ def test_after_the_screen_opens_no_profile_is_parsed_on_the_screens_thread(table
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """After each picture taught, the guide, the camera and the green line all want the profile a worker
     just saved; a Pi takes tens of milliseconds to parse one, so the saved one is used, not read again."""
-    import companion.camera.profile as profiles
-
     app = table_app
-    parsed: list[threading.Thread] = []
-    read = profiles.read_json_file
-
-    def counted(path: Any) -> Any:
-        parsed.append(threading.current_thread())
-        return read(path)
-
-    monkeypatch.setattr(profiles, "read_json_file", counted)
+    parsed = profile_reads(monkeypatch)
     with hardware_over_an_empty_tray(app) as camera:
         parsed.clear()  # (the screen opening reads a profile it has not seen: none here yet)
         tap(app, "Calibrate", frames=2)
@@ -263,7 +254,8 @@ def test_after_the_screen_opens_no_profile_is_parsed_on_the_screens_thread(table
         pump(3)
         assert app.camera_setup.shown == 1 and not app.camera_setup.problem
         assert app.camera_setup.floor_outline() is not None
-        assert threading.main_thread() not in parsed, "the screen's thread parsed a profile a worker had saved"
+        assert threading.main_thread() not in [thread for _path, thread in parsed], \
+            "the screen's thread parsed a profile a worker had saved"
 
 
 def test_a_fault_while_looking_at_the_picture_is_said_and_the_buttons_come_back(

@@ -3,8 +3,12 @@ companion.camera.photoset, with each session's profile made once."""
 
 from __future__ import annotations
 
+import threading
 from functools import cache
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from companion.camera import photoset
 from companion.camera.photoset import Roll, game_of, rolls
@@ -19,7 +23,7 @@ FACES = SAMPLE.parent / "faces"
 #: the empty tray cut at the same place, and the faces taught in that session.
 TILES = SAMPLE.parent / "tiles"
 
-__all__ = ["FACES", "LEANING", "SAMPLE", "TILES", "Roll", "game_of", "profile", "rolls", "sessions"]
+__all__ = ["FACES", "LEANING", "SAMPLE", "TILES", "Roll", "game_of", "profile", "profile_reads", "rolls", "sessions"]
 
 
 def sessions() -> list[Path]:
@@ -30,3 +34,18 @@ def sessions() -> list[Path]:
 def profile(session: Path) -> Profile:
     """The session's profile: its empty tray calibrated, its teaching pictures taught."""
     return photoset.session_profile(session)
+
+
+def profile_reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Path, threading.Thread]]:
+    """Every profile file parsed from now on, and the thread that parsed it, in order."""
+    import companion.camera.profile as profiles
+
+    parsed: list[tuple[Path, threading.Thread]] = []
+    read = profiles.read_json_file
+
+    def counted(path: Any) -> Any:
+        parsed.append((Path(path), threading.current_thread()))
+        return read(path)
+
+    monkeypatch.setattr(profiles, "read_json_file", counted)
+    return parsed

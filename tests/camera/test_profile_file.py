@@ -5,45 +5,31 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-import companion.camera.profile as profiles
 from companion.camera.profile import known_profile, save_profile
 from companion.engine.errors import UserError
-from tests.camera.helpers import SAMPLE, profile
+from tests.camera.helpers import SAMPLE, profile, profile_reads
 
 GOLDGRAEBER = SAMPLE / "goldgraeber-000"
 
 
-@pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """Every profile file parsed, in order."""
-    parsed: list[Path] = []
-    read = profiles.read_json_file
-
-    def counted(path: Any) -> Any:
-        parsed.append(Path(path))
-        return read(path)
-
-    monkeypatch.setattr(profiles, "read_json_file", counted)
-    return parsed
-
-
-def test_a_saved_profile_is_known_without_reading_it_and_read_again_once_changed(tmp_path: Path,
-                                                                                reads: list[Path]) -> None:
+def test_a_saved_profile_is_known_without_reading_it_and_read_again_once_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed = profile_reads(monkeypatch)
     path = tmp_path / "goldgraeber.json"
     saved = profile(GOLDGRAEBER)
     save_profile(saved, path, replace=True)
-    assert known_profile(path, "goldgraeber") is saved and reads == []
+    assert known_profile(path, "goldgraeber") is saved and parsed == []
     changed = json.loads(path.read_text())
     changed["brightness"] = saved.brightness / 2
     path.with_name("other.json").write_text(json.dumps(changed))
     path.with_name("other.json").replace(path)  # another program's copy, put in place
     again = known_profile(path, "goldgraeber")
-    assert reads == [path] and again.brightness == saved.brightness / 2
-    assert known_profile(path) is again and reads == [path], "unchanged since: not read again"
+    assert [read for read, _thread in parsed] == [path] and again.brightness == saved.brightness / 2
+    assert known_profile(path) is again and [read for read, _thread in parsed] == [path], \
+        "unchanged since: not read again"
 
 
 def test_a_known_file_that_goes_or_turns_into_another_games_is_refused(tmp_path: Path) -> None:
