@@ -291,6 +291,24 @@ def check_power_cuts(run: Run, vm: Machine, cuts: int = 10, seed: int = 25) -> N
         """The rolls the board heard ACKed in this check."""
         return {"serial:" + frame_seq(line) for kind, line, _ in acks.answers() if kind == "ACK"}
 
+    def journalled(heard: set[str], when: str) -> dict[str, Any]:
+        """The guest's game as its journal holds it now: every roll `heard` ACKed there, each frame once."""
+        record = latest_game(vm)
+        refs = [entry.get("ref") for entry in record["actions"] if entry.get("ref")]
+        missing = heard - set(refs)
+        if missing:
+            raise Failure(f"{when}: ACKed rolls missing from the journal: {sorted(missing)}")
+        if len(refs) != len(set(refs)):
+            raise Failure(f"{when}: a frame is in the journal twice")
+        return record
+
+    def twin_at_home(mirror: Mirror, record: dict[str, Any]) -> None:
+        """The host's twin on Home with the guest's game to resume."""
+        path = shots / "guest-game.json"
+        path.write_text(json.dumps(record))
+        mirror.ask(record=str(path))
+        mirror.ask(go="home")
+
     def body() -> str:
         on_sd_card(vm)
         with on_home(run, vm, shots, threshold=SAME_TABLE) as mirror:
@@ -306,33 +324,18 @@ def check_power_cuts(run: Run, vm: Machine, cuts: int = 10, seed: int = 25) -> N
             vm.wait_ready(card.BOOT_TIMEOUT)
             on_sd_card(vm)
             wait_app_started(vm, 900)
-            record = latest_game(vm)
-            refs = [entry.get("ref") for entry in record["actions"] if entry.get("ref")]
-            missing = heard - set(refs)
-            if missing:
-                raise Failure(f"after cut {cut + 1}: ACKed rolls missing from the journal: {sorted(missing)}")
-            if len(refs) != len(set(refs)):
-                raise Failure(f"after cut {cut + 1}: a frame is in the journal twice")
+            record = journalled(heard, f"after cut {cut + 1}")
             mirror = Mirror(run.log)
             try:
                 mirror.ask(power_off=True)
-                path = shots / "guest-game.json"
-                path.write_text(json.dumps(record))
-                mirror.ask(record=str(path))
-                mirror.ask(go="home")
+                twin_at_home(mirror, record)
                 wait_for(vm, mirror.shot(shots / "resume-expected.png"), shots, 600, f"Resume after cut {cut + 1}")
                 resume = mirror.ask(resume_text=True)["text"]
                 vm.tap(*mirror.where(resume, press=True))
                 # Rolls the board sent before the cut and never heard answered are sent again, and the
                 # table takes them once it is open: the journal, and the twin, are read once they are in.
                 sensor_settled(run.sensor, 300)
-                record = latest_game(vm)
-                refs = [entry.get("ref") for entry in record["actions"] if entry.get("ref")]
-                if len(refs) != len(set(refs)):
-                    raise Failure(f"after cut {cut + 1}: a frame resent after the boot is in the journal twice")
-                path.write_text(json.dumps(record))
-                mirror.ask(record=str(path))
-                mirror.ask(go="home")
+                twin_at_home(mirror, journalled(heard, f"after cut {cut + 1} and Resume"))
                 mirror.where(resume, press=True)
                 wait_for(vm, mirror.shot(shots / f"table-after-cut-{cut + 1}-expected.png"), shots, 300,
                          f"the table after cut {cut + 1}", SAME_TABLE)
