@@ -127,14 +127,18 @@ class CameraSource(Source):
         self._emit = None
 
     # -- what the table tells the camera ------------------------------------------------------------------
-    def use_profile(self, profile: Profile | None, dice: Sequence[Sequence[str]] | None = None) -> None:
+    def use_profile(self, profile: Profile | None, dice: Sequence[Sequence[str]] | None = None, *,
+                    reader: Reader | None = None) -> None:
         """Read with this profile from now on (None: read nothing); `dice` as `set_dice`, by default the
-        profile's game's first roll.  Called on the table's thread, so the walls are left to the reading
-        thread."""
+        profile's game's first roll; `reader`: one already made for `profile` (off the table's thread).
+        Called on the table's thread, so the walls are left to the reading thread."""
         from companion.camera.profile import game_dice
         from companion.camera.reader import Reader
 
-        reader = None if profile is None else Reader(profile, walls=False)
+        if profile is None:
+            reader = None
+        elif reader is None or reader.profile is not profile:
+            reader = Reader(profile, walls=False)
         with self._profile_lock:
             self.profile, self.reader = profile, reader
             self._dice = () if profile is None else tuple(tuple(die) for die in (dice or game_dice(profile.game)))

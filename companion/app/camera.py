@@ -19,6 +19,7 @@ import logging
 import threading
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kivy.clock import Clock, ClockEvent
@@ -49,8 +50,8 @@ FLOOR_LINE = (60, 220, 60)
 class CameraSetup(EventDispatcher):
     """What the camera part shows (`step`, `face`, `shown`, `problem`, `preview`, `busy`) and its buttons."""
 
-    step = OptionProperty("none", options=["none", "calibrate", "recalibrate", "reimport", "reexport", "teach",
-                                   "ready"])
+    step = OptionProperty("none", options=["none", "loading", "calibrate", "recalibrate", "reimport", "reexport",
+                                   "teach", "ready"])
     game = StringProperty("")
     face = StringProperty("")
     shown = NumericProperty(0)
@@ -71,6 +72,8 @@ class CameraSetup(EventDispatcher):
         self._outline: tuple[tuple[str, int], tuple[str, str] | None, Any] | None = None
         #: The profile file whose floor's edge is being found off this thread, if any.
         self._seeking: tuple[str, int] | None = None
+        #: The profile file being read off this thread, if any (`_read_off_screen`).
+        self._reading: Path | None = None
 
     def _off_screen(self, work: Callable[[], T], done: Callable[[T], None], *, busy: bool = True) -> None:
         """Run `work()` on a thread of its own and `done(result)` on the screen's thread after it.  `busy`
@@ -115,14 +118,19 @@ class CameraSetup(EventDispatcher):
         path = profile_path(self.game)
         return known_profile(path, self.game) if path.exists() else None
 
-    def refresh(self) -> None:
+    def refresh(self, *, tried: Path | None = None) -> None:
         """Where setting up the camera stands for the chosen game: teaching goes on until every face has
-        been shown three times (the camera reads once each face has been shown once)."""
-        from companion.camera.profile import SHOWS_PER_FACE, game_faces
+        been shown three times (the camera reads once each face has been shown once).  A profile not yet
+        read is read by a worker first, unless it is the file `tried` (the worker has had its go)."""
+        from companion.camera.profile import SHOWS_PER_FACE, game_faces, is_known, profile_path
 
         self.game = self.chosen_game()
         if self.camera is None:
             self.step = "none"
+            return
+        path = profile_path(self.game)
+        if path != tried and path.exists() and not is_known(path, self.game):
+            self._read_off_screen(path)
             return
         try:
             profile = self._profile()
@@ -143,6 +151,32 @@ class CameraSetup(EventDispatcher):
             self.shown, self.step = shown[self.face], "teach"
         else:
             self.step, self.face, self.shown = "ready", "", 0
+
+    def _read_off_screen(self, path: Path) -> None:
+        """A profile not yet read here (the screen opening, another game, a file copied in): a worker reads
+        it, then the guide moves on; a refused file is kept known, so the guide says why without reading
+        it again."""
+        from companion.camera.profile import known_profile
+
+        self.step = "loading"
+        if self._reading == path:
+            return
+        self._reading = path
+        game = self.game
+
+        def read() -> None:
+            try:
+                known_profile(path, game)
+            except UserError:
+                pass  # kept known: the guide says why
+            except Exception:  # logged; the guide reads it once more on this thread and says what it can
+                log.exception("reading the camera profile failed")
+
+        def done(_result: None) -> None:
+            self._reading = None
+            self.refresh(tried=path)
+
+        self._off_screen(read, done, busy=False)
 
     # -- preview ----------------------------------------------------------------------------------------
     def start_preview(self) -> None:
@@ -179,14 +213,19 @@ class CameraSetup(EventDispatcher):
         """Where the chosen game's calibration found the tray's floor to end (shares of the picture), None
         before calibrating or while it is being found.  Found again (off this thread) only on another empty
         tray: teaching rewrites the profile at every picture."""
-        from companion.camera.profile import profile_path
+        from companion.camera.profile import is_known, profile_path
 
+        path = profile_path(self.game)
         try:
-            key = (self.game, profile_path(self.game).stat().st_mtime_ns)
+            key = (self.game, path.stat().st_mtime_ns)
         except OSError:
             return None
         if self._outline is not None and self._outline[0] == key:
             return self._outline[2]
+        if not is_known(path, self.game):  # changed by another program: a worker reads it first
+            if self._reading != path:
+                self.refresh()
+            return None
         try:
             profile = self._profile()
         except UserError:  # a damaged profile: the camera part says so; nothing to draw until it changes
@@ -218,7 +257,7 @@ class CameraSetup(EventDispatcher):
     def calibrate(self) -> None:
         """Calibrate on what the camera sees now (the tray must be empty); a second tap replaces a
         profile whose faces are taught."""
-        if self.busy:
+        if self.busy or self.step == "loading":
             return
         self.problem = ""
         self.game = self.chosen_game()
@@ -247,7 +286,7 @@ class CameraSetup(EventDispatcher):
 
     def take_picture(self) -> None:
         """Teach the face asked for from what the camera sees now (one die alone in the tray)."""
-        if self.busy:
+        if self.busy or self.step == "loading":
             return
         self.problem = ""
         try:
@@ -383,6 +422,7 @@ def camera_guide(step: str, game: str, face: str, shown: int, problem: str, lang
     face_word = getattr(table_for(game), "face_word", None) if game and face else None
     lines = {
         "none": tr("No camera is set up (Settings: camera address).", language),
+        "loading": tr("Reading the camera profile for {game}…", language).format(game=title),
         "calibrate": tr("Empty the tray, then tap Calibrate: the camera learns the tray and the light for "
                         "{game}.", language).format(game=title),
         "recalibrate": tr("Calibrating again means showing every face again. Tap Calibrate once more to do "

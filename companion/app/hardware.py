@@ -44,7 +44,7 @@ from firmware_bridge.hub import Bridge, Source
 from firmware_bridge.protocol import nak_reason
 
 if TYPE_CHECKING:
-    from companion.camera.reader import Reading
+    from companion.camera.reader import Reader, Reading
     from companion.camera.vision import Image
     from firmware_bridge.camera_source import CameraSource
 
@@ -270,23 +270,42 @@ class HardwareLink(EventDispatcher):
             camera.set_dice(dice)
 
     def reload_camera_profile(self) -> None:
-        """Read the table's game's profile again (after calibrating or teaching on the Hardware screen); a
-        damaged profile is a problem on the Hardware screen, and the camera reads nothing."""
+        """Read the table's game's profile again (after calibrating or teaching on the Hardware screen, or for
+        a new game), on the worker: a Pi takes tens of milliseconds to parse one, and a table is opening.  A
+        profile of another game is dropped at once, so the camera reads nothing meanwhile; a damaged profile
+        is a problem on the Hardware screen, and the camera reads nothing."""
         camera = self.camera
         if camera is None:
             return
-        from companion.camera.profile import known_profile, profile_path
+        game = self._camera_game
+        if camera.profile is not None and camera.profile.game != game:
+            camera.use_profile(None)
+        self._work.put(partial(self._load_camera_profile, camera, game))
 
-        profile = None
-        path = None if self._camera_game is None else profile_path(self._camera_game)
+    def _load_camera_profile(self, camera: CameraSource, game: str | None) -> None:
+        """Worker thread: the profile `reload_camera_profile` asked for, handed to the UI thread."""
+        from companion.camera.profile import known_profile, profile_path
+        from companion.camera.reader import Reader
+
+        reader, problem = None, None
+        path = None if game is None else profile_path(game)
         if path is not None and path.exists():
             try:
-                profile = known_profile(path, self._camera_game)
-                if profile.untaught():
-                    profile = None
+                profile = known_profile(path, game)
+                reader = None if profile.untaught() else Reader(profile, walls=False)
             except UserError as error:
-                self.problems = [*self.problems, str(error)]
-        camera.use_profile(profile)
+                problem = str(error)
+        Clock.schedule_once(lambda _dt: self._use_camera_reader(camera, game, reader, problem))
+
+    def _use_camera_reader(self, camera: CameraSource, game: str | None, reader: Reader | None,
+                           problem: str | None) -> None:
+        """UI thread: the camera reads with the profile just read, unless the table or the camera changed
+        since it was asked for (a later reload brings the right one)."""
+        if camera is not self.camera or game != self._camera_game:
+            return
+        if problem is not None:
+            self.problems = [*self.problems, problem]
+        camera.use_profile(None if reader is None else reader.profile, reader=reader)
         camera.set_dice(self._camera_dice)  # a profile taught between rolls reads nothing until the next
         self.refresh_status()
 

@@ -40,8 +40,9 @@ SHOWS_PER_FACE = 3
 PIP_FACES = frozenset("123456")
 #: A profile larger than this is not one of ours (the tray picture is at most a few hundred kB).
 MAX_PROFILE_BYTES = 8 * 1024 * 1024
-#: The app's profiles as last read or saved, by file, with the file's stamp then (`known_profile`).
-_KNOWN: dict[str, tuple[tuple[int, int, int], Profile]] = {}
+#: The app's profiles as last read or saved, by file, with the file's stamp then (`known_profile`); for a file
+#: that was refused, the refusal and the game it was asked for.
+_KNOWN: dict[str, tuple[tuple[int, int, int], Profile | UserError, str | None]] = {}
 _KNOWN_LOCK = threading.Lock()
 
 
@@ -248,18 +249,43 @@ def save_profile(profile: Profile, path: str | Path, *, replace: bool) -> None:
 
 
 def known_profile(path: str | Path, game: str | None = None) -> Profile:
-    """`load_profile`, read again only when the file changed since it was last read or saved here.  After a
-    picture is taught the app asks for the profile from several places on the screen's thread, and a Pi
-    takes tens of milliseconds to parse one; the save on the worker's thread leaves it known."""
+    """`load_profile`, read again only when the file changed since it was last read or saved here (a damaged
+    file is refused again without reading it again).  After a picture is taught the app asks for the profile
+    from several places on the screen's thread, and a Pi takes tens of milliseconds to parse one; the save on
+    the worker's thread leaves it known."""
     path = Path(path)
     stamp = _stamp(path)  # before reading: a file changed meanwhile is read again next time
+    known = _known(path, stamp, game)
+    if isinstance(known, UserError):
+        raise UserError(str(known))  # (a new one: raising the kept one again would pile up its tracebacks)
+    if known is not None:
+        return known
+    try:
+        profile = load_profile(path, game)
+    except UserError as error:
+        _remember(path, error, stamp, game)
+        raise
+    _remember(path, profile, stamp, game)
+    return profile
+
+
+def is_known(path: str | Path, game: str | None = None) -> bool:
+    """Whether `known_profile` would answer without reading the file: the screen's thread asks before it
+    asks for the profile, and has a worker read it when not."""
+    path = Path(path)
+    return _known(path, _stamp(path), game) is not None
+
+
+def _known(path: Path, stamp: tuple[int, int, int] | None, game: str | None) -> Profile | UserError | None:
+    """What was last read or saved for the file as it stands, if that answers for `game`."""
     with _KNOWN_LOCK:
         known = _KNOWN.get(str(path))
-    if stamp is not None and known is not None and known[0] == stamp and (game is None or known[1].game == game):
-        return known[1]
-    profile = load_profile(path, game)
-    _remember(path, profile, stamp)
-    return profile
+    if stamp is None or known is None or known[0] != stamp:
+        return None
+    _stamp_then, kept, asked = known
+    if isinstance(kept, UserError):
+        return kept if asked == game else None
+    return kept if game is None or kept.game == game else None
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
@@ -272,10 +298,11 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     return (status.st_mtime_ns, status.st_size, status.st_ino)
 
 
-def _remember(path: Path, profile: Profile, stamp: tuple[int, int, int] | None) -> None:
+def _remember(path: Path, kept: Profile | UserError, stamp: tuple[int, int, int] | None,
+              game: str | None = None) -> None:
     if stamp is not None:
         with _KNOWN_LOCK:
-            _KNOWN[str(path)] = (stamp, profile)
+            _KNOWN[str(path)] = (stamp, kept, game)
 
 
 def profile_path(game: str) -> Path:

@@ -58,7 +58,8 @@ def test_a_camera_roll_is_confirmed_on_the_table(table_app: Any, tmp_path: Path)
     camera = CameraSource(f"{frames}?fps=30&hold=8", retry=(0.05, 0.5))
     try:
         app.hardware.add_source(camera)  # it reads what the table said is due: the game's first roll
-        assert camera.profile is not None and camera.profile.game == "goldgraeber"
+        wait_for(lambda: camera.profile is not None, "the profile, read by a worker")
+        assert camera.profile.game == "goldgraeber"
         wait_for(lambda: "camera is unsure" in app.table.notice_text)
         assert "(read as 4)" in app.table.notice_text
         assert app.table.notice_text.endswith(" Why: a hand or an object is in the tray."), "it says what it saw"
@@ -273,6 +274,59 @@ def test_a_fault_while_looking_at_the_picture_is_said_and_the_buttons_come_back(
         assert not profile_path("goldgraeber").exists()
         assert "camera setup failed" in caplog.text, "the fault is in the log for whoever looks into it"
         assert buttons(table_app, "Calibrate")
+
+
+def test_a_profile_not_read_yet_is_read_off_the_screens_thread_by_the_table_and_the_hardware_screen(
+        table_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A profile the app has not read (just started, or the file copied in) is parsed by a worker when a table
+    opens and when the Hardware screen opens: a Pi takes tens of milliseconds, and both are opening a
+    screen.  Meanwhile the camera reads nothing with the last game's profile, and the guide says it is
+    reading."""
+    import companion.camera.profile as profiles
+
+    app = table_app
+    parsed = profile_reads(monkeypatch)
+    gate, read = threading.Event(), profiles.read_json_file
+
+    def held(file: Any) -> Any:
+        """A slow card: the worker waits until the test has looked at the screen meanwhile."""
+        assert gate.wait(30), "the test never let the profile be read"
+        return read(file)
+
+    monkeypatch.setattr(profiles, "read_json_file", held)
+    digger, taught = profile(SAMPLE / "digger-000"), profile(GOLDGRAEBER)
+    path = profile_path("goldgraeber")
+    save_profile(digger, profile_path("digger"), replace=True)
+    camera = CameraSource(str(GOLDGRAEBER / "empty.jpg"))
+    camera.latest_frame = lambda: read_image(GOLDGRAEBER / "empty.jpg")  # type: ignore[method-assign]
+    try:
+        open_game(app, "digger")
+        app.hardware.add_source(camera)
+        wait_for(lambda: camera.profile is not None, "the camera to read Digger")
+        path.write_text(taught.model_dump_json())  # as another program writes it: unknown to the app
+        open_game(app, "goldgraeber")
+        pump(3)
+        assert camera.profile is None, "never Digger's profile for Goldgräber's dice"
+        gate.set()
+        wait_for(lambda: camera.profile is not None, "the camera to read Goldgräber")
+        assert camera.profile == taught
+        path.write_text(taught.model_copy(update={"taught": taught.taught[:3]}).model_dump_json())
+        gate.clear()
+        app.go("hardware")
+        wait_for(lambda: app.camera_setup.step == "loading", "the guide to say it is reading")
+        wait_for(lambda: not app.root.transition.is_active, "the Hardware screen in place")
+        assert any("Reading the camera profile for Goldgräber" in getattr(widget, "text", "")
+                   for widget in visible_widgets(app.root.current_screen))
+        assert buttons(app, "Calibrate", disabled=True), "nothing to calibrate over before it is read"
+        gate.set()
+        wait_for(lambda: app.camera_setup.step == "teach", "the guide to ask for faces")
+        assert app.camera_setup.shown < 3 and buttons(app, "Calibrate")
+        assert [read for read, _thread in parsed] == [path, path], "each version read once"
+        assert threading.main_thread() not in [thread for _path, thread in parsed]
+    finally:
+        app.hardware.bridge.remove_source(camera.name)
+        path.unlink(missing_ok=True)
+        profile_path("digger").unlink(missing_ok=True)
 
 
 def test_tiles_taught_to_an_earlier_reader_are_shown_again_before_the_camera_reads(table_app: Any) -> None:

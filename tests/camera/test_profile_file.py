@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.camera.profile import known_profile, save_profile
+from companion.camera.profile import is_known, known_profile, save_profile
 from companion.engine.errors import UserError
 from tests.camera.helpers import SAMPLE, profile, profile_reads
 
@@ -43,3 +43,20 @@ def test_a_known_file_that_goes_or_turns_into_another_games_is_refused(tmp_path:
     shutil.copy(GOLDGRAEBER / "empty.jpg", path)
     with pytest.raises(UserError):
         known_profile(path, "goldgraeber")
+
+
+def test_a_damaged_file_is_refused_again_without_reading_it_until_it_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed = profile_reads(monkeypatch)
+    path = tmp_path / "goldgraeber.json"
+    path.write_text('{"side": ')
+    assert not is_known(path, "goldgraeber")
+    for _ in range(2):
+        with pytest.raises(UserError, match=r"goldgraeber\.json"):
+            known_profile(path, "goldgraeber")
+    assert [read for read, _thread in parsed] == [path] and is_known(path, "goldgraeber")
+    assert not is_known(path, "digger"), "refused for one game says nothing for another"
+    saved = profile(GOLDGRAEBER)
+    path.write_text(saved.model_dump_json())  # mended, by hand or by another program
+    assert not is_known(path, "goldgraeber")
+    assert known_profile(path, "goldgraeber") == saved and len(parsed) == 2 and is_known(path)
