@@ -310,7 +310,7 @@ class CameraSetup(EventDispatcher):
     def export_profile(self) -> None:
         """Copy the game's profile to the USB stick (else the exports folder), as History exports games; a
         different profile there (another table's, say) is replaced only after a second tap."""
-        from companion.app.history import export_folder
+        from companion.app.history import export_folder, say_when_saved
 
         self.game = self.chosen_game()
         source = self._path()
@@ -332,7 +332,7 @@ class CameraSetup(EventDispatcher):
             return
         if self.step == "reexport":
             self.refresh()
-        self.problem = _("Saved as {path}").format(path=str(target))
+        say_when_saved(target, partial(setattr, self, "problem"))
 
     def import_profile(self) -> None:
         """Use the profile `goldtable/camera-<game>.json` from a USB stick; one that would replace taught

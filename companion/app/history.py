@@ -41,7 +41,7 @@ from companion.app.journal_desk import notice_text
 from companion.app.settings import SEAT_COLOURS
 from companion.app.widgets import GToggle, Scroll, picture_of
 from companion.engine.errors import holds
-from companion.engine.paths import data_dir
+from companion.engine.paths import data_dir, sync_to_disk
 from companion.engine.writer import InlineWriter, Writer
 
 if TYPE_CHECKING:  # the engine is imported on first use, so Home's first frame does not wait for it
@@ -178,6 +178,26 @@ def export_folder() -> tuple[Path, bool]:
     if sticks:
         return sticks[0] / "goldtable", True
     return data_dir() / "exports", False
+
+
+def say_when_saved(path: Path, say: Callable[[str], None]) -> None:
+    """`path` was just written: `say` "Saving" now, and "Saved as" once the file and its folder are on the
+    medium (else "Could not save"), on the UI thread.  A family takes the USB stick out as soon as the
+    screen says saved, and a stick (exFAT, or FAT mounted without `flush`) may keep a file in memory for half
+    a minute; flushing one takes milliseconds to seconds, so it runs on a thread of its own, which a
+    closing app waits for."""
+    say(_("Saving {path}…").format(path=str(path)))
+
+    def flush() -> None:
+        try:
+            sync_to_disk(path)
+        except OSError as error:
+            said = _("Could not save: {problem}").format(problem=error.strerror or str(error))
+        else:
+            said = _("Saved as {path}").format(path=str(path))
+        on_ui_thread(lambda: say(said))
+
+    threading.Thread(target=flush, name="goldtable-export").start()  # not a daemon: a quit waits for it
 
 
 def unused_path(path: Path, content: bytes) -> Path:
@@ -384,25 +404,26 @@ class HistoryModel(EventDispatcher):
         """Every game as CSV, one row per seat."""
         return self._write("goldtable-games.csv", games_csv(self.results))
 
-    def picture_path(self) -> Path | None:
-        """Where the result picture of the selected game goes (the screen draws it there)."""
+    def export_picture(self, png: bytes) -> Path | None:
+        """The selected game's result picture (drawn by the screen), to share."""
         result = self.result()
         if result is None:
             return None
-        folder, _stick = export_folder()
-        return folder / f"{result.summary.game}-{result.summary.id}-result.png"
+        return self._write(f"{result.summary.game}-{result.summary.id}-result.png", png)
 
-    def _write(self, name: str, text: str) -> Path | None:
+    def _write(self, name: str, content: str | bytes) -> Path | None:
+        """Write an export under a name that replaces nothing; the message says "Saved" once it is on the
+        stick (`say_when_saved`)."""
         folder, _stick = export_folder()
-        content = text.encode("utf-8")
+        data = content.encode("utf-8") if isinstance(content, str) else content
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            path = unused_path(folder / name, content)
-            path.write_bytes(content)
+            path = unused_path(folder / name, data)
+            path.write_bytes(data)
         except OSError as error:
             self.message = _("Could not save: {problem}").format(problem=error.strerror or str(error))
             return None
-        self.message = _("Saved as {path}").format(path=str(path))
+        say_when_saved(path, partial(setattr, self, "message"))
         return path
 
 
@@ -460,18 +481,12 @@ class HistoryScreen(Screen):
 
     def save_picture(self) -> None:
         """The result panel as a PNG, to share."""
-        model = self.model
-        path = model.picture_path()
-        if path is None:
+        if self.model.result() is None:
             return
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with picture_of(self.ids.result):
-                self.ids.result.export_to_png(str(path))
-        except OSError as error:
-            model.message = _("Could not save: {problem}").format(problem=error.strerror or str(error))
-            return
-        model.message = _("Saved as {path}").format(path=str(path))
+        png = io.BytesIO()
+        with picture_of(self.ids.result):
+            self.ids.result.export_as_image().save(png, flipped=False, fmt="png")
+        self.model.export_picture(png.getvalue())
 
 
 class StatsScreen(Screen):

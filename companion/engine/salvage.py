@@ -36,6 +36,7 @@ from companion.engine.journal_triage import (
     reserve_new_file,
     why_not_writable,
 )
+from companion.engine.paths import sync_folder
 from companion.engine.record import GameRecord, RecordedAction, now_utc, replay
 from companion.engine.registry import get_game
 from companion.engine.sqlite_pages import Cell, PageFile, cells, open_pages, scan
@@ -473,14 +474,6 @@ def _keep(original: Path, copy: Path) -> None:
         os.fsync(target.fileno())
 
 
-def _sync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def salvage_in_place(path: str | Path) -> InPlace:
     """Salvage the journal at `path` into a new file that then takes its name; the damaged file (and its
     WAL) are kept, byte for byte, as `<name>.damaged-<time>-<pid>-<n>.sqlite3` beside it.
@@ -500,7 +493,7 @@ def salvage_in_place(path: str | Path) -> InPlace:
             kept = _keep_under_new_name(path)
             if wal.exists():
                 _keep(wal, Path(f"{kept}-wal"))
-            _sync_folder(folder)
+            sync_folder(folder)
         except OSError as error:  # nothing has changed yet but the two new names
             target.unlink(missing_ok=True)
             raise UserError(f"cannot salvage the journal {path}: {why_not_writable(path, error)}") from None
@@ -508,7 +501,7 @@ def salvage_in_place(path: str | Path) -> InPlace:
             wal.unlink(missing_ok=True)
             Path(f"{path}-shm").unlink(missing_ok=True)
             os.replace(target, path)
-            _sync_folder(folder)
+            sync_folder(folder)
         except OSError as error:  # the salvaged journal stays under its own name; the damaged one is kept
             raise UserError(f"the journal {path} was salvaged into {target} but could not take its name: "
                             f"{why_not_writable(path, error)}") from None

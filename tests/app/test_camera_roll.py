@@ -366,7 +366,8 @@ def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: 
         save_profile(taught, path, replace=True)
         tap(app, "Export", frames=2)
         exported = stick / "goldtable" / "camera-goldgraeber.json"
-        assert exported.read_bytes() == path.read_bytes() and str(exported) in app.camera_setup.problem
+        assert exported.read_bytes() == path.read_bytes()
+        wait_for(lambda: app.camera_setup.problem == f"Saved as {exported}", "the profile to reach the stick")
         save_profile(taught.model_copy(update={"taught": taught.taught[:3]}), path, replace=True)
         tap(app, "Import", frames=2)
         assert app.camera_setup.step == "reimport" and len(load_profile(path).taught) == 3, "asked first"

@@ -4,11 +4,14 @@ record and as CSV to a (stand-in) USB stick, drawn as a picture; undo on the tab
 from __future__ import annotations
 
 import csv
+import errno
 import io
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+from kivy.clock import Clock
 
 from companion.app.chart import session_turn_scores
 from companion.app.demo import demo_session
@@ -19,7 +22,7 @@ from companion.engine.journal import Journal
 from companion.engine.record import load_record, replay
 from companion.engine.session import Session
 from tests.app.test_play_touch import set_up_four_players
-from tests.app.ui import history_read, tap
+from tests.app.ui import history_read, tap, until
 from tests.table_helpers import make_controller, played
 
 
@@ -89,7 +92,8 @@ def test_export_to_the_usb_stick_record_replays_and_csv_has_every_seat(journal: 
     model = loaded(journal)
     model.select(journal.games()[-1].id)
     path = model.export_record()
-    assert path is not None and path.parent.parent == stick and str(path) in model.message
+    assert path is not None and path.parent.parent == stick
+    until(lambda: model.message == f"Saved as {path}", "the record to reach the stick")
     record = load_record(path)
     assert list(replay(record, str(path)).state.model_dump().items()) == \
         list(Session.resume(journal, journal.games()[-1].id).state.model_dump().items())
@@ -102,10 +106,41 @@ def test_export_to_the_usb_stick_record_replays_and_csv_has_every_seat(journal: 
     assert model.export_csv() == table, "the same table again lands on the same file"
     table.write_text("name,score\nAnna,99\n", encoding="utf-8")  # edited on someone's computer
     again = model.export_csv()
-    assert again == table.with_name("goldtable-games-2.csv") and str(again) in model.message
+    assert again == table.with_name("goldtable-games-2.csv")
+    until(lambda: model.message == f"Saved as {again}", "the table to reach the stick")
     assert table.read_text(encoding="utf-8") == "name,score\nAnna,99\n", "an edited file is never replaced"
     monkeypatch.setenv("GOLDTABLE_USB", str(tmp_path / "not-plugged-in"))
     assert usb_folders() == []
+
+
+def test_an_export_is_said_saved_only_once_it_is_on_the_stick(journal: Journal, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A family takes the stick out when the screen says saved: the file and its folder are flushed to the
+    stick first (on a thread: a stick takes up to seconds), and a stick that fails then is said so."""
+    import companion.app.history as history
+
+    monkeypatch.setenv("GOLDTABLE_USB", str(tmp_path))
+    model = loaded(journal)
+    flushing, synced = threading.Event(), []
+
+    def slow_stick(path: Path) -> None:
+        assert flushing.wait(30), "the test never let the stick take the file"
+        synced.append(path)
+        if path.name.endswith("-2.csv"):
+            raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(history, "sync_to_disk", slow_stick)
+    table = model.export_csv()
+    assert table is not None and model.message == f"Saving {table}…"
+    for _ in range(5):
+        Clock.tick()
+    assert model.message == f"Saving {table}…" and not synced, "not saved before it is on the stick"
+    flushing.set()
+    until(lambda: model.message == f"Saved as {table}", "the table to reach the stick")
+    table.write_text("edited\n", encoding="utf-8")
+    again = model.export_csv()
+    until(lambda: model.message.startswith("Could not save"), "the stick's failure")
+    assert synced == [table, again] and model.message == "Could not save: Input/output error"
 
 
 def test_history_from_home_resume_picture_and_stats_by_touch(fresh_app: Any, tmp_path: Path,
@@ -120,8 +155,12 @@ def test_history_from_home_resume_picture_and_stats_by_touch(fresh_app: Any, tmp
     screen = app.root.current_screen
     history_read(screen.model)
     tap(app, "Picture", frames=2)
-    picture = screen.model.picture_path()
-    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    until(lambda: screen.model.message.startswith("Saved as"), "the picture to reach the stick")
+    [picture] = (tmp_path / "goldtable").glob("*-result.png")
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and str(picture) in screen.model.message
+    tap(app, "Picture", frames=2)
+    until(lambda: screen.model.message.startswith("Saved as"), "the same picture again")
+    assert list((tmp_path / "goldtable").glob("*-result*.png")) == [picture], "the same picture, the same file"
     tap(app, "Statistics", frames=2)
     assert app.root.current == "stats"
     tap(app, "Back", frames=2)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kivy.uix.button import ButtonBehavior
@@ -77,15 +77,21 @@ def label_texts(app: Any) -> list[str]:
 def history_read(model: Any, timeout: float = 120.0) -> None:
     """Frames until History's reading of the journal is done (it runs on a worker thread and hands its
     games over through Kivy's Clock)."""
+    until(lambda: not model.loading, "History to finish reading the journal", timeout)
+
+
+def until(test: Callable[[], object], what: str, timeout: float = 30.0) -> None:
+    """Frames (or, for a model alone, ticks of Kivy's Clock) until `test()` holds: work on a thread of its
+    own hands its answer over through the Clock."""
     import time
 
     from kivy.app import App
     from kivy.clock import Clock
 
     deadline = time.monotonic() + timeout
-    while model.loading:
+    while not test():
         if time.monotonic() > deadline:
-            raise AssertionError("History did not finish reading the journal")
+            raise AssertionError(f"waited {timeout:g} s for {what}")
         if App.get_running_app() is None:  # a model alone: no frames before the shared app's first one
             time.sleep(0.01)
             Clock.tick()
