@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+#: `_imported`'s answer when the import would replace taught faces: a second tap confirms.
+ASK_FIRST = "ask first"
 
 #: Preview refreshes per second while the Hardware screen shows it.
 PREVIEW_RATE = 4
@@ -336,10 +338,11 @@ class CameraSetup(EventDispatcher):
 
     def import_profile(self) -> None:
         """Use the profile `goldtable/camera-<game>.json` from a USB stick; one that would replace taught
-        faces needs a second tap."""
+        faces needs a second tap.  Read and saved off the screen's thread: saving waits for the card."""
         from companion.app.history import usb_folders
-        from companion.camera.profile import load_profile, save_profile
 
+        if self.busy or self.step == "loading":
+            return
         self.game = self.chosen_game()
         found = [stick / "goldtable" / f"camera-{self.game}.json" for stick in usb_folders()]
         found = [path for path in found if path.exists()]
@@ -347,21 +350,18 @@ class CameraSetup(EventDispatcher):
             self.problem = _("No camera profile for this game on a USB stick (goldtable/camera-{game}.json).").format(
                 game=self.game)
             return
-        try:
-            profile = load_profile(found[0], self.game)
-            current = self._profile()
-        except UserError as error:
-            self.problem = str(error)
-            return
-        if current is not None and current.usable and self.step != "reimport":
+        self.problem = ""
+        self._off_screen(partial(_imported, found[0], self.game, self._path(), self.step == "reimport"),
+                         self._after_importing)
+
+    def _after_importing(self, outcome: str | None) -> None:
+        if outcome == ASK_FIRST:
             self.step = "reimport"
             return
-        try:
-            save_profile(profile, self._path(), replace=True)
-        except UserError as error:
-            self.problem = str(error)
+        if outcome is not None:
+            self.problem = outcome
             return
-        self.step, self.face, self.problem = "none", "", ""
+        self.step, self.face = "none", ""
         self.hardware.reload_camera_profile()
         self.refresh()
 
@@ -376,6 +376,29 @@ def _outline_of(profile: Any) -> Any:
     from companion.camera.vision import floor_outline
 
     return floor_outline(profile.calibration())
+
+
+def _imported(source: Path, game: str, path: Path, confirmed: bool) -> str | None:
+    """Off the screen's thread: save the stick's profile as the game's, unless it would replace taught faces
+    and that was not `confirmed` (ASK_FIRST).  Gives the problem, None when saved.  A damaged profile here
+    holds nothing to keep, so it is replaced without asking, as calibrating does."""
+    from companion.camera.profile import known_profile, load_profile, save_profile
+
+    try:
+        profile = load_profile(source, game)
+    except UserError as error:
+        return str(error)
+    try:
+        current = known_profile(path, game) if path.exists() else None
+    except UserError:
+        current = None
+    if current is not None and current.usable and not confirmed:
+        return ASK_FIRST
+    try:
+        save_profile(profile, path, replace=True)
+    except UserError as error:
+        return str(error)
+    return None
 
 
 def _calibrated(game: str, frame: Any, url: str, path: Any) -> tuple[str | None, bool]:

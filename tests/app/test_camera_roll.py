@@ -370,10 +370,12 @@ def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: 
         wait_for(lambda: app.camera_setup.problem == f"Saved as {exported}", "the profile to reach the stick")
         save_profile(taught.model_copy(update={"taught": taught.taught[:3]}), path, replace=True)
         tap(app, "Import", frames=2)
+        wait_for(lambda: not app.camera_setup.busy, "the stick's profile to be read")
         assert app.camera_setup.step == "reimport" and len(load_profile(path).taught) == 3, "asked first"
         tap(app, "Import", frames=2)
+        wait_for(lambda: not app.camera_setup.busy, "the stick's profile to be saved")
         assert load_profile(path) == taught and app.camera_setup.step == "ready"
-        assert camera.profile == taught, "the camera reads with the imported profile"
+        wait_for(lambda: camera.profile == taught, "the camera to read with the imported profile")
         tap(app, "Export", frames=2)
         assert exported.read_bytes() == path.read_bytes() and app.camera_setup.step == "ready", \
             "the same profile again is simply saved"
@@ -387,6 +389,43 @@ def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: 
     finally:
         app.hardware.bridge.remove_source(camera.name)
         path.unlink(missing_ok=True)
+
+
+def test_an_import_waits_for_the_card_off_the_screens_thread_and_replaces_a_damaged_profile(
+        table_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Saving a profile waits for the SD card's flush (seconds on a slow card): the screen keeps drawing and
+    the buttons wait.  A damaged profile holds no taught faces to keep, so the import replaces it at once."""
+    import companion.camera.profile as profiles
+    from companion.camera.profile import load_profile
+
+    app = table_app
+    stick = tmp_path / "stick"
+    (stick / "goldtable").mkdir(parents=True)
+    monkeypatch.setenv("GOLDTABLE_USB", str(stick))
+    taught = profile(GOLDGRAEBER)
+    save_profile(taught, stick / "goldtable" / "camera-goldgraeber.json", replace=True)
+    release, threads, save = threading.Event(), [], profiles.save_profile
+
+    def slow_card(*args: Any, **kwargs: Any) -> None:
+        threads.append(threading.current_thread())
+        assert release.wait(30), "the test never let the card take the profile"
+        save(*args, **kwargs)
+
+    monkeypatch.setattr(profiles, "save_profile", slow_card)
+    try:
+        with hardware_over_an_empty_tray(app):
+            path = profile_path("goldgraeber")
+            path.write_text('{"format": "goldtable-camera/1", "game": "goldgr')  # cut short
+            wait_for(lambda: app.camera_setup.step == "calibrate", "the damaged profile to be said")
+            tap(app, "Import", frames=2)
+            pump(3)
+            assert app.camera_setup.busy and len(threads) == 1 and threads[0] is not threading.main_thread()
+            assert buttons(app, "Import", disabled=True) and buttons(app, "Calibrate", disabled=True)
+            release.set()
+            wait_for(lambda: not app.camera_setup.busy, "the profile to be saved")
+            assert load_profile(path) == taught and app.camera_setup.step == "ready" and not app.camera_setup.problem
+    finally:
+        release.set()
 
 
 def test_the_hardware_screen_keeps_a_long_status_under_its_heading(table_app: Any) -> None:
