@@ -22,18 +22,18 @@ def data_dir() -> Path:
 
 def sync_folder(folder: Path) -> None:
     """Flush a folder's entries to the medium (a file made or renamed there survives a cut or a pulled stick)."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    _sync(folder)
 
 
 def sync_to_disk(path: Path) -> None:
     """Flush a file just written, and its folder's entry, to the medium: OSError when it cannot be."""
+    _sync(path)
+    _sync(path.parent)
+
+
+def _sync(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
-    sync_folder(path.parent)
