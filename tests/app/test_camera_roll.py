@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import shutil
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,18 +22,14 @@ from companion.camera.reader import Reader
 from companion.camera.sources import read_image
 from firmware_bridge.camera_source import CameraSource
 from tests.app.test_controller_inputs import open_game
-from tests.app.ui import buttons, tap, visible_widgets
+from tests.app.ui import buttons, tap, until, visible_widgets
 from tests.camera.helpers import SAMPLE, profile, profile_reads, rolls
 
 GOLDGRAEBER = SAMPLE / "goldgraeber-000"
 
 
 def wait_for(test: Any, what: str = "the camera's roll reaching the table", seconds: float = 30.0) -> None:
-    end = time.monotonic() + seconds
-    while not test():
-        assert time.monotonic() < end, f"waited {seconds:g} s for {what}"
-        pump(1)
-        time.sleep(0.02)
+    until(test, what, seconds)
 
 
 def camera_frames(session: Path, image: Path, folder: Path, game: str) -> Path:

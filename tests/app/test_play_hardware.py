@@ -19,16 +19,11 @@ from firmware_bridge.gpio import GpioSource
 from firmware_bridge.serial_source import SerialSource
 from firmware_bridge.simulator import Simulator
 from tests.app.test_play_touch import NAMES, set_up_four_players
-from tests.app.ui import label_texts, tap
+from tests.app.ui import label_texts, tap, until
 
 
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.005)
-        pump(1)
+    until(condition, what, timeout)
 
 
 def press_gpio(factory: MockFactory, pin: int) -> None:

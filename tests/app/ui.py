@@ -92,8 +92,8 @@ def until(test: Callable[[], object], what: str, timeout: float = 30.0) -> None:
     while not test():
         if time.monotonic() > deadline:
             raise AssertionError(f"waited {timeout:g} s for {what}")
+        time.sleep(0.01)  # the threads whose answer is awaited get their turn
         if App.get_running_app() is None:  # a model alone: no frames before the shared app's first one
-            time.sleep(0.01)
             Clock.tick()
         else:
             pump(1)

@@ -29,14 +29,9 @@ def make_table(kivy_ready: Any, names: tuple[str, str] = ("Anna", "Ben")) -> Ite
 
 def wait_for(condition: Any, what: str, timeout: float = 10.0) -> None:
     """Run frames (the bot's answer comes back through Kivy's clock) until `condition()`."""
-    import time
+    from tests.app.ui import until
 
-    from companion.app.launch import pump
-
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        pump(1)
+    until(condition, what, timeout)
 
 
 def tap_site(panel: Any, site: int) -> None:
