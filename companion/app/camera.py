@@ -259,15 +259,13 @@ class CameraSetup(EventDispatcher):
     def calibrate(self) -> None:
         """Calibrate on what the camera sees now (the tray must be empty); a second tap replaces a
         profile whose faces are taught."""
+        from companion.camera.profile import holds_taught_faces
+
         if self.busy or self.step == "loading":
             return
         self.problem = ""
         self.game = self.chosen_game()
-        try:
-            profile = self._profile()
-        except UserError:
-            profile = None  # a damaged profile is replaced without asking: nothing in it can be used
-        if profile is not None and profile.usable and self.step != "recalibrate":
+        if self.step != "recalibrate" and holds_taught_faces(self._path(), self.game):
             self.step = "recalibrate"
             return
         camera, frame = self.camera, self._frame()
@@ -380,19 +378,14 @@ def _outline_of(profile: Any) -> Any:
 
 def _imported(source: Path, game: str, path: Path, confirmed: bool) -> str | None:
     """Off the screen's thread: save the stick's profile as the game's, unless it would replace taught faces
-    and that was not `confirmed` (ASK_FIRST).  Gives the problem, None when saved.  A damaged profile here
-    holds nothing to keep, so it is replaced without asking, as calibrating does."""
-    from companion.camera.profile import known_profile, load_profile, save_profile
+    and that was not `confirmed` (ASK_FIRST).  Gives the problem, None when saved."""
+    from companion.camera.profile import holds_taught_faces, load_profile, save_profile
 
     try:
         profile = load_profile(source, game)
     except UserError as error:
         return str(error)
-    try:
-        current = known_profile(path, game) if path.exists() else None
-    except UserError:
-        current = None
-    if current is not None and current.usable and not confirmed:
+    if not confirmed and holds_taught_faces(path, game):
         return ASK_FIRST
     try:
         save_profile(profile, path, replace=True)

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from companion.camera.faces import Features
 from companion.camera.vision import Calibration
 from companion.engine.errors import UserError, read_json_file
-from companion.engine.paths import data_dir
+from companion.engine.paths import data_dir, sync_folder
 
 FORMAT = "goldtable-camera/1"
 #: How taught faces' features are made (`faces.py`), for dice and for tiles (`flat_pieces`).  Raised
@@ -222,8 +222,9 @@ def _first_problem(error: Exception) -> str:
 
 
 def save_profile(profile: Profile, path: str | Path, *, replace: bool) -> None:
-    """Write a profile whole or not at all (a temporary file renamed over the target).  `replace=False`
-    refuses an existing file, so calibrating never overwrites a profile without being asked."""
+    """Write a profile whole or not at all (a temporary file renamed over the target), and on the medium
+    before returning: the app says "saved" after this, and a Pi may lose power a moment later.
+    `replace=False` refuses an existing file, so calibrating never overwrites a profile without being asked."""
     path = Path(path)
     if not replace and (path.exists() or path.is_symlink()):
         raise UserError(f"{path}: already exists; choose another name (teaching updates an existing profile)")
@@ -243,6 +244,7 @@ def save_profile(profile: Profile, path: str | Path, *, replace: bool) -> None:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+        sync_folder(folder)  # the rename itself, else a cut may bring back the old profile or none
         _remember(path, profile, _stamp(path))
     except OSError as error:
         raise UserError(f"{path}: cannot write: {error.strerror or error}") from None
@@ -267,6 +269,17 @@ def known_profile(path: str | Path, game: str | None = None) -> Profile:
         raise
     _remember(path, profile, stamp, game)
     return profile
+
+
+def holds_taught_faces(path: str | Path, game: str) -> bool:
+    """Whether replacing the file would lose faces a family taught, so the app asks first.  A missing file,
+    or one that cannot be read (damaged, another game's), holds nothing that could be used: replaced
+    without asking."""
+    path = Path(path)
+    try:
+        return path.exists() and bool(known_profile(path, game).usable)
+    except UserError:
+        return False
 
 
 def is_known(path: str | Path, game: str | None = None) -> bool:

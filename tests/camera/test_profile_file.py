@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.camera.profile import is_known, known_profile, save_profile
+from companion.camera.profile import Profile, holds_taught_faces, is_known, known_profile, save_profile
 from companion.engine.errors import UserError
 from tests.camera.helpers import SAMPLE, profile, profile_reads
 
@@ -60,3 +60,28 @@ def test_a_damaged_file_is_refused_again_without_reading_it_until_it_changes(
     path.write_text(saved.model_dump_json())  # mended, by hand or by another program
     assert not is_known(path, "goldgraeber")
     assert known_profile(path, "goldgraeber") == saved and len(parsed) == 2 and is_known(path)
+
+
+def test_a_saved_profile_is_on_the_medium_rename_and_all_before_save_returns(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[tuple[Path, bool]] = []
+    path = tmp_path / "profiles" / "goldgraeber.json"
+    monkeypatch.setattr("companion.camera.profile.sync_folder",
+                        lambda folder: synced.append((folder, path.exists())))
+    save_profile(profile(GOLDGRAEBER), path, replace=True)
+    assert synced == [(path.parent, True)], "the folder is flushed once the file has its name"
+
+
+def test_only_a_readable_profile_of_the_game_with_taught_faces_is_worth_asking_before_replacing(
+        tmp_path: Path) -> None:
+    path = tmp_path / "goldgraeber.json"
+    assert not holds_taught_faces(path, "goldgraeber"), "no file"
+    path.write_text('{"side": ')
+    assert not holds_taught_faces(path, "goldgraeber"), "damaged"
+    taught = profile(GOLDGRAEBER)
+    save_profile(Profile.from_calibration("goldgraeber", taught.calibration(), "file:tray.jpg"), path,
+                 replace=True)
+    assert not holds_taught_faces(path, "goldgraeber"), "calibrated, nothing taught yet"
+    save_profile(taught, path, replace=True)
+    assert holds_taught_faces(path, "goldgraeber")
+    assert not holds_taught_faces(path, "digger"), "another game's: nothing of this game's to keep"
