@@ -11,6 +11,7 @@ import re
 import types
 import typing
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +19,7 @@ from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, NumericProperty, StringProperty
 from pydantic import BaseModel, ValidationError
 
+from companion.app.history import say_when_saved
 from companion.app.i18n import _, choice_text, game_text
 from companion.app.rules_doc import rule_book
 from companion.app.settings import DEFAULT_GAME, SEAT_COLOURS, AppSettings, RememberedPlayer
@@ -316,12 +318,13 @@ class EndModel(EventDispatcher):
         return times_markup(totals, self.names, self.colours, language)
 
     def export(self, directory: Path) -> Path:
-        """Write the game record (JSON, replayable with `goldtable replay`) into `directory`."""
+        """Write the game record (JSON, replayable with `goldtable replay`) into `directory`; "Saved" is said
+        once it is on the card (`say_when_saved`)."""
         directory.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         path = directory / f"{self.session.setup.game}-{stamp}.json"
         path.write_text(self.session.record().to_json(), encoding="utf-8")
-        self.export_text = _("Saved as {path}").format(path=str(path))
+        say_when_saved(path, partial(setattr, self, "export_text"))
         return path
 
 

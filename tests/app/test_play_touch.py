@@ -3,6 +3,7 @@ the same moves played straight through the engine."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from random import Random
 from typing import Any
 
@@ -14,7 +15,7 @@ from companion.app.launch import pump
 from companion.engine.record import load_record, replay
 from companion.engine.session import Session
 from companion.games.digger.app.table import action_label
-from tests.app.ui import label_texts, tap
+from tests.app.ui import label_texts, tap, until
 
 NAMES = ("Anna", "Ben", "Chloé", "David")
 
@@ -45,7 +46,7 @@ def set_up_four_players(app: Any) -> None:
     assert app.root.current == "table", app.screen("setup").problem
 
 
-def test_whole_game_by_touch(fresh_app: Any) -> None:
+def test_whole_game_by_touch(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     app = fresh_app
     set_up_four_players(app)
     session = app.table.session
@@ -77,10 +78,15 @@ def test_whole_game_by_touch(fresh_app: Any) -> None:
     shown = "\n".join(label_texts(app))
     for name, score in zip(NAMES, expected):
         assert f"]{name}[/color]  {score}" in shown
+    import companion.app.history as history
+
+    synced: list[Path] = []
+    monkeypatch.setattr(history, "sync_to_disk", synced.append)
     tap(app, "Save record")
     saved = sorted((app.journal.path.parent / "records").glob("digger-*.json"))[-1]
     assert replay(load_record(saved)).state == mirror.state  # the exported record replays to the end
-    assert str(saved) in app.end_model.export_text
+    until(lambda: app.end_model.export_text == f"Saved as {saved}", "the record to be on the card")
+    assert synced == [saved], "said saved once flushed to the card"
 
 
 @pytest.mark.parametrize(("language", "take", "rob"), [("en", "Take red", "Rob white from Ben"),
