@@ -62,16 +62,18 @@ def prepare_kivy(size: tuple[int, int] | None = None, offscreen: bool = True, ve
 
 
 def flush_offscreen_frames() -> None:
-    """After each frame of SDL's offscreen window, hand its drawing to the renderer (`glFlush`).
+    """After each frame of SDL's offscreen window, let the renderer finish drawing it (`glFinish`).
 
-    A real window's buffer swap does that; the offscreen window's swap does not, so Mesa's software
-    renderer kept every frame's commands queued (64 KB and more a frame, up to some 1,000 frames): a
-    headless app grew by tens of MB over a few hundred frames, which the same app in a window never
-    does (measured under Xvfb)."""
+    A real window's buffer swap does that (Mesa's llvmpipe waits until the frame is drawn before showing
+    it); the offscreen window's swap does nothing. Without it the software renderer kept every frame's
+    commands queued (64 KB and more a frame, up to some 1,000 frames). With only a flush, a loop faster
+    than the renderer's threads still made llvmpipe set up a new "scene" per frame, up to 64, each kept
+    for good with the textures it used: a starved renderer kept 94 MB once (tests/app/test_offscreen_flush.py).
+    """
     from kivy.core.window import Window
-    from kivy.graphics.opengl import glFlush
+    from kivy.graphics.opengl import glFinish
 
-    Window.bind(on_flip=lambda *_args: glFlush())
+    Window.bind(on_flip=lambda *_args: glFinish())
 
 
 def _route_kivy_log(path: Path, verbose: bool) -> None:
