@@ -3,7 +3,8 @@
 `ClockModel` follows the Table view-model: when the engine names a new player, that player's clock
 runs.  The hourglass tilt switch pauses (laid flat) and resumes (stood up); the next button resumes
 after a break.  Alerts beep through the caller's `on_alert` and, when switched on, are spoken.
-Its settings live in their own small file beside the journal (`clocks.json`), off by default.
+Its settings live in their own small file beside the journal (`clocks.json`, saved by `saving.saver`), off
+by default.
 
 Each game's clock is kept beside the journal's games (`Journal.clocks`) at every turn change and pause and
 every `SAVE_SECONDS` while it runs, so Resume after a crash or a power cut goes on with the banks as they were
@@ -34,6 +35,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.utils import escape_markup
 
 from companion.app.i18n import _, tr
+from companion.app.saving import saver
 from companion.app.speech import Speaker
 from companion.engine.paths import data_dir
 from companion.engine.registry import plugin_for
@@ -63,7 +65,7 @@ class ClockSettings:
     def load(cls, path: Path | None = None) -> ClockSettings:
         """The saved choices; defaults for a missing file or a wrong value (never stops the app)."""
         try:
-            raw = json.loads((path or clocks_path()).read_text(encoding="utf-8"))
+            raw = json.loads(saver.read(path or clocks_path()))
         except (OSError, ValueError):
             return cls()
         if not isinstance(raw, dict):
@@ -79,12 +81,8 @@ class ClockSettings:
         return cls(**values)
 
     def save(self, path: Path | None = None) -> None:
-        """Written atomically (temp file, then rename)."""
-        path = path or clocks_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
-        temporary.replace(path)
+        """On the card soon, by the app's saver thread (`load` sees it at once)."""
+        saver.save(path or clocks_path(), json.dumps(asdict(self), indent=2))
 
 
 def clocks_path() -> Path:

@@ -264,8 +264,10 @@ class GoldtableApp(App):
 
     def on_stop(self) -> None:
         from companion.app.controllers.worker import stop_workers
+        from companion.app.saving import saver
 
         stop_workers()
+        saver.flush()  # a setting changed just before closing is on the card when the app has gone
         if self.journal is None:
             return
         self.timer.reset()

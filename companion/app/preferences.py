@@ -6,7 +6,6 @@ The language itself is the App's `lang`, which every screen's text is bound to; 
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,12 +15,12 @@ from kivy.properties import BooleanProperty
 
 from companion.app import i18n
 from companion.app.i18n import _
-from companion.app.settings import AppSettings, load_settings, save_settings
+from companion.app.saving import saver
+from companion.app.settings import AppSettings, load_settings
 
 if TYPE_CHECKING:
     from companion.app.main import GoldtableApp
 
-log = logging.getLogger(__name__)
 
 
 class Preferences(EventDispatcher):
@@ -49,10 +48,8 @@ class Preferences(EventDispatcher):
         app.journal_desk.refresh_resume()
 
     def save(self) -> None:
-        try:
-            save_settings(self.settings, self.settings_file)
-        except OSError as error:
-            log.warning("settings not saved: %s", error)
+        """On the card soon, by the saver thread: a tap never waits for the card."""
+        saver.save(self.settings_file, self.settings.to_json())
 
     def set_fullscreen(self, on: bool) -> None:
         """Settings' switch. Drawn, it takes the window's state, which must not save it as the setting (a

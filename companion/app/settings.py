@@ -1,19 +1,20 @@
 """What the app remembers between runs: language, sound, hardware choices, the last players.
 
-One small JSON file next to the journal.  It is written atomically (temp file, then rename), and an
-unreadable file or value falls back to the default rather than stopping the app at the table.  Plain
+One small JSON file next to the journal.  It is written durably (on the card before it counts; by the
+app's saver thread, `saving`), and an unreadable file or value falls back to the default rather than
+stopping the app at the table.  Plain
 dataclasses (no pydantic, no engine import) because the settings are read before the first frame.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from companion.engine.paths import data_dir
+from companion.app.saving import saver
+from companion.engine.paths import data_dir, write_durably
 
 SEAT_COLOURS: tuple[str, ...] = ("#d64541", "#3a7bd5", "#2e9e5b", "#e3b505", "#8e44ad", "#e67e22")
 LANGUAGE_CHOICES: tuple[str, ...] = ("system", "en", "de", "fr")
@@ -81,15 +82,11 @@ def load_settings(path: Path | None = None) -> AppSettings:
     """The saved settings, or the defaults when there are none or they cannot be read."""
     path = path or settings_path()
     try:
-        return AppSettings.from_json(json.loads(path.read_text(encoding="utf-8")))
+        return AppSettings.from_json(json.loads(saver.read(path)))
     except (OSError, ValueError):
         return AppSettings()
 
 
 def save_settings(settings: AppSettings, path: Path | None = None) -> None:
-    """Write atomically so a power cut leaves either the old or the new file."""
-    path = path or settings_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(settings.to_json(), encoding="utf-8")
-    os.replace(temporary, path)
+    """Write now, whole and on the medium (commands; the app saves through `saver`, off its UI thread)."""
+    write_durably(path or settings_path(), settings.to_json())

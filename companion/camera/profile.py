@@ -13,8 +13,6 @@ here; a game whose faces are all pip counts 1-6 is read without teaching.
 from __future__ import annotations
 
 import base64
-import os
-import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from companion.camera.faces import Features
 from companion.camera.vision import Calibration
 from companion.engine.errors import UserError, read_json_file
-from companion.engine.paths import data_dir, sync_folder
+from companion.engine.paths import data_dir, write_durably
 
 FORMAT = "goldtable-camera/1"
 #: How taught faces' features are made (`faces.py`), for dice and for tiles (`flat_pieces`).  Raised
@@ -228,24 +226,11 @@ def save_profile(profile: Profile, path: str | Path, *, replace: bool) -> None:
     path = Path(path)
     if not replace and (path.exists() or path.is_symlink()):
         raise UserError(f"{path}: already exists; choose another name (teaching updates an existing profile)")
-    text = profile.model_dump_json(indent=1) + "\n"
-    folder = path.parent if str(path.parent) else Path(".")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-                out.flush()
-                os.fsync(out.fileno())
-            if not replace and path.exists():
-                raise UserError(f"{path}: already exists; choose another name")
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        sync_folder(folder)  # the rename itself, else a cut may bring back the old profile or none
+        write_durably(path, profile.model_dump_json(indent=1) + "\n", replace=replace)
         _remember(path, profile, _stamp(path))
+    except FileExistsError:  # made meanwhile by someone else
+        raise UserError(f"{path}: already exists; choose another name") from None
     except OSError as error:
         raise UserError(f"{path}: cannot write: {error.strerror or error}") from None
 

@@ -7,6 +7,7 @@ Kivy's log there.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 
@@ -29,6 +30,29 @@ def sync_to_disk(path: Path) -> None:
     """Flush a file just written, and its folder's entry, to the medium: OSError when it cannot be."""
     _sync(path)
     _sync(path.parent)
+
+
+def write_durably(path: Path, text: str, *, replace: bool = True) -> None:
+    """Write `path` whole or not at all, and on the medium before returning: a temporary file beside it,
+    flushed, renamed over it, then the folder flushed.  A power cut at any moment leaves the old file or
+    the new one, never a torn one or none (a rename still in the page cache can otherwise undo itself).
+    `replace=False` raises FileExistsError rather than write over a file already there.  OSError when it
+    cannot be written; the temporary file is then gone."""
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        if not replace and (path.exists() or path.is_symlink()):
+            raise FileExistsError(f"{path}: already exists")
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    sync_folder(folder)
 
 
 def _sync(path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 from companion.app.clocks import BANK_STEPS, TURN_STEPS, ClockModel, ClockSettings, step
 from companion.app.i18n import set_language
 from companion.app.launch import pump
+from companion.app.saving import saver
 from companion.app.speech import Speaker
 from companion.engine.core import Player, Setup
 from companion.engine.session import Session
@@ -112,6 +113,7 @@ def test_digger_keeps_its_sand_timer_and_the_clock_is_off_by_default() -> None:
 def test_clock_settings_survive_a_restart_and_bad_values_fall_back(tmp_path: Path) -> None:
     path = tmp_path / "clocks.json"
     ClockSettings(clock=True, bank_minutes=30, turn_seconds=90, speech=True).save(path)
+    assert saver.flush()  # on the card: what a restart reads
     assert ClockSettings.load(path) == ClockSettings(clock=True, bank_minutes=30, turn_seconds=90, speech=True)
     path.write_text('{"clock": "yes", "bank_minutes": -5, "turn_seconds": 90}', encoding="utf-8")
     assert ClockSettings.load(path) == ClockSettings(turn_seconds=90)

@@ -249,3 +249,34 @@ def test_the_full_screen_switch_shows_the_window_as_it_is(fresh_app: Any, monkey
         fresh_app.preferences.fullscreen = False
         fresh_app.go("home")
         pump(1)
+
+
+def test_a_setting_changed_while_the_card_is_slow_leaves_the_screen_at_once(
+        fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sound switched off while the card takes its time: the tap returns, the switch shows it, and the file
+    has it once the card answers."""
+    from companion.app import saving
+    from companion.app.settings import load_settings
+    from tests.app.test_saving import HeldCard
+
+    card = HeldCard()
+    monkeypatch.setattr(saving, "write_durably", card.write)
+    monkeypatch.setattr(power, "can_power_off", lambda: False)
+    path = fresh_app.preferences.settings_file
+    try:
+        fresh_app.go("settings")
+        pump(2)
+        switch = next(widget for widget in fresh_app.root.current_screen.walk()
+                      if type(widget).__name__ == "Switch" and widget.active)  # Sound, on by default
+        switch.active = False  # what a finger on the switch does
+        assert card.waiting.wait(5) and not fresh_app.preferences.settings.sound
+        pump(2)
+        assert not switch.active and not load_settings(path).sound and card.written == []
+        card.go.set()
+        assert saving.saver.flush() and '"sound": false' in path.read_text(encoding="utf-8")
+    finally:
+        card.go.set()
+        fresh_app.preferences.update(sound=True)
+        assert saving.saver.flush()
+        fresh_app.go("home")
+        pump(1)

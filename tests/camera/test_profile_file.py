@@ -66,7 +66,7 @@ def test_a_saved_profile_is_on_the_medium_rename_and_all_before_save_returns(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     synced: list[tuple[Path, bool]] = []
     path = tmp_path / "profiles" / "goldgraeber.json"
-    monkeypatch.setattr("companion.camera.profile.sync_folder",
+    monkeypatch.setattr("companion.engine.paths.sync_folder",
                         lambda folder: synced.append((folder, path.exists())))
     save_profile(profile(GOLDGRAEBER), path, replace=True)
     assert synced == [(path.parent, True)], "the folder is flushed once the file has its name"

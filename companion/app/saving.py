@@ -1,0 +1,77 @@
+"""The small files the app rewrites whole (its settings, the chess clock's choices), saved off the UI thread.
+
+Each is written durably (`write_durably`: on the card before it counts), so a power cut just after a
+change brings back the old file or the new one, never the defaults.  On an SD card that takes 100-300 ms,
+a stalled frame on the UI thread; so `save` hands the text to one saver thread and returns at once.
+Changes made faster than the card takes them are merged: only the newest text of a file is written.
+`read` sees a change still on its way, so a screen opened again shows what was just chosen.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+from companion.engine.paths import write_durably
+
+log = logging.getLogger(__name__)
+
+#: How long closing the app waits for changes still on their way to a card that does not answer.
+CLOSE_SECONDS = 10.0
+
+
+class FileSaver:
+    """Newest text per file, written in the background by one thread (started on the first save)."""
+
+    def __init__(self) -> None:
+        self._pending: dict[Path, str] = {}
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def save(self, path: Path, text: str) -> None:
+        """Write `text` as `path` soon; returns at once.  A failure is logged (the app goes on as chosen)."""
+        with self._changed:
+            self._pending[path] = text
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="goldtable-saver", daemon=True)
+                self._thread.start()
+            self._changed.notify_all()
+
+    def read(self, path: Path) -> str:
+        """The file's text, or the text on its way there (OSError when there is neither)."""
+        with self._changed:
+            text = self._pending.get(path)
+        return text if text is not None else path.read_text(encoding="utf-8")
+
+    def flush(self, timeout: float = CLOSE_SECONDS) -> bool:
+        """Wait until every change asked for is written (or failed); False when `timeout` ran out first."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while self._pending:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self._changed.wait(left):
+                    return not self._pending
+        return True
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while not self._pending:
+                    self._changed.wait()
+                path, text = next(iter(self._pending.items()))
+            try:
+                write_durably(path, text)
+            except OSError as error:
+                log.warning("%s not saved: %s", path.name, error)
+            with self._changed:
+                if self._pending.get(path) is text:
+                    del self._pending[path]
+                else:  # a newer text came meanwhile: written after the other files waiting, not before them
+                    self._pending[path] = self._pending.pop(path)
+                self._changed.notify_all()
+
+
+#: The app's one saver: every small file goes through it, so each is read back as last chosen.
+saver = FileSaver()

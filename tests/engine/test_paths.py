@@ -1,0 +1,56 @@
+"""A small file written whole and on the medium (`write_durably`): after a power cut at any moment the old
+file or the new one is there, never a torn one or none, and nothing is left beside it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from companion.engine import paths
+from companion.engine.paths import write_durably
+
+
+def test_the_new_text_is_flushed_before_it_takes_the_name_and_the_rename_after(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "settings" / "app-settings.json"
+    steps: list[tuple[str, str | None]] = []
+    fsync = os.fsync
+
+    def shown() -> str | None:
+        return path.read_text(encoding="utf-8") if path.exists() else None
+
+    def flush_file(fd: int) -> None:
+        steps.append(("file", shown()))
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", flush_file)
+    monkeypatch.setattr(paths, "sync_folder", lambda folder: steps.append((f"folder {folder.name}", shown())))
+    write_durably(path, "new")
+    assert steps == [("file", None), ("folder settings", "new")]
+    assert [entry.name for entry in path.parent.iterdir()] == ["app-settings.json"]
+
+
+def test_a_write_that_fails_leaves_the_old_file_and_no_temporary(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "clocks.json"
+    path.write_text("old", encoding="utf-8")
+
+    def full_disk(*_args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        write_durably(path, "new")
+    assert path.read_text(encoding="utf-8") == "old" and list(tmp_path.iterdir()) == [path]
+
+
+def test_without_replace_a_file_already_there_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "profile.json"
+    path.write_text("someone's", encoding="utf-8")
+    with pytest.raises(FileExistsError):
+        write_durably(path, "ours", replace=False)
+    assert path.read_text(encoding="utf-8") == "someone's" and list(tmp_path.iterdir()) == [path]
+    write_durably(tmp_path / "other.json", "ours", replace=False)
+    assert (tmp_path / "other.json").read_text(encoding="utf-8") == "ours"
