@@ -247,8 +247,4 @@ class GameFlow(EventDispatcher):
         self.new_game()
 
     def export_record(self) -> None:
-        end_model = self._app.end_model
-        try:
-            end_model.export(self._app.journal_desk.in_use().path.parent / "records")
-        except OSError as error:
-            end_model.export_text = _("Could not save: {problem}").format(problem=str(error))
+        self._app.end_model.export(self._app.journal_desk.in_use().path.parent / "records")

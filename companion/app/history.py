@@ -21,6 +21,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
@@ -184,20 +185,50 @@ def say_when_saved(path: Path, say: Callable[[str], None]) -> None:
     """`path` was just written: `say` "Saving" now, and "Saved as" once the file and its folder are on the
     medium (else "Could not save"), on the UI thread.  A family takes the USB stick out as soon as the
     screen says saved, and a stick (exFAT, or FAT mounted without `flush`) may keep a file in memory for half
-    a minute; flushing one takes milliseconds to seconds, so it runs on a thread of its own, which a
-    closing app waits for."""
+    a minute; flushing one takes milliseconds to seconds, so it runs on the export thread."""
     say(_("Saving {path}…").format(path=str(path)))
+    _on_export_thread(lambda: _flushed(path), say)
 
-    def flush() -> None:
+
+def save_new_file(folder: Callable[[], Path], name: str, content: bytes, say: Callable[[str], None]) -> None:
+    """Write `content` as `name` in `folder()` under a name that replaces nothing (`unused_path`), then as
+    `say_when_saved`.  Finding the stick, comparing with a file already there, writing and flushing all run
+    on the export thread: each can take a second on a slow stick, a frozen screen on the UI thread."""
+    say(_("Saving {path}…").format(path=name))
+
+    def write() -> Path:
+        where = folder()
+        where.mkdir(parents=True, exist_ok=True)
+        path = unused_path(where / name, content)
+        path.write_bytes(content)
+        return _flushed(path)
+
+    _on_export_thread(write, say)
+
+
+def _flushed(path: Path) -> Path:
+    sync_to_disk(path)
+    return path
+
+
+@lru_cache(maxsize=1)
+def _export_thread() -> ThreadPoolExecutor:
+    """One thread for every export, so two in a row never pick the same free name; a quit waits for it
+    (an executor's thread is joined when the interpreter exits)."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="goldtable-export")
+
+
+def _on_export_thread(work: Callable[[], Path], say: Callable[[str], None]) -> None:
+    def run() -> None:
         try:
-            sync_to_disk(path)
+            path = work()
         except OSError as error:
             said = _("Could not save: {problem}").format(problem=error.strerror or str(error))
         else:
             said = _("Saved as {path}").format(path=str(path))
         on_ui_thread(lambda: say(said))
 
-    threading.Thread(target=flush, name="goldtable-export").start()  # not a daemon: a quit waits for it
+    _export_thread().submit(run)
 
 
 def unused_path(path: Path, content: bytes) -> Path:
@@ -392,39 +423,28 @@ class HistoryModel(EventDispatcher):
         self.load(journal, self.writer)
         self.message = _("The game was abandoned; it stays in the history.")
 
-    def export_record(self) -> Path | None:
+    def export_record(self) -> None:
         """The selected game as a game record (JSON, for `goldtable replay`)."""
         result = self.result()
         if self.journal is None or result is None or not self.can_export:
-            return None
+            return
         text = self.journal.record(result.summary.id).to_json()
-        return self._write(f"{result.summary.game}-{result.summary.id}.json", text)
+        self._write(f"{result.summary.game}-{result.summary.id}.json", text.encode("utf-8"))
 
-    def export_csv(self) -> Path | None:
+    def export_csv(self) -> None:
         """Every game as CSV, one row per seat."""
-        return self._write("goldtable-games.csv", games_csv(self.results))
+        self._write("goldtable-games.csv", games_csv(self.results).encode("utf-8"))
 
-    def export_picture(self, png: bytes) -> Path | None:
+    def export_picture(self, png: bytes) -> None:
         """The selected game's result picture (drawn by the screen), to share."""
         result = self.result()
-        if result is None:
-            return None
-        return self._write(f"{result.summary.game}-{result.summary.id}-result.png", png)
+        if result is not None:
+            self._write(f"{result.summary.game}-{result.summary.id}-result.png", png)
 
-    def _write(self, name: str, content: str | bytes) -> Path | None:
-        """Write an export under a name that replaces nothing; the message says "Saved" once it is on the
-        stick (`say_when_saved`)."""
-        folder, _stick = export_folder()
-        data = content.encode("utf-8") if isinstance(content, str) else content
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            path = unused_path(folder / name, data)
-            path.write_bytes(data)
-        except OSError as error:
-            self.message = _("Could not save: {problem}").format(problem=error.strerror or str(error))
-            return None
-        say_when_saved(path, partial(setattr, self, "message"))
-        return path
+    def _write(self, name: str, content: bytes) -> None:
+        """To the USB stick (else the exports folder), under a name that replaces nothing; the message says
+        "Saved" once it is on the stick."""
+        save_new_file(lambda: export_folder()[0], name, content, partial(setattr, self, "message"))
 
 
 class GameRow(RecycleDataViewBehavior, GToggle):

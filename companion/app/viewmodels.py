@@ -19,7 +19,7 @@ from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, NumericProperty, StringProperty
 from pydantic import BaseModel, ValidationError
 
-from companion.app.history import say_when_saved
+from companion.app.history import save_new_file
 from companion.app.i18n import _, choice_text, game_text
 from companion.app.rules_doc import rule_book
 from companion.app.settings import DEFAULT_GAME, SEAT_COLOURS, AppSettings, RememberedPlayer
@@ -317,15 +317,12 @@ class EndModel(EventDispatcher):
 
         return times_markup(totals, self.names, self.colours, language)
 
-    def export(self, directory: Path) -> Path:
+    def export(self, directory: Path) -> None:
         """Write the game record (JSON, replayable with `goldtable replay`) into `directory`; "Saved" is said
-        once it is on the card (`say_when_saved`)."""
-        directory.mkdir(parents=True, exist_ok=True)
+        once it is on the card (`save_new_file`)."""
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        path = directory / f"{self.session.setup.game}-{stamp}.json"
-        path.write_text(self.session.record().to_json(), encoding="utf-8")
-        say_when_saved(path, partial(setattr, self, "export_text"))
-        return path
+        save_new_file(lambda: directory, f"{self.session.setup.game}-{stamp}.json",
+                      self.session.record().to_json().encode("utf-8"), partial(setattr, self, "export_text"))
 
 
 class RulesModel(EventDispatcher):

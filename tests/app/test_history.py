@@ -91,23 +91,23 @@ def test_export_to_the_usb_stick_record_replays_and_csv_has_every_seat(journal: 
     assert usb_folders() == [stick]
     model = loaded(journal)
     model.select(journal.games()[-1].id)
-    path = model.export_record()
-    assert path is not None and path.parent.parent == stick
-    until(lambda: model.message == f"Saved as {path}", "the record to reach the stick")
+    model.export_record()
+    path = saved_as(model)
+    assert path.parent.parent == stick
     record = load_record(path)
     assert list(replay(record, str(path)).state.model_dump().items()) == \
         list(Session.resume(journal, journal.games()[-1].id).state.model_dump().items())
-    table = model.export_csv()
-    assert table is not None
+    model.export_csv()
+    table = saved_as(model)
     rows = list(csv.DictReader(io.StringIO(table.read_text(encoding="utf-8"))))
     assert len(rows) == sum(len(result.names) for result in model.results)
     assert {row["status"] for row in rows} == {"open", "finished"}
     assert table.read_bytes().decode("utf-8") == games_csv(model.results)
-    assert model.export_csv() == table, "the same table again lands on the same file"
+    model.export_csv()
+    assert saved_as(model) == table, "the same table again lands on the same file"
     table.write_text("name,score\nAnna,99\n", encoding="utf-8")  # edited on someone's computer
-    again = model.export_csv()
-    assert again == table.with_name("goldtable-games-2.csv")
-    until(lambda: model.message == f"Saved as {again}", "the table to reach the stick")
+    model.export_csv()
+    assert saved_as(model) == table.with_name("goldtable-games-2.csv")
     assert table.read_text(encoding="utf-8") == "name,score\nAnna,99\n", "an edited file is never replaced"
     monkeypatch.setenv("GOLDTABLE_USB", str(tmp_path / "not-plugged-in"))
     assert usb_folders() == []
@@ -130,17 +130,48 @@ def test_an_export_is_said_saved_only_once_it_is_on_the_stick(journal: Journal, 
             raise OSError(errno.EIO, "Input/output error")
 
     monkeypatch.setattr(history, "sync_to_disk", slow_stick)
-    table = model.export_csv()
-    assert table is not None and model.message == f"Saving {table}…"
+    model.export_csv()
+    assert model.message == "Saving goldtable-games.csv…", "said at once, before the stick is looked into"
     for _ in range(5):
         Clock.tick()
-    assert model.message == f"Saving {table}…" and not synced, "not saved before it is on the stick"
+    assert model.message == "Saving goldtable-games.csv…" and not synced, "not saved before it is on the stick"
     flushing.set()
-    until(lambda: model.message == f"Saved as {table}", "the table to reach the stick")
+    table = saved_as(model)
     table.write_text("edited\n", encoding="utf-8")
-    again = model.export_csv()
+    model.export_csv()
     until(lambda: model.message.startswith("Could not save"), "the stick's failure")
-    assert synced == [table, again] and model.message == "Could not save: Input/output error"
+    assert synced == [table, table.with_name("goldtable-games-2.csv")]
+    assert model.message == "Could not save: Input/output error"
+
+
+def test_an_export_never_waits_on_the_screens_thread_for_a_slow_stick(journal: Journal, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding the stick, comparing with a file already there and writing each take up to a second on a
+    slow stick: none of it happens on the thread that draws the screen."""
+    import companion.app.history as history
+
+    monkeypatch.setenv("GOLDTABLE_USB", str(tmp_path))
+    model = loaded(journal)
+    stick_answers, looked = threading.Event(), []
+
+    def slow_folder() -> tuple[Path, bool]:
+        looked.append(threading.current_thread())
+        assert stick_answers.wait(30), "the test never let the stick answer"
+        return tmp_path / "goldtable", True
+
+    monkeypatch.setattr(history, "export_folder", slow_folder)
+    model.export_csv()
+    assert model.message == "Saving goldtable-games.csv…"
+    stick_answers.set()
+    assert saved_as(model).parent == tmp_path / "goldtable"
+    assert looked and threading.current_thread() not in looked
+
+
+def saved_as(model: HistoryModel) -> Path:
+    """The file an export wrote, once the screen says it is saved."""
+    until(lambda: model.message.startswith(("Saved as ", "Could not save")), "the export to reach the stick")
+    assert model.message.startswith("Saved as "), model.message
+    return Path(model.message.removeprefix("Saved as "))
 
 
 def test_history_from_home_resume_picture_and_stats_by_touch(fresh_app: Any, tmp_path: Path,

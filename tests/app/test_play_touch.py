@@ -83,10 +83,10 @@ def test_whole_game_by_touch(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) ->
     synced: list[Path] = []
     monkeypatch.setattr(history, "sync_to_disk", synced.append)
     tap(app, "Save record")
+    until(lambda: app.end_model.export_text.startswith("Saved as"), "the record to be on the card")
     saved = sorted((app.journal.path.parent / "records").glob("digger-*.json"))[-1]
+    assert app.end_model.export_text == f"Saved as {saved}" and synced == [saved], "said saved once flushed"
     assert replay(load_record(saved)).state == mirror.state  # the exported record replays to the end
-    until(lambda: app.end_model.export_text == f"Saved as {saved}", "the record to be on the card")
-    assert synced == [saved], "said saved once flushed to the card"
 
 
 @pytest.mark.parametrize(("language", "take", "rob"), [("en", "Take red", "Rob white from Ben"),
