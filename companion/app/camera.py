@@ -29,6 +29,7 @@ from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, Op
 from companion.app.i18n import _, capitalised, tr
 from companion.engine.core import N_
 from companion.engine.errors import UserError, holds
+from companion.engine.paths import sync_to_disk
 
 if TYPE_CHECKING:
     from companion.app.game_flow import GameFlow
@@ -309,47 +310,33 @@ class CameraSetup(EventDispatcher):
     # -- export and import (a profile made at one table, used at another with the same tray and camera) --
     def export_profile(self) -> None:
         """Copy the game's profile to the USB stick (else the exports folder), as History exports games; a
-        different profile there (another table's, say) is replaced only after a second tap."""
-        from companion.app.history import export_folder, say_when_saved
-
-        self.game = self.chosen_game()
-        source = self._path()
-        if not source.exists():
-            self.problem = N_("Nothing to export yet: calibrate first.")
+        different profile there (another table's, say) is replaced only after a second tap.  Looked into,
+        compared, written and flushed off the screen's thread: a stick takes up to seconds."""
+        if self.busy:
             return
-        folder, _stick = export_folder()
-        target = folder / f"camera-{self.game}.json"
-        try:
-            content = source.read_bytes()
-            other = target.exists() and not holds(target, content)
-            if other and self.step != "reexport":
-                self.step = "reexport"
-                return
-            folder.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
-        except OSError as error:
-            self.problem = _("Could not save: {problem}").format(problem=error.strerror or str(error))
+        self.game = self.chosen_game()
+        self.problem = _("Saving {path}…").format(path=f"camera-{self.game}.json")
+        self._off_screen(partial(_exported, self._path(), self.game, self.step == "reexport"),
+                         self._after_exporting)
+
+    def _after_exporting(self, outcome: str) -> None:
+        if outcome == ASK_FIRST:
+            self.problem = ""
+            self.step = "reexport"
             return
         if self.step == "reexport":
             self.refresh()
-        say_when_saved(target, partial(setattr, self, "problem"))
+        self.problem = outcome
 
     def import_profile(self) -> None:
         """Use the profile `goldtable/camera-<game>.json` from a USB stick; one that would replace taught
-        faces needs a second tap.  Read and saved off the screen's thread: saving waits for the card."""
-        from companion.app.history import usb_folders
-
+        faces needs a second tap.  Looked for, read and saved off the screen's thread: saving waits for the
+        card."""
         if self.busy or self.step == "loading":
             return
         self.game = self.chosen_game()
-        found = [stick / "goldtable" / f"camera-{self.game}.json" for stick in usb_folders()]
-        found = [path for path in found if path.exists()]
-        if not found:
-            self.problem = _("No camera profile for this game on a USB stick (goldtable/camera-{game}.json).").format(
-                game=self.game)
-            return
         self.problem = ""
-        self._off_screen(partial(_imported, found[0], self.game, self._path(), self.step == "reimport"),
+        self._off_screen(partial(_imported, self.game, self._path(), self.step == "reimport"),
                          self._after_importing)
 
     def _after_importing(self, outcome: str | None) -> None:
@@ -376,13 +363,42 @@ def _outline_of(profile: Any) -> Any:
     return floor_outline(profile.calibration())
 
 
-def _imported(source: Path, game: str, path: Path, confirmed: bool) -> str | None:
-    """Off the screen's thread: save the stick's profile as the game's, unless it would replace taught faces
-    and that was not `confirmed` (ASK_FIRST).  Gives the problem, None when saved."""
+def _exported(source: Path, game: str, confirmed: bool) -> str:
+    """Off the screen's thread: copy the game's profile `source` to the stick as `camera-<game>.json`, on
+    the stick before "Saved as" is said; ASK_FIRST when a different profile is there and replacing it was
+    not `confirmed`.  Gives what to say."""
+    from companion.app.history import export_folder
+
+    folder = export_folder()[0]
+    target = folder / f"camera-{game}.json"
+    try:
+        content = source.read_bytes()
+    except FileNotFoundError:
+        return N_("Nothing to export yet: calibrate first.")
+    try:
+        if not confirmed and (target.exists() or target.is_symlink()) and not holds(target, content):
+            return ASK_FIRST
+        folder.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+        sync_to_disk(target)
+    except OSError as error:
+        return _("Could not save: {problem}").format(problem=error.strerror or str(error))
+    return _("Saved as {path}").format(path=str(target))
+
+
+def _imported(game: str, path: Path, confirmed: bool) -> str | None:
+    """Off the screen's thread: save the stick's profile `goldtable/camera-<game>.json` as the game's,
+    unless it would replace taught faces and that was not `confirmed` (ASK_FIRST).  Gives the problem, None
+    when saved."""
+    from companion.app.history import usb_folders
     from companion.camera.profile import holds_taught_faces, load_profile, save_profile
 
+    found = [stick / "goldtable" / f"camera-{game}.json" for stick in usb_folders()]
+    found = [source for source in found if source.exists()]
+    if not found:
+        return _("No camera profile for this game on a USB stick (goldtable/camera-{game}.json).").format(game=game)
     try:
-        profile = load_profile(source, game)
+        profile = load_profile(found[0], game)
     except UserError as error:
         return str(error)
     if not confirmed and holds_taught_faces(path, game):

@@ -181,34 +181,29 @@ def export_folder() -> tuple[Path, bool]:
     return data_dir() / "exports", False
 
 
-def say_when_saved(path: Path, say: Callable[[str], None]) -> None:
-    """`path` was just written: `say` "Saving" now, and "Saved as" once the file and its folder are on the
-    medium (else "Could not save"), on the UI thread.  A family takes the USB stick out as soon as the
-    screen says saved, and a stick (exFAT, or FAT mounted without `flush`) may keep a file in memory for half
-    a minute; flushing one takes milliseconds to seconds, so it runs on the export thread."""
-    say(_("Saving {path}…").format(path=str(path)))
-    _on_export_thread(lambda: _flushed(path), say)
-
-
 def save_new_file(folder: Callable[[], Path], name: str, content: bytes, say: Callable[[str], None]) -> None:
-    """Write `content` as `name` in `folder()` under a name that replaces nothing (`unused_path`), then as
-    `say_when_saved`.  Finding the stick, comparing with a file already there, writing and flushing all run
-    on the export thread: each can take a second on a slow stick, a frozen screen on the UI thread."""
+    """Write `content` as `name` in `folder()` under a name that replaces nothing (`unused_path`); `say`
+    "Saving" now, and "Saved as" once the file and its folder are on the medium (else "Could not save"), on
+    the UI thread.  A family takes the USB stick out as soon as the screen says saved, and a stick (exFAT,
+    or FAT mounted without `flush`) may keep a file in memory for half a minute.  Finding the stick,
+    comparing with a file already there, writing and flushing each take up to a second on a slow stick, so
+    all of it runs on the export thread."""
     say(_("Saving {path}…").format(path=name))
 
-    def write() -> Path:
-        where = folder()
-        where.mkdir(parents=True, exist_ok=True)
-        path = unused_path(where / name, content)
-        path.write_bytes(content)
-        return _flushed(path)
+    def write() -> None:
+        try:
+            where = folder()
+            where.mkdir(parents=True, exist_ok=True)
+            path = unused_path(where / name, content)
+            path.write_bytes(content)
+            sync_to_disk(path)
+        except OSError as error:
+            said = _("Could not save: {problem}").format(problem=error.strerror or str(error))
+        else:
+            said = _("Saved as {path}").format(path=str(path))
+        on_ui_thread(lambda: say(said))
 
-    _on_export_thread(write, say)
-
-
-def _flushed(path: Path) -> Path:
-    sync_to_disk(path)
-    return path
+    _export_thread().submit(write)
 
 
 @lru_cache(maxsize=1)
@@ -216,19 +211,6 @@ def _export_thread() -> ThreadPoolExecutor:
     """One thread for every export, so two in a row never pick the same free name; a quit waits for it
     (an executor's thread is joined when the interpreter exits)."""
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="goldtable-export")
-
-
-def _on_export_thread(work: Callable[[], Path], say: Callable[[str], None]) -> None:
-    def run() -> None:
-        try:
-            path = work()
-        except OSError as error:
-            said = _("Could not save: {problem}").format(problem=error.strerror or str(error))
-        else:
-            said = _("Saved as {path}").format(path=str(path))
-        on_ui_thread(lambda: say(said))
-
-    _export_thread().submit(run)
 
 
 def unused_path(path: Path, content: bytes) -> Path:

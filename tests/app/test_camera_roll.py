@@ -341,6 +341,7 @@ def test_tiles_taught_to_an_earlier_reader_are_shown_again_before_the_camera_rea
 
 def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: Path,
                                                       monkeypatch: Any) -> None:
+    import companion.app.history as history
     from companion.camera.profile import load_profile
 
     app = table_app
@@ -348,6 +349,13 @@ def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: 
     stick.mkdir()
     monkeypatch.setenv("GOLDTABLE_USB", str(stick))
     open_game(app, "goldgraeber")
+    looked: list[threading.Thread] = []
+
+    def stick_folder() -> tuple[Path, bool]:
+        looked.append(threading.current_thread())
+        return stick / "goldtable", True
+
+    monkeypatch.setattr(history, "export_folder", stick_folder)
     path = profile_path("goldgraeber")
     camera = CameraSource(str(GOLDGRAEBER / "empty.jpg"))
     try:
@@ -355,14 +363,14 @@ def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: 
         app.go("hardware")
         pump(2)
         path.unlink(missing_ok=True)
-        tap(app, "Export", frames=2)
+        export(app)
         assert "calibrate first" in app.camera_setup.problem and not list(stick.iterdir())
         taught = profile(GOLDGRAEBER)
         save_profile(taught, path, replace=True)
-        tap(app, "Export", frames=2)
+        export(app)
         exported = stick / "goldtable" / "camera-goldgraeber.json"
         assert exported.read_bytes() == path.read_bytes()
-        wait_for(lambda: app.camera_setup.problem == f"Saved as {exported}", "the profile to reach the stick")
+        assert app.camera_setup.problem == f"Saved as {exported}", "said once on the stick"
         save_profile(taught.model_copy(update={"taught": taught.taught[:3]}), path, replace=True)
         tap(app, "Import", frames=2)
         wait_for(lambda: not app.camera_setup.busy, "the stick's profile to be read")
@@ -371,19 +379,27 @@ def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: 
         wait_for(lambda: not app.camera_setup.busy, "the stick's profile to be saved")
         assert load_profile(path) == taught and app.camera_setup.step == "ready"
         wait_for(lambda: camera.profile == taught, "the camera to read with the imported profile")
-        tap(app, "Export", frames=2)
+        export(app)
         assert exported.read_bytes() == path.read_bytes() and app.camera_setup.step == "ready", \
             "the same profile again is simply saved"
         other = taught.model_copy(update={"taught": taught.taught[:3]})  # another table's, brought to import
         save_profile(other, exported, replace=True)
-        tap(app, "Export", frames=2)
+        export(app)
         assert app.camera_setup.step == "reexport" and load_profile(exported) == other, "asked first"
-        tap(app, "Export", frames=2)
+        export(app)
         assert load_profile(exported) == taught and app.camera_setup.step == "ready"
-        assert str(exported) in app.camera_setup.problem
+        assert app.camera_setup.problem == f"Saved as {exported}"
+        assert looked and threading.main_thread() not in looked, "the stick is looked into off the screen's thread"
     finally:
         app.hardware.bridge.remove_source(camera.name)
         path.unlink(missing_ok=True)
+
+
+def export(app: Any) -> None:
+    """Tap Export and wait until the profile is written (or refused)."""
+    tap(app, "Export", frames=2)
+    wait_for(lambda: not app.camera_setup.busy, "the export to be done")
+    pump(1)
 
 
 def test_an_import_waits_for_the_card_off_the_screens_thread_and_replaces_a_damaged_profile(
