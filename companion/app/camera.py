@@ -372,10 +372,10 @@ def _exported(source: Path, game: str, confirmed: bool) -> str:
     folder = export_folder()[0]
     target = folder / f"camera-{game}.json"
     try:
-        content = source.read_bytes()
-    except FileNotFoundError:
-        return N_("Nothing to export yet: calibrate first.")
-    try:
+        try:
+            content = source.read_bytes()
+        except FileNotFoundError:
+            return N_("Nothing to export yet: calibrate first.")
         if not confirmed and (target.exists() or target.is_symlink()) and not holds(target, content):
             return ASK_FIRST
         folder.mkdir(parents=True, exist_ok=True)
