@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.event import EventDispatcher
-from kivy.properties import BooleanProperty
+from kivy.properties import BooleanProperty, StringProperty
 
 from companion.app import i18n
 from companion.app.i18n import _
@@ -28,6 +29,9 @@ class Preferences(EventDispatcher):
 
     #: The window fills the screen now (the setting, `--fullscreen` or a Raspberry Pi at start; Settings' switch).
     fullscreen = BooleanProperty(False)
+    #: Why the settings or the timer's choices could not be saved on the card ("" when they were): Settings
+    #: and Timer & voice say it, since the choice lasts only until the app closes.
+    save_problem = StringProperty("")
 
     def __init__(self, app: GoldtableApp, settings_file: Path, serial_url: str | None = None,
                  **kwargs: Any) -> None:
@@ -37,6 +41,19 @@ class Preferences(EventDispatcher):
         self.settings: AppSettings = load_settings(settings_file)
         if serial_url is not None:
             self.settings = self.settings.model_copy(update={"serial_url": serial_url})
+        self._unsaved: dict[Path, str] = {}
+        saver.listen(self._written)
+
+    def _written(self, path: Path, error: OSError | None) -> None:
+        """On the saver's thread: the outcome goes to the screen's."""
+        Clock.schedule_once(lambda _dt: self._saved(path, error))
+
+    def _saved(self, path: Path, error: OSError | None) -> None:
+        if error is None:
+            self._unsaved.pop(path, None)
+        else:
+            self._unsaved[path] = error.strerror or str(error)
+        self.save_problem = next(iter(self._unsaved.values()), "")
 
     def set_language(self, language: str) -> None:
         """Switch every screen's text at once (kv rules rebind on `app.lang`; view-models recompute)."""

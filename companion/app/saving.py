@@ -4,7 +4,8 @@ Each is written durably (`write_durably`: on the card before it counts), so a po
 change brings back the old file or the new one, never the defaults.  On an SD card that takes 100-300 ms,
 a stalled frame on the UI thread; so `save` hands the text to one saver thread and returns at once.
 Changes made faster than the card takes them are merged: only the newest text of a file is written.
-`read` sees a change still on its way, so a screen opened again shows what was just chosen.
+`read` sees a change still on its way, so a screen opened again shows what was just chosen.  A card
+that refuses (full, read-only) is told to the `listen`er, so the screen can say the choice will not last.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from companion.engine.paths import write_durably
@@ -29,6 +31,12 @@ class FileSaver:
         self._pending: dict[Path, str] = {}
         self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
+        self._listener: Callable[[Path, OSError | None], None] | None = None
+
+    def listen(self, listener: Callable[[Path, OSError | None], None]) -> None:
+        """`listener(path, error)` after each write, on the saver's thread (`error` None when it is on the
+        card), in place of the one before: the app's settings, and only the newest app's."""
+        self._listener = listener
 
     def save(self, path: Path, text: str) -> None:
         """Write `text` as `path` soon; returns at once.  A failure is logged (the app goes on as chosen)."""
@@ -61,10 +69,17 @@ class FileSaver:
                 while not self._pending:
                     self._changed.wait()
                 path, text = next(iter(self._pending.items()))
+            failure: OSError | None = None
             try:
                 write_durably(path, text)
             except OSError as error:
                 log.warning("%s not saved: %s", path.name, error)
+                failure = error
+            if self._listener is not None:
+                try:
+                    self._listener(path, failure)
+                except Exception:  # the saver must go on saving whatever a listener does
+                    log.exception("the saver's listener failed")
             with self._changed:
                 if self._pending.get(path) is text:
                     del self._pending[path]

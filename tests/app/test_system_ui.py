@@ -15,7 +15,7 @@ from kivy.uix.vkeyboard import VKeyboard
 from companion.app.keyboard import TableKeyboard, use_onscreen_keyboard
 from companion.app.launch import pump
 from companion.system import power
-from tests.app.ui import find_button, tap
+from tests.app.ui import find_button, label_texts, tap
 
 
 @pytest.fixture
@@ -276,6 +276,42 @@ def test_a_setting_changed_while_the_card_is_slow_leaves_the_screen_at_once(
         assert saving.saver.flush() and '"sound": false' in path.read_text(encoding="utf-8")
     finally:
         card.go.set()
+        fresh_app.preferences.update(sound=True)
+        assert saving.saver.flush()
+        fresh_app.go("home")
+        pump(1)
+
+
+def test_a_card_that_refuses_the_settings_is_said_on_settings_and_timer_until_it_takes_them(
+        fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only or full card: the switch still works for this run, and both screens that save choices
+    say they will not last; once the card takes a save again, the sentence goes."""
+    import errno
+
+    from companion.app import saving
+
+    def read_only(path: Any, text: str) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(power, "can_power_off", lambda: False)
+    said = "Could not save the settings: Read-only file system. They apply until Goldtable closes."
+    try:
+        with monkeypatch.context() as card:
+            card.setattr(saving, "write_durably", read_only)
+            fresh_app.go("settings")
+            pump(2)
+            fresh_app.preferences.update(sound=False)
+            assert saving.saver.flush()
+            pump(2)
+            assert not fresh_app.preferences.settings.sound and said in label_texts(fresh_app)
+            fresh_app.go("clocks")
+            pump(2)
+            assert said in label_texts(fresh_app)
+        fresh_app.preferences.update(sound=True)
+        assert saving.saver.flush()
+        pump(2)
+        assert said not in label_texts(fresh_app) and fresh_app.preferences.save_problem == ""
+    finally:
         fresh_app.preferences.update(sound=True)
         assert saving.saver.flush()
         fresh_app.go("home")
