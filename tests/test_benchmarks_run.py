@@ -21,6 +21,7 @@ RUNS = {
     "bench_digger.py --seconds 0.2": "replay, from JSON text",
     "bench_gold_connection.py --games 1": "`validate` of one move",
     "bench_bridge_latency.py --samples 5": "journalled Session.submit then settle",
+    "bench_settings_save.py --changes 2 --fsync-ms 20": "on the calling thread, slow card (fsync +20 ms) | 2 |",
 }
 
 
