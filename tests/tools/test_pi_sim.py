@@ -185,17 +185,19 @@ def test_a_check_of_two_halves_is_one_line_that_names_every_failed_half() -> Non
 
 
 def test_a_check_on_the_desktop_brings_the_kiosk_check_with_it() -> None:
-    """Checks 3, 4, 6, 7 and 8 play on the kiosk that check 2 installs: asked for alone, they failed with no
-    Goldtable unit to restart, so check 2 runs before them whenever one of them is asked for."""
+    """Checks 3, 4, 6, 7 and 8, and check 5 on the desktop, play on the kiosk that check 2 installs: asked
+    for alone, they failed with no Goldtable unit to restart, so check 2 runs before them whenever one of
+    them is asked for."""
     from pisim.checks import Run
     from pisim.suite import ON_THE_DESKTOP, to_run
 
-    def numbers(only: set[int]) -> list[int]:
+    def numbers(only: set[int], shuts_down: bool = False) -> list[int]:
         run = Run(log=None, repository="", only=only, sensor=None, pico_port=0)  # type: ignore[arg-type]
-        return [number for number, _check in to_run(run, ON_THE_DESKTOP)]
+        return [number for number, _check in to_run(run, ON_THE_DESKTOP, shuts_down)]
 
     assert numbers({3, 4}) == [2, 3, 4]
     assert numbers({6}) == [2, 6]
     assert numbers({2}) == [2]
     assert numbers({1, 9}) == []
     assert numbers(set()) == [2, 3, 4, 6, 7, 8]
+    assert numbers({5, 9}, shuts_down=True) == [2], "check 5's desktop half shuts the kiosk down"

@@ -33,11 +33,12 @@ ON_AN_OLDER_DESKTOP: tuple[tuple[int, Callable[[Run, Machine], None]], ...] = (
     (8, check_rotation))
 
 
-def to_run(run: Run, checks: tuple[tuple[int, Callable[[Run, Machine], None]], ...]
+def to_run(run: Run, checks: tuple[tuple[int, Callable[[Run, Machine], None]], ...], shuts_down: bool = False
            ) -> list[tuple[int, Callable[[Run, Machine], None]]]:
-    """The desktop checks `run` asks for, check 2 among them whenever a later one is: they play on the kiosk
-    it installs (`--only 3,4` alone found no Goldtable unit to restart)."""
-    later = any(run.wanted(number) for number, _check in checks if number != 2)
+    """The desktop checks `run` asks for, check 2 among them whenever a later one is, or check 5's desktop
+    half (`shuts_down`): they play on the kiosk it installs (`--only 3,4` and `--only 5,9` alone found no
+    Goldtable unit to restart)."""
+    later = shuts_down or any(run.wanted(number) for number, _check in checks if number != 2)
     return [(number, check) for number, check in checks if run.wanted(number) or (number == 2 and later)]
 
 
@@ -53,7 +54,7 @@ def run_all(run: Run, targets: list[Target]) -> None:
             continue
         desktop_off = None
         try:
-            for _number, check in to_run(run, on_the_desktop):
+            for _number, check in to_run(run, on_the_desktop, shuts_down=trixie and run.wanted(5)):
                 check(run, vm)
             if trixie and run.wanted(5):
                 desktop_off = attempt(partial(shutdown_desktop, run, vm))
