@@ -19,13 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -68,37 +63,18 @@ def main() -> None:
     if args.child:
         print(json.dumps(flip(args.child[0], Path(args.child[1]), args.changes)))
         return
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}")
     sys.path.insert(0, str(ROOT))
-    from tests.slow_disk import slow_fsync_env, slow_fsync_library
+    from tests.slow_disk import on_slow_cards
 
-    folder = Path(tempfile.mkdtemp(prefix="goldtable-bench-settings-"))
-    try:
-        library = slow_fsync_library(folder)
-        if library is None:
-            raise SystemExit("needs a C compiler (cc) for the slow-fsync shim")
-        print("| written | flips | calling thread held per flip, median / max ms | last flip to on the card ms |")
-        print("| --- | --- | --- | --- |")
-        for index, (name, mode, milliseconds) in enumerate(MODES):
-            delay = args.fsync_ms if milliseconds is None else milliseconds
-            data = folder / f"run-{index}"
-            data.mkdir()
-            env = {**slow_fsync_env(library, delay), "PYTHONPATH": str(ROOT)}
-            child = subprocess.run([sys.executable, __file__, "--child", mode, str(data), "--changes",
-                                    str(args.changes)], env=env, cwd=ROOT, capture_output=True, text=True,
-                                   timeout=900, check=False)
-            if child.returncode != 0:
-                raise SystemExit(child.stderr[-3000:])
-            result = json.loads(child.stdout.splitlines()[-1])
-            if not result["saved"]:
-                raise SystemExit(f"{name}: the last flip is not what the file holds")
-            held = result["held"]
-            print(f"| {name} (fsync +{delay} ms) | {len(held)} | {statistics.median(held) * 1000:.2f} / "
-                  f"{max(held) * 1000:.2f} | {result['on_card'] * 1000:.0f} |", flush=True)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
+    header = ("| written | flips | calling thread held per flip, median / max ms | last flip to on the card ms |\n"
+              "| --- | --- | --- | --- |")
+    for name, delay, result in on_slow_cards(Path(__file__), MODES, args.fsync_ms, header,
+                                             ("--changes", str(args.changes))):
+        if not result["saved"]:
+            raise SystemExit(f"{name}: the last flip is not what the file holds")
+        held = result["held"]
+        print(f"| {name} (fsync +{delay} ms) | {len(held)} | {statistics.median(held) * 1000:.2f} / "
+              f"{max(held) * 1000:.2f} | {result['on_card'] * 1000:.0f} |", flush=True)
 
 if __name__ == "__main__":
     main()

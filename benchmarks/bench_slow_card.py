@@ -24,12 +24,8 @@ import argparse
 import itertools
 import json
 import os
-import platform
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -158,32 +154,14 @@ def main() -> None:
     if args.child:
         print(json.dumps(play(args.child[0], Path(args.child[1]))))
         return
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}")
     sys.path.insert(0, str(ROOT))
-    from tests.slow_disk import slow_fsync_env, slow_fsync_library
+    from tests.slow_disk import on_slow_cards
 
-    folder = Path(tempfile.mkdtemp(prefix="goldtable-bench-card-"))
-    try:
-        library = slow_fsync_library(folder)
-        if library is None:
-            raise SystemExit("needs a C compiler (cc) for the slow-fsync shim")
-        print("| commits | moves | frame gap p50 / p99 ms | longest gap ms (during) | gaps > 100 ms | UI thread "
-              "blocked in the app's code, most in one frame ms (during) | last tap to move shown, median / max ms |")
-        print("| --- | --- | --- | --- | --- | --- | --- |")
-        for index, (name, mode, milliseconds) in enumerate(MODES):
-            delay = args.fsync_ms if milliseconds is None else milliseconds
-            data = folder / f"run-{index}"
-            data.mkdir()
-            env = {**slow_fsync_env(library, delay), "KIVY_NO_ARGS": "1", "PYTHONPATH": str(ROOT)}
-            child = subprocess.run([sys.executable, __file__, "--child", mode, str(data)], env=env, cwd=ROOT,
-                                   capture_output=True, text=True, timeout=900, check=False)
-            if child.returncode != 0:
-                raise SystemExit(child.stderr[-3000:])
-            print(report(f"{name} (fsync +{delay} ms)", json.loads(child.stdout.splitlines()[-1])), flush=True)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
+    header = ("| commits | moves | frame gap p50 / p99 ms | longest gap ms (during) | gaps > 100 ms | UI thread "
+              "blocked in the app's code, most in one frame ms (during) | last tap to move shown, median / max ms |"
+              "\n| --- | --- | --- | --- | --- | --- | --- |")
+    for name, delay, result in on_slow_cards(Path(__file__), MODES, args.fsync_ms, header):
+        print(report(f"{name} (fsync +{delay} ms)", result), flush=True)
 
 if __name__ == "__main__":
     main()

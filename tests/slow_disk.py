@@ -3,10 +3,15 @@ and a child process whose every fsync takes as long as an SD card's (an LD_PRELO
 
 from __future__ import annotations
 
+import json
 import os
+import platform
 import shutil
 import subprocess
+import sys
+import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,3 +57,33 @@ def slow_fsync_env(library: Path, milliseconds: int) -> dict[str, str]:
     """The environment of a child process whose every fsync and fdatasync takes `milliseconds` longer."""
     preload = " ".join(part for part in (str(library), os.environ.get("LD_PRELOAD", "")) if part)
     return {**os.environ, "LD_PRELOAD": preload, "GOLDTABLE_SLOW_FSYNC_MS": str(milliseconds)}
+
+
+def on_slow_cards(script: Path, modes: tuple[tuple[str, str, int | None], ...], fsync_ms: int, header: str,
+                  arguments: tuple[str, ...] = ()) -> Iterator[tuple[str, int, dict[str, Any]]]:
+    """A benchmark's children, one per `(name, mode, milliseconds)` of `modes`, in the same run: each runs
+    `script --child MODE DATA *arguments` in a fresh data folder with every fsync that many milliseconds
+    slower (None: `fsync_ms`); yields the name, the delay and the child's last line, parsed as JSON.
+    Prints the machine and `header` (a table's heading) first.  SystemExit without a C compiler for the
+    shim, or with the stderr of a child that failed; the folders are removed either way."""
+    root = Path(__file__).resolve().parents[1]
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}")
+    folder = Path(tempfile.mkdtemp(prefix=f"goldtable-{script.stem}-"))
+    try:
+        library = slow_fsync_library(folder)
+        if library is None:
+            raise SystemExit("needs a C compiler (cc) for the slow-fsync shim")
+        print(header)
+        for index, (name, mode, milliseconds) in enumerate(modes):
+            delay = fsync_ms if milliseconds is None else milliseconds
+            data = folder / f"run-{index}"
+            data.mkdir()
+            env = {**slow_fsync_env(library, delay), "KIVY_NO_ARGS": "1", "PYTHONPATH": str(root)}
+            child = subprocess.run([sys.executable, str(script), "--child", mode, str(data), *arguments], env=env,
+                                   cwd=root, capture_output=True, text=True, timeout=900, check=False)
+            if child.returncode != 0:
+                raise SystemExit(child.stderr[-3000:])
+            yield name, delay, json.loads(child.stdout.splitlines()[-1])
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
