@@ -9,6 +9,7 @@ commit are the same, so the checks after the first run start from it at once.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import shutil
 import subprocess
@@ -33,6 +34,7 @@ DESKTOP_TERMINAL = ('eval "$(systemctl --user show-environment | '
                     "sed -n 's/^\\(WAYLAND_DISPLAY\\|DISPLAY\\|XDG_SESSION_TYPE\\)=/export \\1=/p')\"\n")
 
 
+@functools.cache  # once per run: a commit made while the checks run must not make a second card
 def head_commit(log: Log) -> str:
     commit = run(["git", "-C", str(REPO), "rev-parse", "HEAD"], log).stdout.strip()
     if run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"], log).stdout.strip():
