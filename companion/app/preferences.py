@@ -15,13 +15,12 @@ from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, StringProperty
 
 from companion.app import i18n
-from companion.app.i18n import _
+from companion.app.i18n import _, tr
 from companion.app.saving import saver
 from companion.app.settings import AppSettings, load_settings
 
 if TYPE_CHECKING:
     from companion.app.main import GoldtableApp
-
 
 
 class Preferences(EventDispatcher):
@@ -54,6 +53,15 @@ class Preferences(EventDispatcher):
         else:
             self._unsaved[path] = error.strerror or str(error)
         self.save_problem = next(iter(self._unsaved.values()), "")
+
+    @staticmethod
+    def unsaved_text(problem: str, language: str) -> str:
+        """What Settings and Timer & voice say while `save_problem` is set ("" when it is not); kv passes
+        both properties, so the sentence follows a new problem and a new language."""
+        if not problem:
+            return ""
+        return tr("Could not save the settings: {problem}. They apply until Goldtable closes.",
+                  language).format(problem=problem)
 
     def set_language(self, language: str) -> None:
         """Switch every screen's text at once (kv rules rebind on `app.lang`; view-models recompute)."""

@@ -2,8 +2,8 @@
 
 One small JSON file next to the journal.  It is written durably (on the card before it counts; by the
 app's saver thread, `saving`), and an unreadable file or value falls back to the default rather than
-stopping the app at the table.  Plain
-dataclasses (no pydantic, no engine import) because the settings are read before the first frame.
+stopping the app at the table.  Plain dataclasses (no pydantic, no engine import) because the settings are
+read before the first frame.
 """
 
 from __future__ import annotations
