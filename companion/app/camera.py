@@ -368,6 +368,7 @@ def _exported(source: Path, game: str, confirmed: bool) -> str:
     the stick before "Saved as" is said; ASK_FIRST when a different profile is there and replacing it was
     not `confirmed`.  Gives what to say."""
     from companion.app.history import export_folder
+    from companion.app.journal_desk import write_problem
 
     folder = export_folder()[0]
     target = folder / f"camera-{game}.json"
@@ -382,7 +383,7 @@ def _exported(source: Path, game: str, confirmed: bool) -> str:
         target.write_bytes(content)
         sync_to_disk(target)
     except OSError as error:
-        return _("Could not save: {problem}").format(problem=error.strerror or str(error))
+        return _("Could not save: {problem}").format(problem=write_problem(target, error))
     return _("Saved as {path}").format(path=str(target))
 
 

@@ -38,7 +38,7 @@ from kivy.utils import colormap, get_hex_from_color
 
 from companion.app.clocks import kept_totals
 from companion.app.i18n import _, current_language, decimal_text, n_
-from companion.app.journal_desk import notice_text
+from companion.app.journal_desk import notice_text, write_problem
 from companion.app.settings import SEAT_COLOURS
 from companion.app.widgets import GToggle, Scroll, picture_of
 from companion.engine.errors import holds
@@ -191,14 +191,16 @@ def save_new_file(folder: Callable[[], Path], name: str, content: bytes, say: Ca
     say(_("Saving {path}…").format(path=name))
 
     def write() -> None:
+        path = Path(name)
         try:
             where = folder()
+            path = where / name
             where.mkdir(parents=True, exist_ok=True)
-            path = unused_path(where / name, content)
+            path = unused_path(path, content)
             path.write_bytes(content)
             sync_to_disk(path)
         except OSError as error:
-            said = _("Could not save: {problem}").format(problem=error.strerror or str(error))
+            said = _("Could not save: {problem}").format(problem=write_problem(path, error))
         else:
             said = _("Saved as {path}").format(path=str(path))
         on_ui_thread(lambda: say(said))

@@ -18,6 +18,8 @@ from kivy.properties import BooleanProperty, StringProperty
 from companion.app.i18n import _, n_
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from companion.engine.journal import Journal, Notice
     from companion.engine.salvage import InPlace
     from companion.engine.writer import JournalWriter
@@ -34,6 +36,13 @@ def notice_text(notice: Notice) -> str:
         return _(notice.message).format(**words)
     except (KeyError, IndexError, ValueError):
         return str(notice)
+
+
+def write_problem(path: Path, error: OSError) -> str:
+    """Why `path` could not be written, in the app's language: the system's own words are English."""
+    from companion.engine.journal_triage import why_not_writable
+
+    return notice_text(why_not_writable(path, error))
 
 
 def journal_notices(journal: Journal) -> str:

@@ -12,15 +12,17 @@ from typing import TYPE_CHECKING, Any
 from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.event import EventDispatcher
-from kivy.properties import BooleanProperty, StringProperty
+from kivy.properties import BooleanProperty, ObjectProperty
 
 from companion.app import i18n
 from companion.app.i18n import _, tr
+from companion.app.journal_desk import notice_text
 from companion.app.saving import saver
 from companion.app.settings import AppSettings, load_settings
 
 if TYPE_CHECKING:
     from companion.app.main import GoldtableApp
+    from companion.engine.journal import Notice
 
 
 class Preferences(EventDispatcher):
@@ -28,9 +30,9 @@ class Preferences(EventDispatcher):
 
     #: The window fills the screen now (the setting, `--fullscreen` or a Raspberry Pi at start; Settings' switch).
     fullscreen = BooleanProperty(False)
-    #: Why the settings or the timer's choices could not be saved on the card ("" when they were): Settings
-    #: and Timer & voice say it, since the choice lasts only until the app closes.
-    save_problem = StringProperty("")
+    #: Why the settings or the timer's choices could not be saved on the card (a journal `Notice`, None when
+    #: they were): Settings and Timer & voice say it, since the choice lasts only until the app closes.
+    save_problem = ObjectProperty(None, allownone=True)
 
     def __init__(self, app: GoldtableApp, settings_file: Path, serial_url: str | None = None,
                  **kwargs: Any) -> None:
@@ -40,28 +42,34 @@ class Preferences(EventDispatcher):
         self.settings: AppSettings = load_settings(settings_file)
         if serial_url is not None:
             self.settings = self.settings.model_copy(update={"serial_url": serial_url})
-        self._unsaved: dict[Path, str] = {}
+        self._unsaved: dict[Path, Notice] = {}
         saver.listen(self._written)
 
     def _written(self, path: Path, error: OSError | None) -> None:
-        """On the saver's thread: the outcome goes to the screen's."""
-        Clock.schedule_once(lambda _dt: self._saved(path, error))
+        """On the saver's thread: why it failed is asked of the card here (it may be slow), the outcome goes
+        to the screen's thread."""
+        problem = None
+        if error is not None:
+            from companion.engine.journal_triage import why_not_writable
 
-    def _saved(self, path: Path, error: OSError | None) -> None:
-        if error is None:
+            problem = why_not_writable(path, error)
+        Clock.schedule_once(lambda _dt: self._saved(path, problem))
+
+    def _saved(self, path: Path, problem: Notice | None) -> None:
+        if problem is None:
             self._unsaved.pop(path, None)
         else:
-            self._unsaved[path] = error.strerror or str(error)
-        self.save_problem = next(iter(self._unsaved.values()), "")
+            self._unsaved[path] = problem
+        self.save_problem = next(iter(self._unsaved.values()), None)
 
     @staticmethod
-    def unsaved_text(problem: str, language: str) -> str:
-        """What Settings and Timer & voice say while `save_problem` is set ("" when it is not); kv passes
+    def unsaved_text(problem: Notice | None, language: str) -> str:
+        """What Settings and Timer & voice say while `save_problem` is set ("" when it is None); kv passes
         both properties, so the sentence follows a new problem and a new language."""
-        if not problem:
+        if problem is None:
             return ""
         return tr("Could not save the settings: {problem}. They apply until Goldtable closes.",
-                  language).format(problem=problem)
+                  language).format(problem=notice_text(problem))
 
     def set_language(self, language: str) -> None:
         """Switch every screen's text at once (kv rules rebind on `app.lang`; view-models recompute)."""

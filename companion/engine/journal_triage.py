@@ -150,21 +150,28 @@ class Notice:
 
 
 def why_not_writable(path: Path, error: sqlite3.Error | OSError | None) -> Notice:
-    """Why the journal cannot be written, from the file system rather than guesses."""
+    """Why a file (the journal, an export, the settings) cannot be written, from the file system rather
+    than guesses, in words the catalogs translate: the system's own (`strerror`) are English."""
     folder = path.parent if path.parent.exists() else Path(path.anchor or "/")
     full = Notice("reason.disk_full", N_("the disk holding {folder} is full"), {"folder": str(folder)})
+    read_only = Notice("reason.read_only", N_("the card or folder {folder} is read-only"), {"folder": str(folder)})
     try:
         stats = os.statvfs(folder)
         if stats.f_flag & os.ST_RDONLY:
-            return Notice("reason.read_only", N_("the card or folder {folder} is read-only"), {"folder": str(folder)})
+            return read_only
         if stats.f_bavail * stats.f_frsize < 64 * 1024:
             return full
     except OSError:
         pass
-    if isinstance(error, sqlite3.Error) and primary(error) == 13:
+    code = primary(error) if isinstance(error, sqlite3.Error) else None
+    number = error.errno if isinstance(error, OSError) else None
+    if code == 13 or number in (errno.ENOSPC, errno.EDQUOT):
         return full
-    if isinstance(error, OSError) and error.errno == errno.ENOSPC:
-        return full
+    if number == errno.EROFS:
+        return read_only
+    if code == 10 or number == errno.EIO:
+        return Notice("reason.io_error", N_("the card or stick holding {folder} could not be written (taken out, "
+                                            "or failing)"), {"folder": str(folder)})
     detail = error.strerror if isinstance(error, OSError) else error
     return Notice("reason.not_writable", N_("{path} cannot be written ({detail})"),
                   {"path": str(path), "detail": str(detail)})

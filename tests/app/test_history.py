@@ -141,7 +141,8 @@ def test_an_export_is_said_saved_only_once_it_is_on_the_stick(journal: Journal, 
     model.export_csv()
     until(lambda: model.message.startswith("Could not save"), "the stick's failure")
     assert synced == [table, table.with_name("goldtable-games-2.csv")]
-    assert model.message == "Could not save: Input/output error"
+    assert model.message == (f"Could not save: the card or stick holding {table.parent} could not be written "
+                             "(taken out, or failing)"), "in words the catalogs translate, not the system's English"
 
 
 def test_an_export_never_waits_on_the_screens_thread_for_a_slow_stick(journal: Journal, tmp_path: Path,

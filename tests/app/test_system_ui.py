@@ -294,7 +294,8 @@ def test_a_card_that_refuses_the_settings_is_said_on_settings_and_timer_until_it
         raise OSError(errno.EROFS, "Read-only file system")
 
     monkeypatch.setattr(power, "can_power_off", lambda: False)
-    said = "Could not save the settings: Read-only file system. They apply until Goldtable closes."
+    folder = fresh_app.preferences.settings_file.parent
+    said = f"Could not save the settings: the card or folder {folder} is read-only. They apply until Goldtable closes."
     try:
         with monkeypatch.context() as card:
             card.setattr(saving, "write_durably", read_only)
@@ -310,7 +311,7 @@ def test_a_card_that_refuses_the_settings_is_said_on_settings_and_timer_until_it
         fresh_app.preferences.update(sound=True)
         assert saving.saver.flush()
         pump(2)
-        assert said not in label_texts(fresh_app) and fresh_app.preferences.save_problem == ""
+        assert said not in label_texts(fresh_app) and fresh_app.preferences.save_problem is None
     finally:
         fresh_app.preferences.update(sound=True)
         assert saving.saver.flush()

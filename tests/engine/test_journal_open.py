@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
@@ -18,6 +19,7 @@ from companion.engine.journal import (
     JournalLock,
     JournalOpenError,
     identify,
+    why_not_writable,
 )
 from companion.engine.salvage import _keep_under_new_name, salvage_in_place
 from companion.engine.session import Session
@@ -423,3 +425,31 @@ def test_export_writes_a_new_file_and_never_over_one_with_other_contents(
     assert (code, out) == (2, "") and err == f"goldtable: {record}: already exists with other contents; choose a new " \
         "file name\n"
     assert record.read_bytes() == written
+
+
+def _sqlite_error(code: int) -> sqlite3.Error:
+    error = sqlite3.OperationalError("disk trouble")
+    error.sqlite_errorcode = code  # type: ignore[attr-defined]  # set by SQLite on a real failure
+    return error
+
+
+@pytest.mark.parametrize(("error", "key"), [
+    (OSError(errno.ENOSPC, "No space left on device"), "reason.disk_full"),
+    (OSError(errno.EDQUOT, "Disk quota exceeded"), "reason.disk_full"),
+    (_sqlite_error(13), "reason.disk_full"),
+    (OSError(errno.EROFS, "Read-only file system"), "reason.read_only"),
+    (OSError(errno.EIO, "Input/output error"), "reason.io_error"),
+    (_sqlite_error(10), "reason.io_error"),
+    (OSError(errno.EACCES, "Permission denied"), "reason.not_writable"),
+])
+def test_why_a_file_cannot_be_written_is_said_in_words_the_catalogs_translate(
+        tmp_path: Path, error: OSError | sqlite3.Error, key: str) -> None:
+    """A card that is full, read-only or failing is named as such even where the folder itself looks fine
+    (a stick remounted read-only after an error, a write that failed half way); anything else keeps the
+    system's own words as a detail."""
+    notice = why_not_writable(tmp_path / "settings.json", error)
+    assert notice.code == key
+    if key == "reason.not_writable":
+        assert notice.params["detail"] == "Permission denied"
+    else:
+        assert notice.params == {"folder": str(tmp_path)}
