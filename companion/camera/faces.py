@@ -47,6 +47,8 @@ class Face:
     wide: Image | None = None
     #: The share of the cut-out square inside the die's own outline.
     covered: float = 1.0
+    #: Where the face's middle is in the working frame (x, y).
+    centre: tuple[float, float] = (0.0, 0.0)
 
 
 def _edge_angle(gray: Floats) -> float | None:
@@ -190,7 +192,9 @@ def top_face(work: Image, mask: Mask, spot: Spot, flat: bool = False) -> Face:
     inside_cut = window_mask[max(0, top):top + round(cut), max(0, left):left + round(cut)]
     covered = float(inside_cut.sum()) / max(cut * cut, 1.0)
     doubts = () if best > 0.85 and covered > COVERED else (N_("a die is partly hidden"),)
-    return Face(patch=cut_out(cut), doubts=doubts, wide=cut_out(cut * 1.35), covered=covered)
+    x, y = cv2.invertAffineTransform(rotation) @ (cx, cy, 1.0)
+    return Face(patch=cut_out(cut), doubts=doubts, wide=cut_out(cut * 1.35), covered=covered,
+                centre=(float(x), float(y)))
 
 
 # --- pips ------------------------------------------------------------------------------------------------

@@ -37,6 +37,12 @@ WALL = 0.25
 #: that touches either is always asked about, however clearly its face reads.
 MAY_LEAN_ON_DIE = N_("dice touch, so one may lean on another")
 MAY_LEAN_ON_WALL = N_("a die lies by the wall, so it may lean on it")
+#: ... unless the camera sees the die from the tray's side: its top face lies towards each wall near it, within
+#: its outline, by this share of a side (the camera sees more of the die's other sides, so it sees the wall's
+#: inner face too), and its outline stops short of the wall's foot.  A die touching a wall seen so reaches
+#: over the foot in the picture, its top being higher than the floor; a die cocked on a wall turns its top
+#: away from it, and shows the side by the wall.  docs/performance.md, Camera: a flat die by the wall.
+TOP_TOWARDS_WALL = 0.05
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,15 @@ class Reading:
     def as_json(self) -> dict[str, object]:
         return {"faces": list(self.faces), "confidence": list(self.confidence), "uncertain": self.uncertain,
                 "reasons": list(self.reasons)}
+
+
+def seen_from_the_tray(face: Face, spot: Spot) -> bool:
+    """Whether a die by the wall stands clear of it: its outline stops short of the walls' foot, and its top
+    face lies towards every wall near it by TOP_TOWARDS_WALL (the camera sees it from the tray's side)."""
+    if spot.to_wall <= 0 or not len(spot.walls):
+        return False
+    towards = (np.array(face.centre) - (spot.x, spot.y)) @ spot.walls.T / spot.side
+    return float(towards.min()) >= TOP_TOWARDS_WALL
 
 
 def assign(faces: Sequence[str], dice: Sequence[Sequence[str]]) -> list[int] | None:
@@ -177,12 +192,13 @@ class Reader:
 
     def read_die(self, work: Image, scene: Scene, spot: Spot, allowed: Sequence[str]) -> DieReading:
         """One die's face, asked about when it touches another die or the wall, which it may lean on."""
-        reading = self.read_face(top_face(work, scene.foreground, spot, self.flat), scene.gain, allowed)
+        face = top_face(work, scene.foreground, spot, self.flat)
+        reading = self.read_face(face, scene.gain, allowed)
         if reading.doubt is not None:
             return reading
         if not spot.alone:
             return replace(reading, doubt=MAY_LEAN_ON_DIE)
-        if spot.to_wall < WALL:
+        if spot.to_wall < WALL and not seen_from_the_tray(face, spot):
             return replace(reading, doubt=MAY_LEAN_ON_WALL)
         return reading
 

@@ -152,6 +152,16 @@ class Calibration:
         return as_floats(cv2.distanceTransform(inside, cv2.DIST_L2, 3))
 
 
+    @functools.cached_property
+    def toward_wall(self) -> tuple[Floats, Floats]:
+        """Per pixel (half size), the way to the nearest wall's foot (x and y of a unit vector; 0 where no
+        way is clear, as on a line as far from two walls)."""
+        rows, columns = np.gradient(self.to_wall)
+        length = np.hypot(columns, rows)
+        scale = np.where(length > 0.5, -1.0 / np.maximum(length, 1e-6), 0.0)
+        return as_floats(columns * scale), as_floats(rows * scale)
+
+
 def floor_outline(calibration: Calibration) -> Floats:
     """Where the floor ends as calibration found it (x, y as shares of the picture's width and height): the
     line by which a die counts as by a wall, for a family to see over the camera's picture."""
@@ -404,6 +414,8 @@ class Spot:
     alone: bool = True
     #: How near its outline comes to the foot of the tray's walls, in die sides (0: on or past it).
     to_wall: float = math.inf
+    #: The ways (x, y unit vectors) to the walls its pixels within NEAR_WALL sides lie by, one per pixel.
+    walls: Floats = field(compare=False, repr=False, default_factory=lambda: np.zeros((0, 2), np.float32))
 
 
 @dataclass(frozen=True)
@@ -533,6 +545,11 @@ def _dice_per_blob(sizes: list[float], expected: int) -> list[int]:
     return counts
 
 
+#: A die's pixels this near a wall's foot (in die sides) say which way its walls are (`Spot.walls`): farther
+#: than the reader's margin for a die that may lean on a wall.
+NEAR_WALL = 0.5
+
+
 def find_dice(work: Image, calibration: Calibration, side: float | None, expected: int, walls: bool = True) -> Scene:
     """The dice in a working frame.  `side`: a die's side in working pixels when known (taught), else it is
     taken from the dice that lie alone; `expected`: how many the roll should have (to tell specks apart);
@@ -616,9 +633,14 @@ def find_dice(work: Image, calibration: Calibration, side: float | None, expecte
             if border < 1:
                 doubts.append(N_("a die lies at the edge of the picture"))
             columns, rows = group[:, 0].astype(np.intp), group[:, 1].astype(np.intp)
+            to_wall, ways = math.inf, np.zeros((0, 2), np.float32)
+            if walls:
+                reach = calibration.to_wall[rows, columns] / (die_side / 2)
+                to_wall = float(reach.min())
+                near = reach < NEAR_WALL
+                toward_x, toward_y = calibration.toward_wall
+                ways = np.column_stack((toward_x[rows[near], columns[near]], toward_y[rows[near], columns[near]]))
             spots.append(Spot(x=cx * 2 + 1, y=cy * 2 + 1, side=die_side, angle=angle % 90, pixels=as_floats(group),
-                              alone=not touches,
-                              to_wall=float(calibration.to_wall[rows, columns].min()) / (die_side / 2) if walls
-                              else math.inf))
+                              alone=not touches, to_wall=to_wall, walls=as_floats(ways)))
     spots.sort(key=lambda s: (s.x, s.y))
     return Scene(tuple(spots), gain_tuple, tuple(dict.fromkeys(doubts)), mask, die_side)

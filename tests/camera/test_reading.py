@@ -13,11 +13,19 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.camera.faces import PATCH, Face, colour_noise, read_pips
+from companion.camera.faces import PATCH, Face, colour_noise, read_pips, top_face
 from companion.camera.profile import Profile, TaughtFace, game_dice
-from companion.camera.reader import MAY_LEAN_ON_DIE, MAY_LEAN_ON_WALL, SURE, Reader, assign
+from companion.camera.reader import (
+    MAY_LEAN_ON_DIE,
+    MAY_LEAN_ON_WALL,
+    SURE,
+    WALL,
+    Reader,
+    assign,
+    seen_from_the_tray,
+)
 from companion.camera.sources import read_image
-from companion.camera.vision import VisionError, calibrate, find_dice, to_work
+from companion.camera.vision import Spot, VisionError, calibrate, find_dice, to_work
 from tests.camera.helpers import FACES, LEANING, SAMPLE, TILES, game_of, profile, rolls, sessions
 from tests.tools.test_render_dice import render_dice
 
@@ -138,6 +146,46 @@ def test_tiles_whose_faces_share_their_colours_are_read_by_their_numerals() -> N
     roll = next(roll for roll in rolls(session) if roll.image.name == "roll-004.jpg")
     reading = Reader(profile(session)).read(read_image(roll.image), game_dice("chinagold"))
     assert not reading.uncertain and sorted(reading.faces) == sorted(roll.faces)
+
+
+def test_a_die_clear_of_the_wall_and_seen_from_the_trays_side_is_not_taken_to_lean_on_it() -> None:
+    """Digger's roll-000 of the sample: four dice pushed against the south wall and a fifth 0.4 sides from
+    it.  All five come within the wall's margin, but only the fifth shows floor between its outline and the
+    wall's foot with its top face towards the wall (the camera sees it from the tray's side)."""
+    session = next(session for session in SESSIONS if session.name == "digger-000")
+    reader = Reader(profile(session))
+    work, scene = reader.scene(read_image(session / "rolls" / "roll-000.jpg"), 5)
+    by_wall = [spot for spot in scene.spots if spot.to_wall < WALL]
+    faces = [top_face(work, scene.foreground, spot) for spot in by_wall]
+    for spot, face in zip(by_wall, faces):
+        assert math.dist(face.centre, (spot.x, spot.y)) < spot.side / 2, "the top face lies on its die"
+    clear = [spot for spot, face in zip(by_wall, faces) if seen_from_the_tray(face, spot)]
+    assert len(by_wall) == 5 and len(clear) == 1 and clear[0].to_wall > 0
+    assert all(spot.to_wall == 0 for spot in by_wall if spot is not clear[0])
+
+
+def _by_a_wall(*ways: tuple[float, float], to_wall: float = 0.1) -> Spot:
+    return Spot(x=100.0, y=100.0, side=30.0, angle=0.0, to_wall=to_wall,
+                walls=np.array([way for way in ways for _ in range(4)], np.float32).reshape(-1, 2))
+
+
+def _top_at(x: float, y: float) -> Face:
+    return Face(patch=np.zeros((PATCH, PATCH, 3), np.uint8), centre=(x, y))
+
+
+def test_only_a_die_whose_top_lies_towards_every_wall_near_it_and_whose_outline_stops_short_is_clear() -> None:
+    """A die cocked on a wall turns its top away from the wall and shows the side by it; a die touching a
+    wall the camera sees from the tray's side reaches over the foot.  In a corner both walls count, and a
+    die whose pixels say no way to a wall is asked about."""
+    east = (1.0, 0.0)
+    assert seen_from_the_tray(_top_at(103.0, 100.0), _by_a_wall(east))  # 0.1 side towards the east wall
+    assert not seen_from_the_tray(_top_at(103.0, 100.0), _by_a_wall(east, to_wall=0.0))  # reaches the foot
+    assert not seen_from_the_tray(_top_at(97.0, 100.0), _by_a_wall(east))  # the side by the wall shows
+    assert not seen_from_the_tray(_top_at(100.5, 100.0), _by_a_wall(east))  # no side to tell by
+    assert not seen_from_the_tray(_top_at(103.0, 100.0), _by_a_wall(east, (0.0, 1.0)))  # a corner: not the south
+    assert seen_from_the_tray(_top_at(103.0, 103.0), _by_a_wall(east, (0.0, 1.0)))
+    assert not seen_from_the_tray(_top_at(103.0, 100.0), _by_a_wall(east, (0.0, 0.0)))  # no clear way
+    assert not seen_from_the_tray(_top_at(103.0, 100.0), _by_a_wall())
 
 
 def test_a_badly_taught_picture_leaves_the_colours_read() -> None:
