@@ -151,7 +151,6 @@ class Calibration:
         inside[[0, -1], :] = inside[:, [0, -1]] = 0  # the picture's edge: what lies beyond is not seen
         return as_floats(cv2.distanceTransform(inside, cv2.DIST_L2, 3))
 
-
     @functools.cached_property
     def toward_wall(self) -> tuple[Floats, Floats]:
         """Per pixel (half size), the way to the nearest wall's foot (x and y of a unit vector; 0 where no
