@@ -143,8 +143,9 @@ class Reader:
                           and str(taught.pips) == taught.face}
 
     def find_walls(self) -> None:
-        """Find where the tray's walls stand (tens of milliseconds, once) before the first roll is read."""
-        _ = self.calibration.to_wall
+        """Find where the tray's walls stand, and which way they are from each place (tens of milliseconds,
+        once) before the first roll is read."""
+        _ = self.calibration.toward_wall  # from `to_wall`, found with it
 
     def scene(self, frame: Image, expected: int) -> tuple[Image, Scene]:
         work = to_work(frame)
