@@ -15,7 +15,7 @@ from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, StringProperty
 
-from companion.app.i18n import _, n_
+from companion.app.i18n import _, n_, tr
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -27,13 +27,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def notice_text(notice: Notice) -> str:
-    """A journal notice (`Journal.notice_items`) in the app's language, its reason too."""
+def notice_text(notice: Notice, language: str | None = None) -> str:
+    """A journal notice (`Journal.notice_items`) in `language` (the app's current one if None), its reason
+    too."""
     from companion.engine.journal import Notice
 
-    words = {key: notice_text(value) if isinstance(value, Notice) else value for key, value in notice.params.items()}
+    words = {key: notice_text(value, language) if isinstance(value, Notice) else value
+             for key, value in notice.params.items()}
     try:
-        return _(notice.message).format(**words)
+        return tr(notice.message, language).format(**words)
     except (KeyError, IndexError, ValueError):
         return str(notice)
 

@@ -69,7 +69,7 @@ class Preferences(EventDispatcher):
         if problem is None:
             return ""
         return tr("Could not save the settings: {problem}. They apply until Goldtable closes.",
-                  language).format(problem=notice_text(problem))
+                  language).format(problem=notice_text(problem, language))
 
     def set_language(self, language: str) -> None:
         """Switch every screen's text at once (kv rules rebind on `app.lang`; view-models recompute)."""

@@ -317,3 +317,18 @@ def test_a_card_that_refuses_the_settings_is_said_on_settings_and_timer_until_it
         assert saving.saver.flush()
         fresh_app.go("home")
         pump(1)
+
+
+def test_the_unsaved_settings_sentence_is_wholly_in_the_language_asked_for(fresh_app: Any) -> None:
+    """The reason inside the sentence follows the language kv passes, not only the sentence around it."""
+    import errno
+    from pathlib import Path
+
+    from companion.app.preferences import Preferences
+    from companion.engine.journal_triage import why_not_writable
+
+    problem = why_not_writable(Path("/media/karte/settings.json"), OSError(errno.EROFS, "Read-only file system"))
+    assert fresh_app.lang == "en"
+    said = Preferences.unsaved_text(problem, "de")
+    assert "schreibgeschützt" in said and "read-only" not in said
+    assert "read-only" in Preferences.unsaved_text(problem, "en")
