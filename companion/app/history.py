@@ -21,7 +21,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
@@ -39,6 +38,7 @@ from kivy.utils import colormap, get_hex_from_color
 from companion.app.clocks import kept_totals
 from companion.app.i18n import _, current_language, decimal_text, n_
 from companion.app.journal_desk import notice_text, write_problem
+from companion.app.saving import JobThread
 from companion.app.settings import SEAT_COLOURS
 from companion.app.widgets import GToggle, Scroll, picture_of
 from companion.engine.errors import holds
@@ -205,14 +205,11 @@ def save_new_file(folder: Callable[[], Path], name: str, content: bytes, say: Ca
             said = _("Saved as {path}").format(path=str(path))
         on_ui_thread(lambda: say(said))
 
-    _export_thread().submit(write)
+    exports.submit(write)
 
 
-@lru_cache(maxsize=1)
-def _export_thread() -> ThreadPoolExecutor:
-    """One thread for every export, so two in a row never pick the same free name; a quit waits for it
-    (an executor's thread is joined when the interpreter exits)."""
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="goldtable-export")
+#: Every export's one thread: a quit waits for it, but not for ever (`JobThread.flush`).
+exports = JobThread("goldtable-export")
 
 
 def unused_path(path: Path, content: bytes) -> Path:

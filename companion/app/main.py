@@ -264,10 +264,13 @@ class GoldtableApp(App):
 
     def on_stop(self) -> None:
         from companion.app.controllers.worker import stop_workers
-        from companion.app.saving import saver
+        from companion.app.history import exports
+        from companion.app.saving import CLOSE_SECONDS, saver
 
         stop_workers()
+        closing_by = time.monotonic() + CLOSE_SECONDS
         saver.flush()  # a setting changed just before closing is on the card when the app has gone
+        exports.flush(max(0.0, closing_by - time.monotonic()))  # and an export on its way is on the stick
         if self.journal is None:
             return
         self.timer.reset()

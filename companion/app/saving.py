@@ -1,4 +1,5 @@
-"""The small files the app rewrites whole (its settings, the chess clock's choices), saved off the UI thread.
+"""The small files the app rewrites whole (its settings, the chess clock's choices), saved off the UI thread;
+and the exports (`JobThread`), written to a USB stick off it too.
 
 Each is written durably (`write_durably`: on the card before it counts), so a power cut just after a
 change brings back the old file or the new one, never the defaults.  On an SD card that takes 100-300 ms,
@@ -13,6 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -85,6 +87,58 @@ class FileSaver:
                     del self._pending[path]
                 else:  # a newer text came meanwhile: written after the other files waiting, not before them
                     self._pending[path] = self._pending.pop(path)
+                self._changed.notify_all()
+
+
+class JobThread:
+    """Jobs run one after another on one daemon thread (one export at a time, so two in a row never pick
+    the same free name).  Closing the app waits for them (`flush`), but only so long: a USB stick that
+    stopped answering must not keep a closed app's process, and its lock, alive (a Restart would find
+    Goldtable still running)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._jobs: deque[Callable[[], None]] = deque()
+        self._running = False
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, job: Callable[[], None]) -> None:
+        """Run `job()` after the jobs before it; returns at once.  A job that raises is logged."""
+        with self._changed:
+            self._jobs.append(job)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
+            self._changed.notify_all()
+
+    def flush(self, timeout: float = CLOSE_SECONDS) -> bool:
+        """Wait until every job submitted has ended; False when `timeout` ran out first (it is logged: what
+        that job was writing may be left unfinished)."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while self._jobs or self._running:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    log.warning("%s: closing without waiting longer for %d job(s)", self._name,
+                                len(self._jobs) + self._running)
+                    return False
+                self._changed.wait(left)
+        return True
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while not self._jobs:
+                    self._changed.wait()
+                job = self._jobs.popleft()
+                self._running = True
+            try:
+                job()
+            except Exception:  # the next export must still run
+                log.exception("%s: a job failed", self._name)
+            with self._changed:
+                self._running = False
                 self._changed.notify_all()
 
 

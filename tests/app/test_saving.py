@@ -1,18 +1,22 @@
 """The app's small files (settings, the chess clock's choices) are saved by a thread of their own: a change
 returns at once however slow the card, is read back at once, changes made while the card is busy are merged
-into the newest, a failure is logged and the app goes on, and closing waits for what is on its way."""
+into the newest, a failure is logged and the app goes on, and closing waits for what is on its way.  Exports
+run one at a time on a thread of their own, which a closing app waits for, but not for ever."""
 
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from companion.app import saving
-from companion.app.saving import FileSaver
+from companion.app.saving import FileSaver, JobThread
 from companion.engine.paths import write_durably
 
 
@@ -75,3 +79,47 @@ def test_a_card_that_refuses_is_logged_and_the_app_goes_on(tmp_path: Path, caplo
         saver.read(path)
     saver.save(tmp_path / "clocks.json", "still saving")
     assert saver.flush() and (tmp_path / "clocks.json").read_text(encoding="utf-8") == "still saving"
+
+
+def test_jobs_run_in_order_one_at_a_time_and_a_failing_one_does_not_stop_the_next(
+        caplog: pytest.LogCaptureFixture) -> None:
+    jobs, done, at_once = JobThread("test-export"), [], []
+
+    def job(number: int) -> None:
+        at_once.append(threading.active_count())
+        time.sleep(0.01)
+        done.append(number)
+        if number == 1:
+            raise OSError("the stick went away")
+
+    with caplog.at_level(logging.ERROR, logger="companion.app.saving"):
+        for number in range(4):
+            jobs.submit(lambda number=number: job(number))
+        assert jobs.flush(5)
+    assert done == [0, 1, 2, 3] and "a job failed" in caplog.text
+    assert len(set(at_once)) == 1, "one thread for every job"
+
+
+def test_closing_waits_for_an_export_but_not_for_a_stick_that_stopped_answering(
+        caplog: pytest.LogCaptureFixture) -> None:
+    jobs, stick_answers = JobThread("test-export"), threading.Event()
+    jobs.submit(lambda: None)
+    assert jobs.flush(5), "an export that ends is waited for"
+    jobs.submit(lambda: stick_answers.wait(30) and None)
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING, logger="companion.app.saving"):
+        assert not jobs.flush(0.2)
+    assert time.monotonic() - started < 5 and "closing without waiting longer for 1 job" in caplog.text
+    stick_answers.set()
+    assert jobs.flush(5)
+
+
+def test_a_stuck_export_does_not_keep_the_closed_apps_process_alive() -> None:
+    """The export thread is a daemon: once `flush` gives up, the interpreter exits (its lock goes with it)."""
+    script = ("import threading\n"
+              "from companion.app.saving import JobThread\n"
+              "jobs = JobThread('stuck-export')\n"
+              "jobs.submit(threading.Event().wait)\n"
+              "print(jobs.flush(0.1))\n")
+    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert finished.returncode == 0 and finished.stdout.strip() == "False", finished.stderr
