@@ -245,6 +245,40 @@ def _pip_candidates(gray: Floats, polarity: int, level: float) -> list[tuple[flo
     return found
 
 
+#: The turns (rotation matrices, applied to row vectors) under which pips are fitted to a layout.  The patch
+#: is cut square to the die's edges as found, which a slanted view or a blurred outline can leave some 20
+#: degrees off (a red die's 2 on wood: 19), so the pips may set their own grid, up to 21 degrees either way
+#: (every 3, the patch's own first).  No farther: turned 45 degrees, two pips side by side (a 4 whose other
+#: pips went unseen) lie as a 2 does, and the light gaps between a 5's dark pips as a 4.
+_GRID_TURNS = np.stack([np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+                        for angle in sorted((math.radians(degrees) for degrees in range(-21, 22, 3)), key=abs)])
+
+
+def _layout_fit(coords: Floats) -> float:
+    """How well marks (about their centre, in half-patches) lie on a layout's 3x3 grid under the best of
+    `_GRID_TURNS`: 1 on it, 0 off it by 0.3 of the grid's step or more, or not a layout of that many pips.
+    All turns at once: one per call took as long as the rest of counting the pips."""
+    turned = np.einsum("nk,tkj->tnj", coords, _GRID_TURNS)
+    steps = np.abs(turned).max(axis=2)
+    # The grid's step: the median step of the marks off the middle (sorted first, the others last).
+    off_middle = np.sort(np.where(steps > 0.25, steps, np.inf), axis=1)
+    count = (steps > 0.25).sum(axis=1)
+    low, high = np.maximum(count - 1, 0) // 2, count // 2
+    spacing = (np.take_along_axis(off_middle, low[:, None], 1) + np.take_along_axis(off_middle, high[:, None], 1))
+    spacing = spacing[:, 0] / 2
+    spacing[~((count > 0) & (spacing > 0.3) & (spacing < 0.85))] = np.nan
+    scaled = turned / spacing[:, None, None]
+    snapped = np.rint(scaled)
+    fits = 1 - np.abs(scaled - snapped).max(axis=(1, 2)) / 0.3
+    fits[~(np.abs(snapped).max(axis=(1, 2)) <= 1)] = 0.0  # off the grid, or no spacing (NaN)
+    for turn in np.argsort(-fits, kind="stable"):
+        if fits[turn] <= 0:
+            break
+        if frozenset(map(tuple, snapped[turn].astype(int).tolist())) in _LAYOUTS[len(coords)]:
+            return float(fits[turn])
+    return 0.0
+
+
 def read_pips(patch: Image) -> Pips | None:
     """The number of pips on a face when they lie as a die's pips do, else None (not readable as pips)."""
     gray = luma(patch)
@@ -254,6 +288,7 @@ def read_pips(patch: Image) -> Pips | None:
     # their contrast are shade or specks (a shade on a red die with white pips is no pip).
     polarities = [polarity for polarity in (-1, 1) if strength[polarity] >= 0.5 * max(strength.values())]
     readings: list[Pips] = []
+    most = 0
     for polarity, level in itertools.product(polarities, (0.45, 0.6, 0.75)):
         marks = _pip_candidates(gray, polarity, level)
         if not 1 <= len(marks) <= 6:
@@ -261,6 +296,7 @@ def read_pips(patch: Image) -> Pips | None:
         areas = [area for _, _, area in marks]
         if max(areas) > 2.3 * min(areas):
             continue
+        most = max(most, len(marks))
         half = PATCH / 2
         if len(marks) == 1:
             distance = math.hypot(marks[0][0] - half, marks[0][1] - half) / half
@@ -273,15 +309,8 @@ def read_pips(patch: Image) -> Pips | None:
             cy = sum(y for _, y, _ in marks) / len(marks)
             if math.hypot(cx - half, cy - half) > 0.35 * half:
                 continue
-            coords = [((x - cx) / half, (y - cy) / half) for x, y, _ in marks]
-            spacing = float(np.median([max(abs(a), abs(b)) for a, b in coords if max(abs(a), abs(b)) > 0.25] or [0]))
-            if not 0.3 < spacing < 0.85:
-                continue
-            snapped = [(round(a / spacing), round(b / spacing)) for a, b in coords]
-            error = max(max(abs(a / spacing - sa), abs(b / spacing - sb)) for (a, b), (sa, sb) in zip(coords, snapped))
-            if any(abs(sa) > 1 or abs(sb) > 1 for sa, sb in snapped) or frozenset(snapped) not in _LAYOUTS[len(marks)]:
-                continue
-            fit = max(0.0, 1 - error / 0.3)
+            coords = np.array([((x - cx) / half, (y - cy) / half) for x, y, _ in marks])
+            fit = _layout_fit(coords)
             candidate = Pips(len(marks), fit) if fit > 0 else None
         if candidate is not None:
             readings.append(candidate)
@@ -289,7 +318,10 @@ def read_pips(patch: Image) -> Pips | None:
     # pip lost in blur: a 3 whose middle pip fades is a 2) make the count unsure.
     if len({reading.count for reading in readings if reading.fit >= PIP_FIT}) > 1:
         return None
-    return max(readings, key=lambda reading: reading.fit, default=None)
+    # Nor is a count below the marks seen at another level, where they lay as no layout (a face cut off its
+    # middle, its far pips fainter: the near pair alone, turned, would lie as a 2).
+    best = max(readings, key=lambda reading: reading.fit, default=None)
+    return None if best is not None and best.count < most else best
 
 
 # --- taught faces -------------------------------------------------------------------------------------------
