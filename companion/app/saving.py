@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -57,13 +56,8 @@ class FileSaver:
 
     def flush(self, timeout: float = CLOSE_SECONDS) -> bool:
         """Wait until every change asked for is written (or failed); False when `timeout` ran out first."""
-        deadline = time.monotonic() + timeout
         with self._changed:
-            while self._pending:
-                left = deadline - time.monotonic()
-                if left <= 0 or not self._changed.wait(left):
-                    return not self._pending
-        return True
+            return self._changed.wait_for(lambda: not self._pending, timeout)
 
     def _run(self) -> None:
         while True:
@@ -115,16 +109,12 @@ class JobThread:
     def flush(self, timeout: float = CLOSE_SECONDS) -> bool:
         """Wait until every job submitted has ended; False when `timeout` ran out first (it is logged: what
         that job was writing may be left unfinished)."""
-        deadline = time.monotonic() + timeout
         with self._changed:
-            while self._jobs or self._running:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    log.warning("%s: closing without waiting longer for %d job(s)", self._name,
-                                len(self._jobs) + self._running)
-                    return False
-                self._changed.wait(left)
-        return True
+            if self._changed.wait_for(lambda: not self._jobs and not self._running, timeout):
+                return True
+            log.warning("%s: closing without waiting longer for %d job(s)", self._name,
+                        len(self._jobs) + self._running)
+            return False
 
     def _run(self) -> None:
         while True:
