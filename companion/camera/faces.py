@@ -261,8 +261,9 @@ def _layout_fit(coords: Floats) -> float:
     turned = np.einsum("nk,tkj->tnj", coords, _GRID_TURNS)
     steps = np.abs(turned).max(axis=2)
     # The grid's step: the median step of the marks off the middle (sorted first, the others last).
-    off_middle = np.sort(np.where(steps > 0.25, steps, np.inf), axis=1)
-    count = (steps > 0.25).sum(axis=1)
+    off = steps > 0.25
+    off_middle = np.sort(np.where(off, steps, np.inf), axis=1)
+    count = off.sum(axis=1)
     low, high = np.maximum(count - 1, 0) // 2, count // 2
     spacing = (np.take_along_axis(off_middle, low[:, None], 1) + np.take_along_axis(off_middle, high[:, None], 1))
     spacing = spacing[:, 0] / 2

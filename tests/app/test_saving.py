@@ -86,7 +86,7 @@ def test_jobs_run_in_order_one_at_a_time_and_a_failing_one_does_not_stop_the_nex
     jobs, done, at_once = JobThread("test-export"), [], []
 
     def job(number: int) -> None:
-        at_once.append(threading.active_count())
+        at_once.append(threading.current_thread())
         time.sleep(0.01)
         done.append(number)
         if number == 1:

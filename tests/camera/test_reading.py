@@ -364,11 +364,18 @@ def pip_face(count: int, angle: float, dark_on_light: bool = True) -> np.ndarray
     for x, y in layouts[count]:
         cv2.circle(face, (int(centre + x * spacing), int(centre + y * spacing)), int(PATCH * 0.42), mark, -1,
                    cv2.LINE_AA)
-    turn = cv2.getRotationMatrix2D((centre, centre), angle, 1.0)
-    face = cv2.warpAffine(face, turn, face.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
-    face = cv2.resize(cv2.GaussianBlur(face, (0, 0), 2.0), (PATCH, PATCH), interpolation=cv2.INTER_AREA)
+    face = as_cut_out(face, angle)
     noise = np.random.default_rng(count).normal(0, 4, face.shape)
     return np.clip(face + noise, 0, 255).astype(np.uint8)
+
+
+def as_cut_out(drawing: np.ndarray, angle: float, blur: float = 2.0) -> np.ndarray:
+    """A face drawn at four times the patch's size, as the reader cuts it out: turned `angle` degrees off the
+    patch, blurred, shrunk to a patch."""
+    middle = (drawing.shape[1] / 2, drawing.shape[0] / 2)
+    turned = cv2.warpAffine(drawing, cv2.getRotationMatrix2D(middle, angle, 1.0), drawing.shape[1::-1],
+                            borderMode=cv2.BORDER_REPLICATE)
+    return cv2.resize(cv2.GaussianBlur(turned, (0, 0), blur), (PATCH, PATCH), interpolation=cv2.INTER_AREA)
 
 
 @pytest.mark.parametrize("count", range(1, 7))
@@ -395,9 +402,7 @@ def test_two_pips_side_by_side_are_no_two(angle: float) -> None:
     face = np.full((PATCH * 4, PATCH * 4, 3), (235, 235, 230), np.uint8)
     for x in (-1, 1):
         cv2.circle(face, (int(PATCH * 2 + x * PATCH * 1.2), PATCH * 2), int(PATCH * 0.42), (25, 25, 25), -1)
-    face = cv2.warpAffine(face, cv2.getRotationMatrix2D((PATCH * 2, PATCH * 2), angle, 1.0), face.shape[1::-1],
-                          borderMode=cv2.BORDER_REPLICATE)
-    pips = read_pips(cv2.resize(cv2.GaussianBlur(face, (0, 0), 2.0), (PATCH, PATCH), interpolation=cv2.INTER_AREA))
+    pips = read_pips(as_cut_out(face, angle))
     assert pips is None or pips.count != 2
 
 
@@ -408,9 +413,7 @@ def test_fewer_pips_than_the_marks_seen_at_another_level_are_not_counted() -> No
     for x, y, shade in [(-1, 0, 20), (1, 0, 20), (-1, 2, 120), (1, 2, 120)]:
         cv2.circle(face, (int(PATCH * 2 + x * PATCH * 0.8), int(PATCH * 2 + y * PATCH * 0.8)), int(PATCH * 0.3),
                    (shade, shade, shade), -1, cv2.LINE_AA)
-    face = cv2.warpAffine(face, cv2.getRotationMatrix2D((PATCH * 2, PATCH * 2), 30, 1.0), face.shape[1::-1],
-                          borderMode=cv2.BORDER_REPLICATE)
-    pips = read_pips(cv2.resize(cv2.GaussianBlur(face, (0, 0), 1.5), (PATCH, PATCH), interpolation=cv2.INTER_AREA))
+    pips = read_pips(as_cut_out(face, 30, blur=1.5))
     assert pips is None or pips.count == 4
 
 
