@@ -80,6 +80,9 @@ def run_app(size: tuple[int, int] | None, fullscreen: bool, serial_url: str | No
     finally:
         if frames is not None:
             frames.close()
+        # The window goes when the app does: a write to a USB stick that stopped answering can keep the
+        # process in the kernel after Python has finished, and with it a frozen window on the screen.
+        Window.close()
 
 
 def _frame_log(path: str) -> Any:

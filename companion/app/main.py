@@ -122,6 +122,7 @@ class GoldtableApp(App):
         self.end_model: EndModel
         self.rules_model: RulesModel
         self._history: list[str] = []
+        self._stopped = False
         self._first_ready = threading.Event()
         self._tap_served = threading.Event()  # cleared while an early tap waits (see `preload`)
         self._tap_served.set()
@@ -263,6 +264,11 @@ class GoldtableApp(App):
         return self.hardware is not None
 
     def on_stop(self) -> None:
+        """Close everything, once: Kivy dispatches `on_stop` when the app is stopped (Quit, SIGTERM) and
+        again when its `run` returns, and a second round waited for a stuck USB stick a second time."""
+        if self._stopped:
+            return
+        self._stopped = True
         from companion.app.controllers.worker import stop_workers
         from companion.app.history import exports
         from companion.app.saving import CLOSE_SECONDS, saver

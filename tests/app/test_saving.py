@@ -6,6 +6,7 @@ run one at a time on a thread of their own, which a closing app waits for, but n
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -123,3 +124,38 @@ def test_a_stuck_export_does_not_keep_the_closed_apps_process_alive() -> None:
               "print(jobs.flush(0.1))\n")
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert finished.returncode == 0 and finished.stdout.strip() == "False", finished.stderr
+
+
+def test_quitting_with_a_stuck_export_waits_once_and_closes_the_window(tmp_path: Path) -> None:
+    """The real app (`run_app`, offscreen) quit while an export hangs: Kivy dispatches `on_stop` from Quit
+    and again when `run` returns, and the second round waited for the stick again; and the window stayed
+    open, which on a screen is a frozen Goldtable for as long as the kernel keeps the stuck process."""
+    script = ("import sys, threading\n"
+              "from pathlib import Path\n"
+              "from companion.app import launch, saving\n"
+              "saving.CLOSE_SECONDS = 0.5\n"
+              "window_made = launch.flush_offscreen_frames\n"
+              "def quit_once_ready() -> None:\n"  # run_app calls this once its window exists
+              "    window_made()\n"
+              "    from kivy.app import App\n"
+              "    from kivy.clock import Clock\n"
+              "    from companion.app.history import exports\n"
+              "    def quit(_dt: float) -> None:\n"
+              "        app = App.get_running_app()\n"
+              "        if not app.ready:\n"
+              "            Clock.schedule_once(quit, 0.1)\n"
+              "            return\n"
+              "        exports.submit(threading.Event().wait)\n"  # a stick that never answers
+              "        app.stop()\n"  # as Settings' Quit does
+              "    Clock.schedule_once(quit, 0)\n"
+              "launch.flush_offscreen_frames = quit_once_ready\n"
+              "launch.run_app((800, 480), False, None, False, Path(sys.argv[1]), offscreen=True)\n"
+              "from kivy.core.window import Window\n"
+              "print('window open' if Window.initialized else 'window closed')\n")
+    env = {**os.environ, "GOLDTABLE_DATA": str(tmp_path), "HOME": str(tmp_path), "KIVY_NO_ARGS": "1"}
+    env.pop("KIVY_HOME", None)  # Kivy's folder beside the journal, as the app makes it
+    finished = subprocess.run([sys.executable, "-c", script, str(tmp_path / "journal.sqlite3")], env=env,
+                              capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout.strip() == "window closed"
+    assert finished.stderr.count("closing without waiting longer for 1 job") == 1, finished.stderr
