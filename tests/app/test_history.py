@@ -22,7 +22,7 @@ from companion.engine.journal import Journal
 from companion.engine.record import load_record, replay
 from companion.engine.session import Session
 from tests.app.test_play_touch import set_up_four_players
-from tests.app.ui import history_read, tap, until
+from tests.app.ui import buttons, history_read, label_texts, tap, until
 from tests.table_helpers import make_controller, played
 
 
@@ -186,6 +186,7 @@ def test_history_from_home_resume_picture_and_stats_by_touch(fresh_app: Any, tmp
     assert app.root.current == "history"
     screen = app.root.current_screen
     history_read(screen.model)
+    assert buttons(app, "All games (CSV)"), "the games can be saved as CSV"
     tap(app, "Picture", frames=2)
     until(lambda: screen.model.message.startswith("Saved as"), "the picture to reach the stick")
     [picture] = (tmp_path / "goldtable").glob("*-result.png")
@@ -201,6 +202,26 @@ def test_history_from_home_resume_picture_and_stats_by_touch(fresh_app: Any, tmp
     pump(1)
     tap(app, "Resume", frames=2)
     assert app.root.current == "table" and app.table.session.game_id == open_id
+
+
+def test_an_empty_history_says_what_it_will_hold_and_offers_nothing_to_save(fresh_app: Any, tmp_path: Path) -> None:
+    """A first evening's History is not a blank panel, in the family's language, and has no CSV to save."""
+    app = fresh_app
+    shared = app.journal.path
+    app.journal_desk.open(Journal(tmp_path / "journal.sqlite3"))
+    try:
+        tap(app, "History", frames=2)
+        history_read(app.root.current_screen.model)
+        pump(2)
+        assert any(text.startswith("No games yet.") for text in label_texts(app))
+        assert buttons(app, "All games (CSV)", disabled=True), "nothing to save"
+        app.preferences.set_language("de")
+        pump(2)
+        assert any(text.startswith("Noch keine Spiele.") for text in label_texts(app))
+    finally:
+        app.preferences.set_language("en")
+        app.go("home")
+        app.journal_desk.open(Journal(shared))
 
 
 def test_undo_on_the_table_says_what_to_put_back(fresh_app: Any) -> None:
