@@ -6,6 +6,8 @@ The language itself is the App's `lang`, which every screen's text is bound to; 
 
 from __future__ import annotations
 
+import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -145,9 +147,15 @@ class Preferences(EventDispatcher):
 
     def system_action(self, action: str) -> None:
         """Settings, after its confirmation step: "quit", "restart" (the app) or "shutdown" (the Pi).
-        Every move is already journalled, so stopping loses nothing."""
+        Every move is already journalled, so stopping loses nothing.  An export still on its way to the USB
+        stick is waited for first, with the screen saying so (`_once_exported`)."""
+        from companion.app import saving
+        from companion.app.history import exports
         from companion.system import power
 
+        if action in ("quit", "restart") and not exports.idle:
+            self._once_exported(action, time.monotonic() + saving.CLOSE_SECONDS)
+            return
         if action == "shutdown":
             problem = power.power_off()
             if problem is not None:
@@ -157,3 +165,22 @@ class Preferences(EventDispatcher):
         self._app.stop()
         if action == "restart":
             power.restart()
+
+    def _once_exported(self, action: str, give_up_at: float, _dt: float = 0.0) -> None:
+        """Quit or restart once the exports on their way are on the stick, looking every fifth of a second
+        meanwhile.  A stick that stopped answering keeps its write in the kernel: Quit then goes anyway
+        (the window closes; the process ends when the stick is taken out), but Restart cannot, as the new
+        app replaces this process only once that write has ended, and the screen would freeze till then."""
+        from companion.app.history import exports
+
+        screen = self._app.screen("settings")
+        if exports.idle:
+            screen.message = ""
+            self.system_action(action)
+        elif time.monotonic() < give_up_at:
+            screen.message = _("Saving to the USB stick first…")
+            Clock.schedule_once(partial(self._once_exported, action, give_up_at), 0.2)
+        elif action == "quit":
+            self._app.stop()
+        else:
+            screen.message = _("The USB stick does not answer. Take it out, then tap Restart again.")

@@ -106,6 +106,12 @@ class JobThread:
                 self._thread.start()
             self._changed.notify_all()
 
+    @property
+    def idle(self) -> bool:
+        """No job waits or runs."""
+        with self._changed:
+            return not self._jobs and not self._running
+
     def flush(self, timeout: float = CLOSE_SECONDS) -> bool:
         """Wait until every job submitted has ended; False when `timeout` ran out first (it is logged: what
         that job was writing may be left unfinished)."""

@@ -3,6 +3,7 @@ keyboard that every text field brings up on a touch-only table."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -15,7 +16,7 @@ from kivy.uix.vkeyboard import VKeyboard
 from companion.app.keyboard import TableKeyboard, use_onscreen_keyboard
 from companion.app.launch import pump
 from companion.system import power
-from tests.app.ui import find_button, label_texts, tap
+from tests.app.ui import find_button, label_texts, tap, until
 
 
 @pytest.fixture
@@ -93,6 +94,65 @@ def test_a_refused_power_off_is_shown_and_the_app_keeps_running(fresh_app: Any,
     fresh_app.go("settings")
     pump(1)
     assert fresh_app.root.current_screen.message == "", "the next visit opens without the last visit's message"
+
+
+@pytest.fixture
+def stick(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, list[str]]]:
+    """An export on its way to a USB stick that answers only when the test lets it (the event), and what
+    the app did meanwhile ("stop", "restart"; the shared test app must not really stop)."""
+    from companion.app import saving
+    from companion.app.history import exports
+
+    monkeypatch.setattr(saving, "CLOSE_SECONDS", 1.0)
+    done: list[str] = []
+    monkeypatch.setattr(fresh_app, "stop", lambda *_args: done.append("stop"))
+    monkeypatch.setattr(power, "restart", lambda *_args, **_kwargs: done.append("restart"))
+    answers = threading.Event()
+    exports.submit(lambda: answers.wait(30) and None)
+    fresh_app.go("settings")
+    pump(1)
+    yield answers, done
+    answers.set()
+    assert exports.flush(10)
+
+
+def test_restart_waits_for_an_export_and_asks_for_a_stick_that_stopped_answering(
+        fresh_app: Any, stick: tuple[threading.Event, list[str]]) -> None:
+    """A new app replaces this process only once a write to the stick has ended, so a Restart with the
+    stick hung would freeze the screen: it says so and waits for the stick to be taken out."""
+    answers, done = stick
+    screen = fresh_app.root.current_screen
+    fresh_app.preferences.system_action("restart")
+    pump(1)
+    assert screen.message == "Saving to the USB stick first…" and done == []
+    until(lambda: "does not answer" in screen.message, "the stick to be given up on")
+    assert screen.message == "The USB stick does not answer. Take it out, then tap Restart again." and done == []
+    answers.set()  # taken out: its write ends (with an error)
+    from companion.app.history import exports
+
+    until(lambda: exports.idle, "the write to end")
+    fresh_app.preferences.system_action("restart")
+    assert done == ["stop", "restart"]
+
+
+def test_quit_waits_for_an_export_on_its_way_but_not_for_ever(fresh_app: Any,
+                                                              stick: tuple[threading.Event, list[str]]) -> None:
+    answers, done = stick
+    screen = fresh_app.root.current_screen
+    fresh_app.preferences.system_action("quit")
+    pump(1)
+    assert screen.message == "Saving to the USB stick first…" and done == []
+    until(lambda: done, "quitting anyway")
+    assert done == ["stop"]
+    done.clear()
+    from companion.app.history import exports
+
+    exports.submit(lambda: answers.wait(30) and None)
+    fresh_app.preferences.system_action("quit")
+    pump(1)
+    answers.set()  # this stick answers: Quit goes as soon as the export is on it
+    until(lambda: done, "quitting once saved")
+    assert done == ["stop"] and screen.message == ""
 
 
 @pytest.fixture
