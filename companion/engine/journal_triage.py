@@ -149,10 +149,18 @@ class Notice:
         return self.message.format(**self.params)
 
 
+#: A card or stick that fails or was taken out: the kernel's block layer answers EIO, a device gone ENODEV or
+#: ENXIO, and a stick mounted through FUSE (NTFS by ntfs-3g, exFAT by exfat-fuse) ENOTCONN or ECONNABORTED.
+MEDIUM_GONE = frozenset({errno.EIO, errno.ENODEV, errno.ENXIO, errno.ENOTCONN, errno.ECONNABORTED})
+
+
 def why_not_writable(path: Path, error: sqlite3.Error | OSError | None) -> Notice:
     """Why a file (the journal, an export, the settings) cannot be written, from the file system rather
     than guesses, in words the catalogs translate: the system's own (`strerror`) are English."""
-    folder = path.parent if path.parent.exists() else Path(path.anchor or "/")
+    try:
+        folder = path.parent if path.parent.exists() else Path(path.anchor or "/")
+    except OSError:  # the medium itself no longer answers (a stick taken out): its folder is still the one
+        folder = path.parent
     full = Notice("reason.disk_full", N_("the disk holding {folder} is full"), {"folder": str(folder)})
     read_only = Notice("reason.read_only", N_("the card or folder {folder} is read-only"), {"folder": str(folder)})
     try:
@@ -169,7 +177,7 @@ def why_not_writable(path: Path, error: sqlite3.Error | OSError | None) -> Notic
         return full
     if number == errno.EROFS:
         return read_only
-    if code == 10 or number == errno.EIO:
+    if code == 10 or number in MEDIUM_GONE:
         return Notice("reason.io_error", N_("the card or stick holding {folder} could not be written (taken out, "
                                             "or failing)"), {"folder": str(folder)})
     detail = error.strerror if isinstance(error, OSError) else error

@@ -7,6 +7,7 @@ import json
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -439,6 +440,8 @@ def _sqlite_error(code: int) -> sqlite3.Error:
     (_sqlite_error(13), "reason.disk_full"),
     (OSError(errno.EROFS, "Read-only file system"), "reason.read_only"),
     (OSError(errno.EIO, "Input/output error"), "reason.io_error"),
+    (OSError(errno.ENOTCONN, "Transport endpoint is not connected"), "reason.io_error"),
+    (OSError(errno.ENODEV, "No such device"), "reason.io_error"),
     (_sqlite_error(10), "reason.io_error"),
     (OSError(errno.EACCES, "Permission denied"), "reason.not_writable"),
 ])
@@ -453,3 +456,21 @@ def test_why_a_file_cannot_be_written_is_said_in_words_the_catalogs_translate(
         assert notice.params["detail"] == "Permission denied"
     else:
         assert notice.params == {"folder": str(tmp_path)}
+
+
+def test_a_stick_taken_out_during_a_save_is_named_though_its_folder_cannot_be_looked_at(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pulled out mid-save, a stick's folder answers every look with an error of its own (here FUSE's, as
+    for an NTFS stick): the reason must still come out, or the export thread died and "Saving…" stayed."""
+    gone = tmp_path / "stick" / "goldtable"
+    real_stat = Path.stat
+
+    def stat(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == gone or gone in self.parents:
+            raise OSError(errno.ENOTCONN, "Transport endpoint is not connected")
+        return real_stat(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", stat)
+    aborted = OSError(errno.ECONNABORTED, "Software caused connection abort")
+    notice = why_not_writable(gone / "goldtable-games.csv", aborted)
+    assert notice.code == "reason.io_error" and notice.params == {"folder": str(gone)}
