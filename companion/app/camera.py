@@ -78,9 +78,11 @@ class CameraSetup(EventDispatcher):
         #: The profile file being read off this thread, if any (`_read_off_screen`).
         self._reading: Path | None = None
 
-    def _off_screen(self, work: Callable[[], T], done: Callable[[T], None], *, busy: bool = True) -> None:
+    def _off_screen(self, work: Callable[[], T], done: Callable[[T], None], *, busy: bool = True,
+                    stick: bool = False) -> None:
         """Run `work()` on a thread of its own and `done(result)` on the screen's thread after it.  `busy`
-        work holds the buttons back until it is done; a failure is logged and said as a problem."""
+        work holds the buttons back until it is done; a failure is logged and said as a problem.  Work on a
+        USB stick (`stick`) runs on the exports' thread instead, which Quit and Restart wait for."""
         if busy:
             self.busy = True
 
@@ -93,7 +95,12 @@ class CameraSetup(EventDispatcher):
                 return
             Clock.schedule_once(lambda _dt: self._done(busy, done, result))
 
-        threading.Thread(target=run, name="goldtable-camera-setup", daemon=True).start()
+        if stick:
+            from companion.app.history import exports
+
+            exports.submit(run)
+        else:
+            threading.Thread(target=run, name="goldtable-camera-setup", daemon=True).start()
 
     def _done(self, busy: bool, done: Callable[[T], None], result: T) -> None:
         if busy:
@@ -317,7 +324,7 @@ class CameraSetup(EventDispatcher):
         self.game = self.chosen_game()
         self.problem = _("Saving {path}…").format(path=f"camera-{self.game}.json")
         self._off_screen(partial(_exported, self._path(), self.game, self.step == "reexport"),
-                         self._after_exporting)
+                         self._after_exporting, stick=True)
 
     def _after_exporting(self, outcome: str) -> None:
         if outcome == ASK_FIRST:
@@ -337,7 +344,7 @@ class CameraSetup(EventDispatcher):
         self.game = self.chosen_game()
         self.problem = ""
         self._off_screen(partial(_imported, self.game, self._path(), self.step == "reimport"),
-                         self._after_importing)
+                         self._after_importing, stick=True)
 
     def _after_importing(self, outcome: str | None) -> None:
         if outcome == ASK_FIRST:
