@@ -123,6 +123,7 @@ class GoldtableApp(App):
         self.rules_model: RulesModel
         self._history: list[str] = []
         self._stopped = False
+        self._closing_by: float | None = None  # (`stop_by`)
         self._first_ready = threading.Event()
         self._tap_served = threading.Event()  # cleared while an early tap waits (see `preload`)
         self._tap_served.set()
@@ -263,6 +264,12 @@ class GoldtableApp(App):
         """True once everything started after the first frame is there (tests and benchmarks wait for it)."""
         return self.hardware is not None
 
+    def stop_by(self, deadline: float) -> None:
+        """Stop, waiting for the exports on their way only until `deadline` (`time.monotonic`): Settings
+        has waited for the USB stick on the screen already, and a second wait would only freeze it."""
+        self._closing_by = deadline
+        self.stop()
+
     def on_stop(self) -> None:
         """Close everything, once: Kivy dispatches `on_stop` when the app is stopped (Quit, SIGTERM) and
         again when its `run` returns, and a second round waited for a stuck USB stick a second time."""
@@ -274,7 +281,7 @@ class GoldtableApp(App):
         from companion.app.saving import CLOSE_SECONDS, saver
 
         stop_workers()
-        closing_by = time.monotonic() + CLOSE_SECONDS
+        closing_by = self._closing_by if self._closing_by is not None else time.monotonic() + CLOSE_SECONDS
         saver.flush()  # a setting changed just before closing is on the card when the app has gone
         exports.flush(max(0.0, closing_by - time.monotonic()))  # and an export on its way is on the stick
         if self.journal is None:

@@ -181,6 +181,6 @@ class Preferences(EventDispatcher):
             screen.message = _("Saving to the USB stick first…")
             Clock.schedule_once(partial(self._once_exported, action, give_up_at), 0.2)
         elif action == "quit":
-            self._app.stop()
+            self._app.stop_by(give_up_at)
         else:
             screen.message = _("The USB stick does not answer. Take it out, then tap Restart again.")

@@ -110,13 +110,16 @@ class JobThread:
     def idle(self) -> bool:
         """No job waits or runs."""
         with self._changed:
-            return not self._jobs and not self._running
+            return self._idle()
+
+    def _idle(self) -> bool:  # (with `_changed` held)
+        return not self._jobs and not self._running
 
     def flush(self, timeout: float = CLOSE_SECONDS) -> bool:
         """Wait until every job submitted has ended; False when `timeout` ran out first (it is logged: what
         that job was writing may be left unfinished)."""
         with self._changed:
-            if self._changed.wait_for(lambda: not self._jobs and not self._running, timeout):
+            if self._changed.wait_for(self._idle, timeout):
                 return True
             log.warning("%s: closing without waiting longer for %d job(s)", self._name,
                         len(self._jobs) + self._running)

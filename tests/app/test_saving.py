@@ -127,9 +127,10 @@ def test_a_stuck_export_does_not_keep_the_closed_apps_process_alive() -> None:
 
 
 def test_quitting_with_a_stuck_export_waits_once_and_closes_the_window(tmp_path: Path) -> None:
-    """The real app (`run_app`, offscreen) quit while an export hangs: Kivy dispatches `on_stop` from Quit
-    and again when `run` returns, and the second round waited for the stick again; and the window stayed
-    open, which on a screen is a frozen Goldtable for as long as the kernel keeps the stuck process."""
+    """The real app (`run_app`, offscreen) quit by Settings while an export hangs: Settings waits on the
+    screen, then the app stops without waiting again (Kivy dispatches `on_stop` from Quit and again when
+    `run` returns, and each round waited anew), and the window is closed, which on a screen would otherwise
+    stay as a frozen Goldtable for as long as the kernel keeps the stuck process."""
     script = ("import sys, threading\n"
               "from pathlib import Path\n"
               "from companion.app import launch, saving\n"
@@ -140,13 +141,18 @@ def test_quitting_with_a_stuck_export_waits_once_and_closes_the_window(tmp_path:
               "    from kivy.app import App\n"
               "    from kivy.clock import Clock\n"
               "    from companion.app.history import exports\n"
+              "    flush = exports.flush\n"
+              "    def told_flush(timeout: float) -> bool:\n"
+              "        print(f'flush {timeout:.2f}')\n"
+              "        return flush(timeout)\n"
+              "    exports.flush = told_flush\n"
               "    def quit(_dt: float) -> None:\n"
               "        app = App.get_running_app()\n"
               "        if not app.ready:\n"
               "            Clock.schedule_once(quit, 0.1)\n"
               "            return\n"
               "        exports.submit(threading.Event().wait)\n"  # a stick that never answers
-              "        app.stop()\n"  # as Settings' Quit does
+              "        app.preferences.system_action('quit')\n"  # Settings' Quit, confirmed
               "    Clock.schedule_once(quit, 0)\n"
               "launch.flush_offscreen_frames = quit_once_ready\n"
               "launch.run_app((800, 480), False, None, False, Path(sys.argv[1]), offscreen=True)\n"
@@ -157,5 +163,5 @@ def test_quitting_with_a_stuck_export_waits_once_and_closes_the_window(tmp_path:
     finished = subprocess.run([sys.executable, "-c", script, str(tmp_path / "journal.sqlite3")], env=env,
                               capture_output=True, text=True, timeout=120)
     assert finished.returncode == 0, finished.stderr
-    assert finished.stdout.strip() == "window closed"
+    assert finished.stdout.split() == ["flush", "0.00", "window", "closed"], finished.stdout
     assert finished.stderr.count("closing without waiting longer for 1 job") == 1, finished.stderr

@@ -106,6 +106,7 @@ def stick(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[thr
     monkeypatch.setattr(saving, "CLOSE_SECONDS", 1.0)
     done: list[str] = []
     monkeypatch.setattr(fresh_app, "stop", lambda *_args: done.append("stop"))
+    monkeypatch.setattr(fresh_app, "stop_by", lambda _deadline: done.append("stop by"))
     monkeypatch.setattr(power, "restart", lambda *_args, **_kwargs: done.append("restart"))
     answers = threading.Event()
     exports.submit(lambda: answers.wait(30) and None)
@@ -143,7 +144,7 @@ def test_quit_waits_for_an_export_on_its_way_but_not_for_ever(fresh_app: Any,
     pump(1)
     assert screen.message == "Saving to the USB stick first…" and done == []
     until(lambda: done, "quitting anyway")
-    assert done == ["stop"]
+    assert done == ["stop by"], "without waiting for the stick a second time"
     done.clear()
     from companion.app.history import exports
 
