@@ -168,13 +168,16 @@ class Preferences(EventDispatcher):
 
     def _once_exported(self, action: str, give_up_at: float, _dt: float = 0.0) -> None:
         """Quit or restart once the exports on their way are on the stick, looking every fifth of a second
-        meanwhile.  A stick that stopped answering keeps its write in the kernel: Quit then goes anyway
-        (the window closes; the process ends when the stick is taken out), but Restart cannot, as the new
-        app replaces this process only once that write has ended, and the screen would freeze till then."""
+        meanwhile, unless the question is cancelled.  A stick that stopped answering keeps its write in the
+        kernel: Quit then goes anyway (the window closes; the process ends when the stick is taken out), but
+        Restart cannot, as the new app replaces this process only once that write has ended, and the screen
+        would freeze till then."""
         from companion.app.history import exports
 
         screen = self._app.screen("settings")
-        if exports.idle:
+        if screen.confirm != action:  # Cancel tapped meanwhile (or Settings left): the app stays
+            screen.message = ""
+        elif exports.idle:
             screen.message = ""
             self.system_action(action)
         elif time.monotonic() < give_up_at:

@@ -112,6 +112,7 @@ def stick(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[thr
     exports.submit(lambda: answers.wait(30) and None)
     fresh_app.go("settings")
     pump(1)
+    fresh_app.root.current_screen.confirm = "quit"  # the question was answered (the tests say which)
     yield answers, done
     answers.set()
     assert exports.flush(10)
@@ -123,6 +124,7 @@ def test_restart_waits_for_an_export_and_asks_for_a_stick_that_stopped_answering
     stick hung would freeze the screen: it says so and waits for the stick to be taken out."""
     answers, done = stick
     screen = fresh_app.root.current_screen
+    screen.confirm = "restart"
     fresh_app.preferences.system_action("restart")
     pump(1)
     assert screen.message == "Saving to the USB stick first…" and done == []
@@ -154,6 +156,22 @@ def test_quit_waits_for_an_export_on_its_way_but_not_for_ever(fresh_app: Any,
     answers.set()  # this stick answers: Quit goes as soon as the export is on it
     until(lambda: done, "quitting once saved")
     assert done == ["stop"] and screen.message == ""
+
+
+def test_cancel_while_waiting_for_the_stick_keeps_the_app(fresh_app: Any,
+                                                          stick: tuple[threading.Event, list[str]]) -> None:
+    answers, done = stick
+    screen = fresh_app.root.current_screen
+    fresh_app.preferences.system_action("quit")
+    pump(1)
+    assert screen.message == "Saving to the USB stick first…"
+    tap(fresh_app, "Cancel", frames=2)
+    answers.set()
+    from companion.app.history import exports
+
+    until(lambda: exports.idle, "the write to end")
+    pump(3)
+    assert done == [] and screen.message == "" and screen.confirm == ""
 
 
 @pytest.fixture
