@@ -152,7 +152,8 @@ def test_quitting_with_a_stuck_export_waits_once_and_closes_the_window(tmp_path:
               "            Clock.schedule_once(quit, 0.1)\n"
               "            return\n"
               "        exports.submit(threading.Event().wait)\n"  # a stick that never answers
-              "        app.preferences.system_action('quit')\n"  # Settings' Quit, confirmed
+              "        app.screen('settings').confirm = 'quit'\n"  # Settings asked, and Quit was tapped
+              "        app.preferences.system_action('quit')\n"
               "    Clock.schedule_once(quit, 0)\n"
               "launch.flush_offscreen_frames = quit_once_ready\n"
               "launch.run_app((800, 480), False, None, False, Path(sys.argv[1]), offscreen=True)\n"

@@ -170,8 +170,9 @@ def test_cancel_while_waiting_for_the_stick_keeps_the_app(fresh_app: Any,
     from companion.app.history import exports
 
     until(lambda: exports.idle, "the write to end")
+    until(lambda: screen.message == "", "the wait to see the Cancel")
     pump(3)
-    assert done == [] and screen.message == "" and screen.confirm == ""
+    assert done == [] and screen.confirm == ""
 
 
 @pytest.fixture
