@@ -13,6 +13,8 @@ from kivy.core.window import Window
 from kivy.uix.textinput import TextInput
 from kivy.uix.vkeyboard import VKeyboard
 
+from companion.app import saving
+from companion.app.history import exports
 from companion.app.keyboard import TableKeyboard, use_onscreen_keyboard
 from companion.app.launch import pump
 from companion.system import power
@@ -100,9 +102,6 @@ def test_a_refused_power_off_is_shown_and_the_app_keeps_running(fresh_app: Any,
 def stick(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, list[str]]]:
     """An export on its way to a USB stick that answers only when the test lets it (the event), and what
     the app did meanwhile ("stop", "restart"; the shared test app must not really stop)."""
-    from companion.app import saving
-    from companion.app.history import exports
-
     monkeypatch.setattr(saving, "CLOSE_SECONDS", 1.0)
     done: list[str] = []
     monkeypatch.setattr(fresh_app, "stop", lambda *_args: done.append("stop"))
@@ -131,28 +130,30 @@ def test_restart_waits_for_an_export_and_asks_for_a_stick_that_stopped_answering
     until(lambda: "does not answer" in screen.message, "the stick to be given up on")
     assert screen.message == "The USB stick does not answer. Take it out, then tap Restart again." and done == []
     answers.set()  # taken out: its write ends (with an error)
-    from companion.app.history import exports
-
     until(lambda: exports.idle, "the write to end")
     fresh_app.preferences.system_action("restart")
     assert done == ["stop", "restart"]
 
 
+def _quit_while_saving(app: Any) -> Any:
+    """Settings' Quit, confirmed while an export is on its way: the screen says it saves first."""
+    screen = app.root.current_screen
+    app.preferences.system_action("quit")
+    pump(1)
+    assert screen.message == "Saving to the USB stick first…"
+    return screen
+
+
 def test_quit_waits_for_an_export_on_its_way_but_not_for_ever(fresh_app: Any,
                                                               stick: tuple[threading.Event, list[str]]) -> None:
     answers, done = stick
-    screen = fresh_app.root.current_screen
-    fresh_app.preferences.system_action("quit")
-    pump(1)
-    assert screen.message == "Saving to the USB stick first…" and done == []
+    _quit_while_saving(fresh_app)
+    assert done == []
     until(lambda: done, "quitting anyway")
     assert done == ["stop by"], "without waiting for the stick a second time"
     done.clear()
-    from companion.app.history import exports
-
     exports.submit(lambda: answers.wait(30) and None)
-    fresh_app.preferences.system_action("quit")
-    pump(1)
+    screen = _quit_while_saving(fresh_app)
     answers.set()  # this stick answers: Quit goes as soon as the export is on it
     until(lambda: done, "quitting once saved")
     assert done == ["stop"] and screen.message == ""
@@ -161,14 +162,9 @@ def test_quit_waits_for_an_export_on_its_way_but_not_for_ever(fresh_app: Any,
 def test_cancel_while_waiting_for_the_stick_keeps_the_app(fresh_app: Any,
                                                           stick: tuple[threading.Event, list[str]]) -> None:
     answers, done = stick
-    screen = fresh_app.root.current_screen
-    fresh_app.preferences.system_action("quit")
-    pump(1)
-    assert screen.message == "Saving to the USB stick first…"
+    screen = _quit_while_saving(fresh_app)
     tap(fresh_app, "Cancel", frames=2)
     answers.set()
-    from companion.app.history import exports
-
     until(lambda: exports.idle, "the write to end")
     until(lambda: screen.message == "", "the wait to see the Cancel")
     pump(3)
