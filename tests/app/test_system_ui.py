@@ -101,7 +101,8 @@ def test_a_refused_power_off_is_shown_and_the_app_keeps_running(fresh_app: Any,
 @pytest.fixture
 def stick(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, list[str]]]:
     """An export on its way to a USB stick that answers only when the test lets it (the event), and what
-    the app did meanwhile ("stop", "restart"; the shared test app must not really stop)."""
+    the app did meanwhile ("stop", "stop by" a deadline, "restart"; the shared test app must not really
+    stop)."""
     monkeypatch.setattr(saving, "CLOSE_SECONDS", 1.0)
     done: list[str] = []
     monkeypatch.setattr(fresh_app, "stop", lambda *_args: done.append("stop"))
