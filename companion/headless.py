@@ -10,11 +10,11 @@ for optional libraries a PC lacks (libmtdev, xclip); none of that is ours to sho
 from __future__ import annotations
 
 import errno
+import io
 import logging
 import os
 import socket
 import sys
-import tempfile
 from collections.abc import Mapping
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
@@ -225,6 +225,7 @@ def export_png(widget: Any, output: Path, background: tuple[float, ...] | None =
     from kivy.graphics import Color, InstructionGroup, Rectangle
 
     from companion.app.widgets import picture_of
+    from companion.engine.paths import write_durably
 
     behind = InstructionGroup()
     if background:
@@ -232,21 +233,12 @@ def export_png(widget: Any, output: Path, background: tuple[float, ...] | None =
         behind.add(Rectangle(pos=widget.pos, size=widget.size))
     widget.canvas.before.insert(0, behind)
     try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{output.stem}-", suffix=".png", dir=output.parent)
-        os.close(handle)
-        try:
-            with picture_of(widget):  # the scroll views' clips are in the picture's pixels
-                widget.export_to_png(temporary)
-            if os.path.getsize(temporary) == 0:
-                raise OSError(errno.EIO, "the picture could not be saved (see kivy.log in the data folder)")
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)  # as if written directly, not mkstemp's owner-only mode
-            os.replace(temporary, output)
-        finally:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
+        png = io.BytesIO()
+        with picture_of(widget):  # the scroll views' clips are in the picture's pixels
+            widget.export_as_image().save(png, flipped=False, fmt="png")
+        if not png.getvalue():
+            raise OSError(errno.EIO, "the picture could not be saved (see kivy.log in the data folder)")
+        write_durably(output, png.getvalue())
     except OSError as error:
         raise UserError(f"{output}: cannot write: {error.strerror or error}") from None
     finally:

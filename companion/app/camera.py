@@ -29,7 +29,7 @@ from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, Op
 from companion.app.i18n import _, capitalised, tr
 from companion.engine.core import N_
 from companion.engine.errors import UserError, holds
-from companion.engine.paths import sync_to_disk
+from companion.engine.paths import write_durably
 
 if TYPE_CHECKING:
     from companion.app.game_flow import GameFlow
@@ -386,9 +386,7 @@ def _exported(source: Path, game: str, confirmed: bool) -> str:
             return N_("Nothing to export yet: calibrate first.")
         if not confirmed and (target.exists() or target.is_symlink()) and not holds(target, content):
             return ASK_FIRST
-        folder.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
-        sync_to_disk(target)
+        write_durably(target, content)
     except OSError as error:
         return _("Could not save: {problem}").format(problem=write_problem(target, error))
     return _("Saved as {path}").format(path=str(target))

@@ -42,7 +42,7 @@ from companion.app.saving import JobThread
 from companion.app.settings import SEAT_COLOURS
 from companion.app.widgets import GToggle, Scroll, picture_of
 from companion.engine.errors import holds
-from companion.engine.paths import data_dir, sync_to_disk
+from companion.engine.paths import data_dir, sync_to_disk, write_durably
 from companion.engine.writer import InlineWriter, Writer
 
 if TYPE_CHECKING:  # the engine is imported on first use, so Home's first frame does not wait for it
@@ -195,10 +195,11 @@ def save_new_file(folder: Callable[[], Path], name: str, content: bytes, say: Ca
         try:
             where = folder()
             path = where / name
-            where.mkdir(parents=True, exist_ok=True)
             path = unused_path(path, content)
-            path.write_bytes(content)
-            sync_to_disk(path)
+            if path.exists():  # it holds these very bytes already
+                sync_to_disk(path)
+            else:
+                write_durably(path, content, replace=False)
         except OSError as error:
             said = _("Could not save: {problem}").format(problem=write_problem(path, error))
         else:

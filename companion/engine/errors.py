@@ -8,6 +8,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from companion.engine.paths import write_durably
+
 if TYPE_CHECKING:  # the app's first frame imports this module; pydantic loads later, off that frame
     from pydantic import ValidationError
 
@@ -83,13 +85,14 @@ def holds(path: Path, data: bytes) -> bool:
 
 
 def write_new_text(path: str | Path, text: str) -> None:
-    """Write `text` as a new file `path` for a command's `-o`: a file already there with other contents (a
-    board or record someone edited) is never written over; the same contents again are simply there."""
+    """Write `text` as a new file `path` for a command's `-o`, whole and on the medium before the command
+    ends (the file may be on a USB stick about to be pulled): a file already there with other contents (a
+    board or record someone edited) is never written over; the same contents again are simply there.  A
+    missing folder is not made: it may be where a stick is mounted, and the stick not in."""
     path = Path(path)
     data = text.encode("utf-8")
     try:
-        with path.open("xb") as out:
-            out.write(data)
+        write_durably(path, data, replace=False, make_folder=False)
     except FileExistsError:
         try:
             same = holds(path, data)

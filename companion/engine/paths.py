@@ -6,6 +6,8 @@ Kivy's log there.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -32,27 +34,44 @@ def sync_to_disk(path: Path) -> None:
     _sync(path.parent)
 
 
-def write_durably(path: Path, text: str, *, replace: bool = True) -> None:
+def write_durably(path: Path, content: str | bytes, *, replace: bool = True, make_folder: bool = True) -> None:
     """Write `path` whole or not at all, and on the medium before returning: a temporary file beside it,
     flushed, renamed over it, then the folder flushed.  A power cut at any moment leaves the old file or
-    the new one, never a torn one or none (a rename still in the page cache can otherwise undo itself).
-    `replace=False` raises FileExistsError rather than write over a file already there.  OSError when it
-    cannot be written; the temporary file is then gone."""
+    the new one, never a torn one or none (a rename still in the page cache can otherwise undo itself),
+    and a full or failing disk leaves nothing that looks like the file.  `replace=False` raises
+    FileExistsError rather than write over a file already there; `make_folder=False` FileNotFoundError
+    rather than make a missing folder.  OSError when it cannot be written; the temporary file is then gone."""
+    data = content.encode("utf-8") if isinstance(content, str) else content
     folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    if make_folder:
+        folder.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb") as out:
+            _give_usual_mode(out.fileno())
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())
         if not replace and (path.exists() or path.is_symlink()):
-            raise FileExistsError(f"{path}: already exists")
+            raise FileExistsError(errno.EEXIST, "already exists", str(path))
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     sync_folder(folder)
+
+
+def _give_usual_mode(handle: int) -> None:
+    """The mode `open` gives a new file (0666 less the umask), which `mkstemp`'s owner-only 0600 is not: an
+    exported record or picture is for others to read too.  The umask is read, not set and set back, as
+    setting it would change it meanwhile for the app's other threads."""
+    mode = 0o644
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                mode = 0o666 & ~int(line.split()[1], 8)
+    with contextlib.suppress(OSError):  # a file system without Unix modes (a FAT stick) may refuse
+        os.fchmod(handle, mode)
 
 
 def _sync(path: Path) -> None:

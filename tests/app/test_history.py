@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import errno
 import io
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from companion.app.chart import session_turn_scores
 from companion.app.demo import demo_session
 from companion.app.history import HistoryModel, games_csv, player_stats, read_game, seat_colour, usb_folders
 from companion.app.launch import pump
+from companion.engine import paths
 from companion.engine.core import Player, Setup
 from companion.engine.journal import Journal
 from companion.engine.record import load_record, replay
@@ -117,19 +119,17 @@ def test_an_export_is_said_saved_only_once_it_is_on_the_stick(journal: Journal, 
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A family takes the stick out when the screen says saved: the file and its folder are flushed to the
     stick first (on a thread: a stick takes up to seconds), and a stick that fails then is said so."""
-    import companion.app.history as history
-
     monkeypatch.setenv("GOLDTABLE_USB", str(tmp_path))
     model = loaded(journal)
     flushing, synced = threading.Event(), []
 
-    def slow_stick(path: Path) -> None:
+    def slow_stick(folder: Path) -> None:
         assert flushing.wait(30), "the test never let the stick take the file"
-        synced.append(path)
-        if path.name.endswith("-2.csv"):
+        synced.append(sorted(entry.name for entry in folder.iterdir()))
+        if len(synced) == 2:
             raise OSError(errno.EIO, "Input/output error")
 
-    monkeypatch.setattr(history, "sync_to_disk", slow_stick)
+    monkeypatch.setattr(paths, "sync_folder", slow_stick)
     model.export_csv()
     assert model.message == "Saving goldtable-games.csv…", "said at once, before the stick is looked into"
     for _ in range(5):
@@ -140,9 +140,30 @@ def test_an_export_is_said_saved_only_once_it_is_on_the_stick(journal: Journal, 
     table.write_text("edited\n", encoding="utf-8")
     model.export_csv()
     until(lambda: model.message.startswith("Could not save"), "the stick's failure")
-    assert synced == [table, table.with_name("goldtable-games-2.csv")]
+    assert synced == [["goldtable-games.csv"], ["goldtable-games-2.csv", "goldtable-games.csv"]]
     assert model.message == (f"Could not save: the card or stick holding {table.parent} could not be written "
                              "(taken out, or failing)"), "in words the catalogs translate, not the system's English"
+
+
+def test_a_stick_too_full_for_the_export_is_left_without_part_of_it(journal: Journal, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file the stick could not take whole is not left there looking like an export (a torn CSV opens in a
+    spreadsheet as if it were every game), and saving again once there is room takes the usual name."""
+    monkeypatch.setenv("GOLDTABLE_USB", str(tmp_path))
+    model = loaded(journal)
+    flush = os.fsync
+
+    def full_stick(handle: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_stick)
+    model.export_csv()
+    until(lambda: model.message.startswith(("Saved as ", "Could not save")), "the export to reach the stick")
+    assert model.message == f"Could not save: the disk holding {tmp_path / 'goldtable'} is full"
+    assert list((tmp_path / "goldtable").iterdir()) == [], "neither part of the file nor a temporary"
+    monkeypatch.setattr(os, "fsync", flush)
+    model.export_csv()
+    assert saved_as(model) == tmp_path / "goldtable" / "goldtable-games.csv"
 
 
 def test_an_export_never_waits_on_the_screens_thread_for_a_slow_stick(journal: Journal, tmp_path: Path,

@@ -5,7 +5,12 @@ from __future__ import annotations
 import errno
 import json
 import os
+import resource
+import signal
 import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -426,6 +431,33 @@ def test_export_writes_a_new_file_and_never_over_one_with_other_contents(
     assert (code, out) == (2, "") and err == f"goldtable: {record}: already exists with other contents; choose a new " \
         "file name\n"
     assert record.read_bytes() == written
+
+
+def _medium_taking(size: int) -> Callable[[], None]:
+    """For a child process: a medium that takes `size` bytes of a file, then fails, as a full stick does."""
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
+    return limit
+
+
+def test_an_export_the_medium_cannot_take_leaves_no_part_of_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    ids = journal_with_games(path, games=1)
+    (tmp_path / "out").mkdir()
+    record = tmp_path / "out" / "game.json"
+    command = [sys.executable, "-m", "companion.cli", "export", str(ids[0]), "--journal", str(path), "-o",
+               str(record)]
+    assert subprocess.run(command, capture_output=True, timeout=120).returncode == 0
+    whole = record.read_bytes()
+    record.unlink()
+    done = subprocess.run(command, capture_output=True, text=True, preexec_fn=_medium_taking(len(whole) // 2),
+                          timeout=120)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"goldtable: {record}: cannot write: File too large\n"
+    assert list(record.parent.iterdir()) == [], "neither a torn record nor a temporary is left"
+    assert subprocess.run(command, capture_output=True, timeout=120).returncode == 0, "so trying again works"
+    assert record.read_bytes() == whole
 
 
 def _sqlite_error(code: int) -> sqlite3.Error:

@@ -54,3 +54,26 @@ def test_without_replace_a_file_already_there_is_kept(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8") == "someone's" and list(tmp_path.iterdir()) == [path]
     write_durably(tmp_path / "other.json", "ours", replace=False)
     assert (tmp_path / "other.json").read_text(encoding="utf-8") == "ours"
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_a_written_file_gets_the_mode_a_new_file_gets_not_the_temporary_files(tmp_path: Path, umask: int) -> None:
+    """An exported record or picture is for others to read as well, unless the umask says otherwise."""
+    before = os.umask(umask)
+    try:
+        write_durably(tmp_path / "game.json", b"{}")
+        (tmp_path / "plain.json").write_bytes(b"{}")
+    finally:
+        os.umask(before)
+    assert (tmp_path / "game.json").stat().st_mode & 0o777 == (tmp_path / "plain.json").stat().st_mode & 0o777
+    assert (tmp_path / "game.json").read_bytes() == b"{}"
+
+
+def test_a_missing_folder_is_made_only_when_asked(tmp_path: Path) -> None:
+    """A command's `-o` on a stick that is not in names the stick's empty mount folder: nothing is written
+    on the card under it instead."""
+    with pytest.raises(FileNotFoundError):
+        write_durably(tmp_path / "stick" / "game.json", "{}", make_folder=False)
+    assert list(tmp_path.iterdir()) == []
+    write_durably(tmp_path / "settings" / "app-settings.json", "{}")
+    assert (tmp_path / "settings" / "app-settings.json").read_text(encoding="utf-8") == "{}"
