@@ -262,7 +262,7 @@ class Journal:
                 copy.close()
         except sqlite3.Error as error:
             target.unlink(missing_ok=True)
-            raise UserError(f"{target}: cannot write: {error}") from None
+            raise UserError(f"{target}: cannot write: {why_not_writable(target, error)}") from None
         return target
 
     # -- writing -----------------------------------------------------------------------------------

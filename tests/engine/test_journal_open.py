@@ -441,23 +441,30 @@ def _medium_taking(size: int) -> Callable[[], None]:
     return limit
 
 
-def test_an_export_the_medium_cannot_take_leaves_no_part_of_a_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("command", "problem"), [
+    (["export", "1"], "File too large"),
+    (["journal", "backup"], "the card or stick holding {folder} could not be written (taken out, or failing)"),
+    (["journal", "salvage"], "the card or stick holding {folder} could not be written (taken out, or failing)"),
+])
+def test_a_file_the_medium_cannot_take_is_not_left_in_part(tmp_path: Path, command: list[str], problem: str) -> None:
+    """A stick that fills up part way: one line, and nothing left that looks like the file or blocks the
+    next try (which works once there is room)."""
     path = tmp_path / "journal.sqlite3"
-    ids = journal_with_games(path, games=1)
-    (tmp_path / "out").mkdir()
-    record = tmp_path / "out" / "game.json"
-    command = [sys.executable, "-m", "companion.cli", "export", str(ids[0]), "--journal", str(path), "-o",
-               str(record)]
-    assert subprocess.run(command, capture_output=True, timeout=120).returncode == 0
-    whole = record.read_bytes()
-    record.unlink()
-    done = subprocess.run(command, capture_output=True, text=True, preexec_fn=_medium_taking(len(whole) // 2),
+    journal_with_games(path, games=4)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    target = folder / "copy"
+    run = [sys.executable, "-m", "companion.cli", *command, "--journal", str(path), "-o", str(target)]
+    assert subprocess.run(run, capture_output=True, timeout=120).returncode == 0
+    whole = target.read_bytes()
+    target.unlink()
+    done = subprocess.run(run, capture_output=True, text=True, preexec_fn=_medium_taking(len(whole) // 2),
                           timeout=120)
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == f"goldtable: {record}: cannot write: File too large\n"
-    assert list(record.parent.iterdir()) == [], "neither a torn record nor a temporary is left"
-    assert subprocess.run(command, capture_output=True, timeout=120).returncode == 0, "so trying again works"
-    assert record.read_bytes() == whole
+    assert done.stderr == f"goldtable: {target}: cannot write: {problem.format(folder=folder)}\n"
+    assert list(folder.iterdir()) == [], "neither a torn file nor a temporary is left"
+    assert subprocess.run(run, capture_output=True, timeout=120).returncode == 0, "so trying again works"
+    assert target.stat().st_size == len(whole)
 
 
 def _sqlite_error(code: int) -> sqlite3.Error:
