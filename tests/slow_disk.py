@@ -1,17 +1,20 @@
 """A slow card for tests and benchmarks: journal writes held on the writer thread until a test lets them go,
-and a child process whose every fsync takes as long as an SD card's (an LD_PRELOAD shim, no root needed)."""
+and a child process whose every fsync takes as long as an SD card's (an LD_PRELOAD shim, no root needed);
+a full card: a child process whose files stop growing part way (`medium_taking`)."""
 
 from __future__ import annotations
 
 import json
 import os
 import platform
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +22,15 @@ if TYPE_CHECKING:  # benchmarks import this module too, and their measured proce
     import pytest
 
 SHIM = Path(__file__).with_name("slow_fsync.c")
+
+
+def medium_taking(size: int) -> Callable[[], None]:
+    """For `subprocess.run(preexec_fn=...)`: the child's medium takes `size` bytes of a file, then fails as a
+    full stick or card does, part way through a write (a file-size limit: no root, no mount needed)."""
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
+    return limit
 
 
 class HeldWrites:

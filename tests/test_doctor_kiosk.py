@@ -19,6 +19,7 @@ from companion.system import doctor, power
 from companion.system.doctor import Check, Port, run_checks
 from companion.system.kiosk import kiosk_files, next_steps, write_files
 from firmware_bridge import machine
+from tests.slow_disk import medium_taking
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = """ 0 [vc4hdmi0       ]: vc4-hdmi - vc4-hdmi-0
@@ -203,6 +204,33 @@ def test_kiosk_install_command(tmp_path: Path) -> None:
     assert again.returncode == 2 and again.stderr.count("\n") == 1
     assert again.stderr.startswith(f"goldtable: {unit}: exists with other content")
     assert "MY_SETTING" in unit.read_text()
+
+
+def test_a_unit_the_card_cannot_take_whole_stays_as_it_was(tmp_path: Path) -> None:
+    """A card that fills up while `kiosk install --force` replaces the unit: one line, and the old unit is
+    still whole (a torn unit would leave the Pi booting to nothing), with nothing beside it."""
+    unit = tmp_path / ".config" / "systemd" / "user" / "goldtable.service"
+    unit.parent.mkdir(parents=True)
+    unit.write_text("# my own unit\n", encoding="utf-8")
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / ".config")}
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "kiosk", "install", "--force"], env=env,
+                          cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+                          preexec_fn=medium_taking(100))
+    assert done.returncode == 2 and done.stderr == f"goldtable: {unit}: cannot write: File too large\n"
+    assert unit.read_text(encoding="utf-8") == "# my own unit\n"
+    assert [entry.name for entry in unit.parent.iterdir()] == ["goldtable.service"]
+
+
+def test_a_symlinked_unit_keeps_its_link(tmp_path: Path) -> None:
+    """Someone who keeps their dotfiles elsewhere and links them in: the file behind the link is replaced."""
+    files = kiosk_files("desktop", 0, tmp_path, env={})
+    kept = tmp_path / "dotfiles" / "goldtable.service"
+    kept.parent.mkdir()
+    kept.write_text("# my own unit\n", encoding="utf-8")
+    files[0].path.parent.mkdir(parents=True)
+    files[0].path.symlink_to(kept)
+    write_files(files[:1], force=True, dry_run=False, ask=None, out=lambda _line: None)
+    assert files[0].path.is_symlink() and kept.read_text(encoding="utf-8") == files[0].text
 
 
 # -- power -----------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from string import Template
 from typing import Literal
 
 from companion.engine.errors import UserError
+from companion.engine.paths import write_durably
 
 Mode = Literal["desktop", "console"]
 ROTATIONS = (0, 90, 180, 270)
@@ -134,9 +135,8 @@ def write_files(files: list[KioskFile], *, force: bool, dry_run: bool, ask: Ask 
             if not ask(f"{file.path} exists with other content. Replace it? [y/N] "):
                 out(f"kept       {file.path}")
                 continue
-        try:
-            file.path.parent.mkdir(parents=True, exist_ok=True)
-            file.path.write_text(file.text, encoding="utf-8")
+        try:  # whole or not at all: a Pi switched off before its reboot still starts with a unit it can read
+            write_durably(file.path.resolve(), file.text)  # (a symlinked dotfile keeps its link)
         except OSError as error:
             raise UserError(f"{file.path}: cannot write: {error.strerror or error}") from None
         out(f"{'replaced' if old is not None else 'written':10s} {file.path}")

@@ -5,12 +5,9 @@ from __future__ import annotations
 import errno
 import json
 import os
-import resource
-import signal
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +35,7 @@ from tests.engine.journal_faults import (
     setup,
     small_disk,
 )
+from tests.slow_disk import medium_taking
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -433,14 +431,6 @@ def test_export_writes_a_new_file_and_never_over_one_with_other_contents(
     assert record.read_bytes() == written
 
 
-def _medium_taking(size: int) -> Callable[[], None]:
-    """For a child process: a medium that takes `size` bytes of a file, then fails, as a full stick does."""
-    def limit() -> None:
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
-    return limit
-
-
 @pytest.mark.parametrize(("command", "problem"), [
     (["export", "1"], "File too large"),
     (["journal", "backup"], "the card or stick holding {folder} could not be written (taken out, or failing)"),
@@ -458,7 +448,7 @@ def test_a_file_the_medium_cannot_take_is_not_left_in_part(tmp_path: Path, comma
     assert subprocess.run(run, capture_output=True, timeout=120).returncode == 0
     whole = target.read_bytes()
     target.unlink()
-    done = subprocess.run(run, capture_output=True, text=True, preexec_fn=_medium_taking(len(whole) // 2),
+    done = subprocess.run(run, capture_output=True, text=True, preexec_fn=medium_taking(len(whole) // 2),
                           timeout=120)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"goldtable: {target}: cannot write: {problem.format(folder=folder)}\n"
