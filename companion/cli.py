@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.engine.errors import UserError, write_new_text
+from companion.engine.errors import UserError, refuse_a_folder, write_new_text
 
 if TYPE_CHECKING:  # the journal (and pydantic) are imported by the commands that read one
     from companion.engine.journal import Journal
@@ -102,6 +102,8 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write a journalled game as a game record."""
+    if args.output not in (None, "-"):
+        refuse_a_folder(Path(args.output))
     journal = _journal(args)
     if journal.integrity != "ok":
         _notices(journal)
@@ -153,6 +155,7 @@ def cmd_journal_salvage(args: argparse.Namespace) -> int:
     """Copy every readable move into a new journal, read page by page; say what was cut or lost."""
     from companion.engine.salvage import salvage_file
 
+    refuse_a_folder(Path(args.output))
     report = salvage_file(_journal_file(args), args.output)
     for game_id, problem in sorted(report.lost.items()):
         print(f"game {game_id}: not copied ({problem})")
@@ -166,6 +169,7 @@ def cmd_journal_salvage(args: argparse.Namespace) -> int:
 
 def cmd_journal_backup(args: argparse.Namespace) -> int:
     """A consistent copy of the journal, taken while the app may be writing."""
+    refuse_a_folder(Path(args.output))
     journal = _journal(args)
     print(f"{journal.path} copied to {journal.backup(args.output)}")
     return 0

@@ -126,6 +126,11 @@ FILE_CASES: list[tuple[str, Callable[[], str | bytes | dict], list[str], tuple[s
     ("script.bin", lambda: bytes(range(256)) * 8, ["bridge", "simulate", "--script", "{file}"],
      ("{file}", "not UTF-8")),
     ("deep-pins.json", deep_record, ["bridge", "monitor", "--gpio", "--config", "{file}"], ("{file}",)),
+    ("journal.sqlite3", lambda: b"SQLite format 3\x00" + bytes(4096), ["replay", "{file}"],
+     ("{file}", "a database such as the game journal", "goldtable export ID -o FILE")),
+    ("journal.sqlite3", lambda: b"SQLite format 3\x00" + bytes(4096), ["bridge", "monitor", "--gpio", "--config",
+                                                                         "{file}"],
+     ("{file}", "a database such as the game journal, not a text file")),
 ]
 
 
@@ -162,6 +167,9 @@ OPTION_CASES: list[tuple[list[str], tuple[str, ...]]] = [
         ["journal", "salvage", "--journal", " ", "-o", "new.sqlite3"],
         ["journal", "backup", "--journal", "", "-o", "c"], ["app", "--journal", ""], ["doctor", "--journal", ""])),
     (["chinagold", "generate", "--seed", "1", "--name", ""], ("--name",)),
+    *((command, ("-o: folder is a folder; give the name of a new file in it",)) for command in (
+        ["export", "1", "-o", "folder"], ["journal", "backup", "-o", "folder"], ["journal", "salvage", "-o", "folder"],
+        ["chinagold", "generate", "--seed", "1", "-o", "folder"])),
 ]
 
 

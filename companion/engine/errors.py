@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.engine.paths import write_durably
+from companion.engine.sqlite_pages import MAGIC as SQLITE_MAGIC
 
 if TYPE_CHECKING:  # the app's first frame imports this module; pydantic loads later, off that frame
     from pydantic import ValidationError
@@ -49,25 +50,30 @@ def describe_validation_error(source: str | Path, error: ValidationError) -> str
     return f"{source}: {first}{suffix}"
 
 
-def read_text_file(path: str | Path) -> str:
+def read_text_file(path: str | Path, database_hint: str = "") -> str:
     """The text of a file the user supplied, as UTF-8 with or without a byte-order mark (Windows Notepad
-    writes one); an unreadable or binary file is a one-line UserError."""
+    writes one); an unreadable or binary file is a one-line UserError.  `database_hint` is added when the
+    file is a database (the journal, given where a text file was expected): what to do instead."""
     path = Path(path)
     try:
-        return path.read_bytes().decode("utf-8-sig")
+        data = path.read_bytes()
     except OSError as error:
         raise UserError(f"{path}: cannot read: {error.strerror or error}") from None
+    if data.startswith(SQLITE_MAGIC):  # the journal, most likely, given where a record was expected
+        raise UserError(f"{path}: a database such as the game journal, not a text file{database_hint}")
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UserError(f"{path}: not UTF-8 text") from None
 
 
-def read_json_file(path: str | Path) -> Any:
+def read_json_file(path: str | Path, database_hint: str = "") -> Any:
     """The JSON content of a file the user supplied; an unreadable file is a one-line UserError.
 
     Records, layouts and pin maps all come through here, so they all fail the same way.
     """
     path = Path(path)
-    text = read_text_file(path)
+    text = read_text_file(path, database_hint)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
@@ -90,6 +96,7 @@ def write_new_text(path: str | Path, text: str) -> None:
     board or record someone edited) is never written over; the same contents again are simply there.  A
     missing folder is not made: it may be where a stick is mounted, and the stick not in."""
     path = Path(path)
+    refuse_a_folder(path)
     data = text.encode("utf-8")
     try:
         write_durably(path, data, replace=False, make_folder=False)
@@ -102,3 +109,10 @@ def write_new_text(path: str | Path, text: str) -> None:
             raise UserError(f"{path}: already exists with other contents; choose a new file name") from None
     except OSError as error:
         raise UserError(f"{path}: cannot write: {error.strerror or error}") from None
+
+
+def refuse_a_folder(path: Path, option: str = "-o") -> None:
+    """A command's new file named as a folder (a USB stick's, most often) is refused before any work, in
+    words that say what to give instead ("already exists" would send the user looking for a file)."""
+    if path.is_dir():
+        raise UserError(f"{option}: {path} is a folder; give the name of a new file in it")

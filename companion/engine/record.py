@@ -130,7 +130,7 @@ class Replay(Value):
 
 def load_record(path: str | Path) -> GameRecord:
     """Read and validate a record file; any problem becomes a one-line UserError naming file and field."""
-    raw = read_json_file(path)
+    raw = read_json_file(path, " (`goldtable export ID -o FILE` writes a journalled game as a record)")
     try:
         record = GameRecord.model_validate(raw)
     except ValidationError as error:
