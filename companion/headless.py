@@ -210,12 +210,15 @@ def _wayland_problem(name: str, env: Mapping[str, str]) -> str | None:
 
 # -- PNG files ----------------------------------------------------------------------------------------
 
-def check_png_output(path: Path, option: str) -> None:
-    """Refuse, before anything is drawn, an output name that cannot become a PNG file."""
+def check_png_output(path: Path, option: str, replace: bool) -> None:
+    """Refuse, before anything is drawn, an output name that cannot become a PNG file, or names a picture
+    already there that `--replace` did not say may be drawn over (someone's earlier screenshot)."""
     if path.is_dir():
         raise UserError(f"{option}: {path} is a folder; give a file name ending in .png")
     if path.suffix.lower() != ".png":
         raise UserError(f"{option}: {path}: give a file name ending in .png")
+    if not replace and (path.exists() or path.is_symlink()):
+        raise UserError(f"{option}: {path} already exists; add --replace to draw over it, or choose a new name")
 
 
 def export_png(widget: Any, output: Path, background: tuple[float, ...] | None = None) -> None:

@@ -215,7 +215,8 @@ def test_successful_kivy_commands_print_nothing_on_stderr_and_log_to_the_data_fo
     assert "Window: Provider: sdl2" in log  # Kivy's chatter went here instead
     assert "CRITICAL" not in log and "Traceback" not in log  # nor a missing xclip's report, which misleads
     assert sorted(path.name for path in (sandbox / "data").iterdir()) == ["kivy"]  # the demo games are gone
-    run = goldtable(sandbox, "layout", "render", str(LAYOUTS / "goldgraeber.json"), "-o", "board.png", "--verbose")
+    run = goldtable(sandbox, "layout", "render", str(LAYOUTS / "goldgraeber.json"), "-o", "board.png", "--verbose",
+                    "--replace")
     assert run.code == 0 and "Window: Provider: sdl2" in run.err
 
 
@@ -373,3 +374,18 @@ def test_a_generated_board_never_writes_over_a_file_someone_edited(sandbox: Path
     for _ in range(2):  # the same board again lands on the same file
         run = goldtable(sandbox, "chinagold", "generate", "--seed", "3", "-o", str(fresh), timeout=60)
         assert (run.code, run.out) == (0, f"{fresh}\n"), run.err
+
+
+def test_a_picture_already_there_is_drawn_over_only_with_replace(sandbox: Path) -> None:
+    """Someone's earlier screenshot or board picture is kept unless they say so; refused before drawing."""
+    shot = write(sandbox, "shot.png", b"an earlier picture")
+    run = goldtable(sandbox, "screenshot", "home", str(shot), timeout=30)
+    assert_refused(run, "OUTPUT", str(shot), "already exists; add --replace")
+    board = write(sandbox, "board.png", b"an earlier picture")
+    render = ["layout", "render", str(LAYOUTS / "gold_connection.json"), "-o", str(board), "--size", "200x150"]
+    run = goldtable(sandbox, *render, timeout=30)
+    assert_refused(run, "-o", str(board), "already exists; add --replace")
+    assert shot.read_bytes() == board.read_bytes() == b"an earlier picture"
+    run = goldtable(sandbox, *render, "--replace")
+    assert (run.code, run.out) == (0, f"{board}\n"), run.err
+    assert board.read_bytes().startswith(b"\x89PNG")

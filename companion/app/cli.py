@@ -84,7 +84,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
         raise UserError(f"--moves: {args.moves} is less than 0")
     size = parse_size(args.size) or (800, 480)
     output = Path(args.output)
-    check_png_output(output, "OUTPUT")
+    check_png_output(output, "OUTPUT", args.replace)
     run_screenshot(args.screen, output, size, args.lang, args.game, verbose=args.verbose, moves=args.moves)
     return 0
 
@@ -106,6 +106,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                   "refusal, notice, history, stats, clocks, undo, loupe; "
                                   "line (a board's first tap: --game with a board)")
     p.add_argument("output", help="PNG file to write")
+    p.add_argument("--replace", action="store_true", help="draw over OUTPUT if it is already there")
     p.add_argument("--size", help="WIDTHxHEIGHT (default 800x480)")
     p.add_argument("--lang", default="en", help="en, de or fr")
     p.add_argument("--game", default=DEFAULT_GAME, help=f"game id for the game screens (default {DEFAULT_GAME})")

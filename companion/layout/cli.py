@@ -26,7 +26,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     from companion.layout.render import render_layout
 
     output = Path(args.output)
-    check_png_output(output, "-o")
+    check_png_output(output, "-o", args.replace)
     width, height = _size(args.size)
     kind, layout = read_layout(args.file)  # the same checks as `layout check`: a broken file is not drawn
     if board_reference(kind) is None:
@@ -65,6 +65,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = layout_sub.add_parser("render", help="draw a layout with its ids to a PNG")
     p.add_argument("file")
     p.add_argument("-o", "--output", required=True, help="PNG file to write")
+    p.add_argument("--replace", action="store_true", help="draw over the PNG file if it is already there")
     p.add_argument("--size", default="1200x900", help="picture size, WIDTHxHEIGHT")
     p.add_argument("--verbose", action="store_true", help="show Kivy's log on stderr too (always in kivy.log "
                                                             "in the data folder)")
