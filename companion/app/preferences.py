@@ -153,7 +153,7 @@ class Preferences(EventDispatcher):
         from companion.app.history import exports
         from companion.system import power
 
-        if action in ("quit", "restart") and not exports.idle:
+        if not exports.idle:
             self._once_exported(action, time.monotonic() + saving.CLOSE_SECONDS)
             return
         if action == "shutdown":
@@ -167,11 +167,12 @@ class Preferences(EventDispatcher):
             power.restart()
 
     def _once_exported(self, action: str, give_up_at: float, _dt: float = 0.0) -> None:
-        """Quit or restart once the exports on their way are on the stick, looking every fifth of a second
-        meanwhile, unless the question is cancelled.  A stick that stopped answering keeps its write in the
-        kernel: Quit then goes anyway (the window closes; the process ends when the stick is taken out), but
-        Restart cannot, as the new app replaces this process only once that write has ended, and the screen
-        would freeze till then."""
+        """Quit, restart or shut down once the exports on their way are on the stick, looking every fifth of
+        a second meanwhile, unless the question is cancelled.  A stick that stopped answering keeps its write
+        in the kernel: Quit then goes anyway (the window closes; the process ends when the stick is taken
+        out), but Restart cannot, as the new app replaces this process only once that write has ended, and
+        the screen would freeze till then; nor should Shut down, which would wait for that write while the
+        Pi stops, on timeouts of a minute and more, and leave the stick unclean."""
         from companion.app.history import exports
 
         screen = self._app.screen("settings")
@@ -185,5 +186,7 @@ class Preferences(EventDispatcher):
             Clock.schedule_once(partial(self._once_exported, action, give_up_at), 0.2)
         elif action == "quit":
             self._app.stop_by(give_up_at)
-        else:
+        elif action == "restart":
             screen.message = _("The USB stick does not answer. Take it out, then tap Restart again.")
+        else:
+            screen.message = _("The USB stick does not answer. Take it out, then tap Shut down again.")

@@ -101,13 +101,14 @@ def test_a_refused_power_off_is_shown_and_the_app_keeps_running(fresh_app: Any,
 @pytest.fixture
 def stick(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, list[str]]]:
     """An export on its way to a USB stick that answers only when the test lets it (the event), and what
-    the app did meanwhile ("stop", "stop by" a deadline, "restart"; the shared test app must not really
-    stop)."""
+    the app did meanwhile ("stop", "stop by" a deadline, "restart", "power off"; the shared test app must
+    not really stop)."""
     monkeypatch.setattr(saving, "CLOSE_SECONDS", 1.0)
     done: list[str] = []
     monkeypatch.setattr(fresh_app, "stop", lambda *_args: done.append("stop"))
     monkeypatch.setattr(fresh_app, "stop_by", lambda _deadline: done.append("stop by"))
     monkeypatch.setattr(power, "restart", lambda *_args, **_kwargs: done.append("restart"))
+    monkeypatch.setattr(power, "power_off", lambda *_args, **_kwargs: done.append("power off"))
     answers = threading.Event()
     exports.submit(lambda: answers.wait(30) and None)
     fresh_app.go("settings")
@@ -118,22 +119,25 @@ def stick(fresh_app: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[thr
     assert exports.flush(10)
 
 
-def test_restart_waits_for_an_export_and_asks_for_a_stick_that_stopped_answering(
-        fresh_app: Any, stick: tuple[threading.Event, list[str]]) -> None:
+@pytest.mark.parametrize(("action", "button", "then"), [("restart", "Restart", ["stop", "restart"]),
+                                                        ("shutdown", "Shut down", ["power off", "stop"])])
+def test_restart_and_shut_down_wait_for_an_export_and_ask_for_a_stick_that_stopped_answering(
+        fresh_app: Any, stick: tuple[threading.Event, list[str]], action: str, button: str, then: list[str]) -> None:
     """A new app replaces this process only once a write to the stick has ended, so a Restart with the
-    stick hung would freeze the screen: it says so and waits for the stick to be taken out."""
+    stick hung would freeze the screen; a Shut down would stop the Pi around that write, on timeouts of a
+    minute or more.  Each says so and waits for the stick to be taken out."""
     answers, done = stick
     screen = fresh_app.root.current_screen
-    screen.confirm = "restart"
-    fresh_app.preferences.system_action("restart")
+    screen.confirm = action
+    fresh_app.preferences.system_action(action)
     pump(1)
     assert screen.message == "Saving to the USB stick first…" and done == []
     until(lambda: "does not answer" in screen.message, "the stick to be given up on")
-    assert screen.message == "The USB stick does not answer. Take it out, then tap Restart again." and done == []
+    assert screen.message == f"The USB stick does not answer. Take it out, then tap {button} again." and done == []
     answers.set()  # taken out: its write ends (with an error)
     until(lambda: exports.idle, "the write to end")
-    fresh_app.preferences.system_action("restart")
-    assert done == ["stop", "restart"]
+    fresh_app.preferences.system_action(action)
+    assert done == then
 
 
 def _quit_while_saving(app: Any) -> Any:
