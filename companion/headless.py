@@ -10,7 +10,6 @@ for optional libraries a PC lacks (libmtdev, xclip); none of that is ours to sho
 from __future__ import annotations
 
 import errno
-import io
 import logging
 import os
 import socket
@@ -227,7 +226,7 @@ def export_png(widget: Any, output: Path, background: tuple[float, ...] | None =
     fills the picture behind the widget (the app's screens leave it to the window's clear colour)."""
     from kivy.graphics import Color, InstructionGroup, Rectangle
 
-    from companion.app.widgets import picture_of
+    from companion.app.widgets import png_of
     from companion.engine.paths import write_durably
 
     behind = InstructionGroup()
@@ -236,12 +235,10 @@ def export_png(widget: Any, output: Path, background: tuple[float, ...] | None =
         behind.add(Rectangle(pos=widget.pos, size=widget.size))
     widget.canvas.before.insert(0, behind)
     try:
-        png = io.BytesIO()
-        with picture_of(widget):  # the scroll views' clips are in the picture's pixels
-            widget.export_as_image().save(png, flipped=False, fmt="png")
-        if not png.getvalue():
+        png = png_of(widget)
+        if not png:
             raise OSError(errno.EIO, "the picture could not be saved (see kivy.log in the data folder)")
-        write_durably(output, png.getvalue())
+        write_durably(output, png)
     except OSError as error:
         raise UserError(f"{output}: cannot write: {error.strerror or error}") from None
     finally:

@@ -40,7 +40,7 @@ from companion.app.i18n import _, current_language, decimal_text, n_
 from companion.app.journal_desk import notice_text, write_problem
 from companion.app.saving import JobThread
 from companion.app.settings import SEAT_COLOURS
-from companion.app.widgets import GToggle, Scroll, picture_of
+from companion.app.widgets import GToggle, Scroll, png_of
 from companion.engine.errors import holds
 from companion.engine.paths import data_dir, sync_to_disk, write_durably
 from companion.engine.writer import InlineWriter, Writer
@@ -485,10 +485,7 @@ class HistoryScreen(Screen):
         """The result panel as a PNG, to share."""
         if self.model.result() is None:
             return
-        png = io.BytesIO()
-        with picture_of(self.ids.result):
-            self.ids.result.export_as_image().save(png, flipped=False, fmt="png")
-        self.model.export_picture(png.getvalue())
+        self.model.export_picture(png_of(self.ids.result))
 
 
 class StatsScreen(Screen):

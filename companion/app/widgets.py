@@ -4,6 +4,7 @@ companion.app.chart."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache, partial
@@ -113,6 +114,15 @@ def picture_of(widget: Widget) -> Iterator[None]:
         yield
     finally:
         _PICTURES.pop()
+
+
+def png_of(widget: Widget) -> bytes:
+    """A PNG picture of `widget` as it is drawn now, its clips in place (`picture_of`); b"" when Kivy could
+    not make one (it only logs then)."""
+    png = io.BytesIO()
+    with picture_of(widget):
+        widget.export_as_image().save(png, flipped=False, fmt="png")
+    return png.getvalue()
 
 
 class Clipping(Widget):
