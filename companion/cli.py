@@ -116,6 +116,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     else:
         write_new_text(args.output, text)
+        print(args.output)  # where it went, as `chinagold generate` and `layout render` say
     return 0
 
 

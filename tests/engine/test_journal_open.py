@@ -420,7 +420,7 @@ def test_export_writes_a_new_file_and_never_over_one_with_other_contents(
     path = tmp_path / "journal.sqlite3"
     ids = journal_with_games(path, games=2)
     record = tmp_path / "game.json"
-    assert _run(capsys, "export", str(ids[0]), "--journal", str(path), "-o", str(record))[0] == 0
+    assert _run(capsys, "export", str(ids[0]), "--journal", str(path), "-o", str(record)) == (0, f"{record}\n", "")
     written = record.read_bytes()
     assert json.loads(written)["actions"]
     assert _run(capsys, "export", str(ids[0]), "--journal", str(path), "-o", str(record))[0] == 0, \
