@@ -3,10 +3,12 @@ Bookworm start-up files, never overwriting a user's file silently) and the power
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -16,7 +18,7 @@ import pytest
 from companion.cli import main
 from companion.engine.errors import UserError
 from companion.system import doctor, power
-from companion.system.doctor import Check, Port, run_checks
+from companion.system.doctor import Check, Port, check_usb, run_checks
 from companion.system.kiosk import kiosk_files, next_steps, write_files
 from firmware_bridge import machine
 from tests.slow_disk import medium_taking
@@ -53,8 +55,8 @@ def by_name(checks: list[Check]) -> dict[str, Check]:
 def test_a_ready_machine_passes_every_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")  # a backend that loads here
     root = fake_machine(tmp_path)
-    checks = run_checks({"WAYLAND_DISPLAY": "wayland-0"}, root, tmp_path / "data" / "goldtable", [PICO])
-    assert [check.name for check in checks] == ["display", "gpio", "serial", "audio", "journal", "space"]
+    checks = run_checks({"WAYLAND_DISPLAY": "wayland-0"}, root, tmp_path / "data" / "goldtable", [PICO], sticks=[])
+    assert [check.name for check in checks] == ["display", "gpio", "serial", "audio", "journal", "space", "usb"]
     assert all(check.ok for check in checks), [check.line() for check in checks]
     found = by_name(checks)
     assert found["display"].text == "desktop session (WAYLAND_DISPLAY=wayland-0)"
@@ -96,6 +98,31 @@ def test_an_unwritable_journal_folder_and_a_full_disk_are_problems(tmp_path: Pat
     full = doctor.check_space(tmp_path / "not-yet", usage=lambda _path: SimpleNamespace(free=50 * 10**6))
     assert not full.ok and full.text.startswith(f"only 0.1 GB free on {tmp_path}")
     assert doctor.check_space(tmp_path).ok
+
+
+def test_the_usb_line_says_where_exports_go_and_why_a_stick_cannot_take_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When History says "Could not save", doctor's usb line says why: a stick locked read-only, full, or
+    unreadable; with no stick in, where the exports go instead."""
+    monkeypatch.setenv("GOLDTABLE_DATA", str(tmp_path / "data"))
+    assert check_usb([]) == Check("usb", True, f"no USB stick: History's exports go to {tmp_path / 'data' / 'exports'}")
+    stick = tmp_path / "STICK"
+
+    def stats(flag: int = 0, free_blocks: int = 1000) -> Callable[[Path], SimpleNamespace]:
+        return lambda _path: SimpleNamespace(f_flag=flag, f_bavail=free_blocks, f_frsize=4096)
+
+    assert check_usb([stick], stats()) == Check("usb", True, f"{stick}, 4 MB free: History's exports go there")
+    assert check_usb([stick], stats(free_blocks=2 * 10**6)).text == f"{stick}, 8.2 GB free: History's exports go there"
+    locked = check_usb([stick], stats(flag=os.ST_RDONLY))
+    assert not locked.ok and locked.text.startswith(f"{stick} is read-only (its lock switch")
+    full = check_usb([stick], stats(free_blocks=10))
+    assert full == Check("usb", False, f"{stick} is full: delete files on it, or use another stick")
+
+    def gone(_path: Path) -> SimpleNamespace:
+        raise OSError(errno.EIO, "Input/output error")
+
+    assert check_usb([stick], gone) == Check("usb", False, f"{stick} cannot be read (Input/output error): take the "
+                                                           "stick out and put it in again")
 
 
 def test_doctor_exit_code_is_0_only_when_all_is_fine(monkeypatch: pytest.MonkeyPatch,

@@ -29,7 +29,7 @@ from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, Op
 from companion.app.i18n import _, capitalised, tr
 from companion.engine.core import N_
 from companion.engine.errors import UserError, holds
-from companion.engine.paths import write_durably
+from companion.engine.paths import export_folder, usb_folders, write_durably
 
 if TYPE_CHECKING:
     from companion.app.game_flow import GameFlow
@@ -374,7 +374,6 @@ def _exported(source: Path, game: str, confirmed: bool) -> str:
     """Off the screen's thread: copy the game's profile `source` to the stick as `camera-<game>.json`, on
     the stick before "Saved as" is said; ASK_FIRST when a different profile is there and replacing it was
     not `confirmed`.  Gives what to say."""
-    from companion.app.history import export_folder
     from companion.app.journal_desk import write_problem
 
     folder = export_folder()[0]
@@ -396,7 +395,6 @@ def _imported(game: str, path: Path, confirmed: bool) -> str | None:
     """Off the screen's thread: save the stick's profile `goldtable/camera-<game>.json` as the game's,
     unless it would replace taught faces and that was not `confirmed` (ASK_FIRST).  Gives the problem, None
     when saved."""
-    from companion.app.history import usb_folders
     from companion.camera.profile import holds_taught_faces, load_profile, save_profile
 
     found = [stick / "goldtable" / f"camera-{game}.json" for stick in usb_folders()]

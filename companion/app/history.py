@@ -14,9 +14,7 @@ resuming) while its rules say it is not over, which is how it is told apart from
 from __future__ import annotations
 
 import csv
-import getpass
 import io
-import os
 import sqlite3
 import threading
 import time
@@ -42,7 +40,7 @@ from companion.app.saving import JobThread
 from companion.app.settings import SEAT_COLOURS
 from companion.app.widgets import GToggle, Scroll, png_of
 from companion.engine.errors import holds
-from companion.engine.paths import data_dir, sync_to_disk, write_durably
+from companion.engine.paths import data_dir, export_folder, sync_to_disk, usb_folders, write_durably
 from companion.engine.writer import InlineWriter, Writer
 
 if TYPE_CHECKING:  # the engine is imported on first use, so Home's first frame does not wait for it
@@ -51,7 +49,6 @@ if TYPE_CHECKING:  # the engine is imported on first use, so Home's first frame 
     from companion.engine.core import Setup
     from companion.engine.journal import GameSummary, Journal
 
-USB_ENV = "GOLDTABLE_USB"  # a folder to use as "the USB stick" (tests, or a stick mounted elsewhere)
 #: The reader hands what it has read to the UI thread at most this often (and once at the end).
 BATCH_SECONDS = 0.1
 #: Up to this many changed rows (a tap changes two) go to History's list one by one, more as one slice.
@@ -154,31 +151,6 @@ def games_csv(results: list[GameResult]) -> str:
             writer.writerow([result.summary.id, result.summary.game, started, result.status, seat, name, score,
                              "yes" if seat in result.winners else ""])
     return out.getvalue()
-
-
-def usb_folders() -> list[Path]:
-    """Mounted USB sticks: /media/$USER/* and /run/media/$USER/* (and /media/* where the system mounts
-    there), or the folder named by $GOLDTABLE_USB."""
-    override = os.environ.get(USB_ENV)
-    if override:
-        return [Path(override)] if Path(override).is_dir() else []
-    user = os.environ.get("USER") or getpass.getuser()
-    found: list[Path] = []
-    for root in (Path("/media") / user, Path("/run/media") / user, Path("/media")):
-        try:
-            children = sorted(root.iterdir())
-        except OSError:
-            continue
-        found += [child for child in children if child.is_dir() and os.path.ismount(child) and child not in found]
-    return found
-
-
-def export_folder() -> tuple[Path, bool]:
-    """Where exports go: the first USB stick (True), else the `exports` folder beside the journal."""
-    sticks = usb_folders()
-    if sticks:
-        return sticks[0] / "goldtable", True
-    return data_dir() / "exports", False
 
 
 def save_new_file(folder: Callable[[], Path], name: str, content: bytes, say: Callable[[str], None]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import getpass
 import os
 import tempfile
 from pathlib import Path
@@ -21,6 +22,34 @@ def data_dir() -> Path:
         return Path(base)
     xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(xdg) / "goldtable"
+
+
+USB_ENV = "GOLDTABLE_USB"  # a folder to use as "the USB stick" (tests, or a stick mounted elsewhere)
+
+
+def usb_folders() -> list[Path]:
+    """Mounted USB sticks: /media/$USER/* and /run/media/$USER/* (and /media/* where the system mounts
+    there), or the folder named by $GOLDTABLE_USB."""
+    override = os.environ.get(USB_ENV)
+    if override:
+        return [Path(override)] if Path(override).is_dir() else []
+    user = os.environ.get("USER") or getpass.getuser()
+    found: list[Path] = []
+    for root in (Path("/media") / user, Path("/run/media") / user, Path("/media")):
+        try:
+            children = sorted(root.iterdir())
+        except OSError:
+            continue
+        found += [child for child in children if child.is_dir() and os.path.ismount(child) and child not in found]
+    return found
+
+
+def export_folder() -> tuple[Path, bool]:
+    """Where exports go: the first USB stick (True), else the `exports` folder beside the journal."""
+    sticks = usb_folders()
+    if sticks:
+        return sticks[0] / "goldtable", True
+    return data_dir() / "exports", False
 
 
 def sync_folder(folder: Path) -> None:

@@ -14,9 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.engine.paths import export_folder, usb_folders
+
 #: Below this much free space on the journal's disk, doctor warns (a game journal is kilobytes; the OS
 #: itself misbehaves on a full card long before Goldtable does).
 MIN_FREE_BYTES = 200 * 1024 * 1024
+#: A USB stick with less free than this cannot take History's CSV of a busy club's year, nor a picture.
+MIN_STICK_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -146,12 +150,34 @@ def check_space(folder: Path, minimum: int = MIN_FREE_BYTES,
     return Check("space", True, text)
 
 
+def check_usb(sticks: list[Path], statvfs: Callable[[Path], Any] = os.statvfs) -> Check:
+    """Where History's exports go: the first USB stick in, which must take files, else the exports folder
+    beside the journal.  When History says "Could not save", this line says why."""
+    if not sticks:
+        return Check("usb", True, f"no USB stick: History's exports go to {export_folder()[0]}")
+    stick = sticks[0]
+    try:
+        stats = statvfs(stick)
+    except OSError as error:
+        return Check("usb", False, f"{stick} cannot be read ({error.strerror or error}): take the stick out and put it "
+                                   "in again")
+    if stats.f_flag & os.ST_RDONLY:
+        return Check("usb", False, f"{stick} is read-only (its lock switch, or a file system to repair on a "
+                                   "computer): History cannot save there")
+    free = stats.f_bavail * stats.f_frsize
+    if free < MIN_STICK_BYTES:
+        return Check("usb", False, f"{stick} is full: delete files on it, or use another stick")
+    amount = f"{free / 1e9:.1f} GB" if free >= 10**9 else f"{free // 10**6} MB"
+    return Check("usb", True, f"{stick}, {amount} free: History's exports go there")
+
+
 def run_checks(env: Mapping[str, str] | None = None, root: Path = Path("/"), journal_folder: Path | None = None,
-               ports: Iterable[Port] | None = None) -> list[Check]:
+               ports: Iterable[Port] | None = None, sticks: list[Path] | None = None) -> list[Check]:
     """All checks, in the order shown."""
     from companion.engine.journal import default_path
 
     env = os.environ if env is None else env
     folder = journal_folder or default_path().parent
     return [check_display(env, root), check_gpio(root), check_serial(serial_ports() if ports is None else ports),
-            check_audio(root), check_journal(folder), check_space(folder)]
+            check_audio(root), check_journal(folder), check_space(folder),
+            check_usb(usb_folders() if sticks is None else sticks)]

@@ -341,7 +341,7 @@ def test_tiles_taught_to_an_earlier_reader_are_shown_again_before_the_camera_rea
 
 def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: Path,
                                                       monkeypatch: Any) -> None:
-    import companion.app.history as history
+    from companion.app import camera as camera_screen
     from companion.camera.profile import load_profile
 
     app = table_app
@@ -355,7 +355,7 @@ def test_a_profile_goes_to_a_usb_stick_and_comes_back(table_app: Any, tmp_path: 
         looked.append(threading.current_thread())
         return stick / "goldtable", True
 
-    monkeypatch.setattr(history, "export_folder", stick_folder)
+    monkeypatch.setattr(camera_screen, "export_folder", stick_folder)
     path = profile_path("goldgraeber")
     camera = CameraSource(str(GOLDGRAEBER / "empty.jpg"))
     try:
