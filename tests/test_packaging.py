@@ -135,6 +135,6 @@ def test_doctor_and_kiosk_templates_from_the_wheel(installed: Installed) -> None
     doctor = installed.run("doctor")
     assert doctor.returncode in (0, 1) and doctor.stderr == ""
     assert [line.split()[0] for line in doctor.stdout.splitlines()] == ["display", "gpio", "serial", "audio",
-                                                                       "journal", "space"]
+                                                                       "journal", "space", "usb"]
     kiosk = installed.run("kiosk", "install", "--dry-run", "--mode", "console")
     assert kiosk.returncode == 0 and f"{installed.venv}/bin/python" in kiosk.stdout
