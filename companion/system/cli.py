@@ -37,8 +37,8 @@ def cmd_kiosk_install(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("doctor", help="check display, GPIO, serial ports, audio, journal and free space; "
-                                             "exit 0 when all is fine, 1 otherwise")
+    p = subparsers.add_parser("doctor", help="check display, GPIO, serial ports, audio, journal, free space and "
+                                             "the USB stick; exit 0 when all is fine, 1 otherwise")
     p.add_argument("--journal", metavar="FILE", help="journal file whose folder to check (default: the user's)")
     p.set_defaults(handler=cmd_doctor)
 
