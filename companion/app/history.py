@@ -40,7 +40,7 @@ from companion.app.saving import JobThread
 from companion.app.settings import SEAT_COLOURS
 from companion.app.widgets import GToggle, Scroll, png_of
 from companion.engine.errors import holds
-from companion.engine.paths import data_dir, export_folder, sync_to_disk, usb_folders, write_durably
+from companion.engine.paths import export_folder, local_exports, sync_to_disk, usb_folders, write_durably
 from companion.engine.writer import InlineWriter, Writer
 
 if TYPE_CHECKING:  # the engine is imported on first use, so Home's first frame does not wait for it
@@ -322,7 +322,7 @@ class HistoryModel(EventDispatcher):
     def _label_usb(self) -> None:
         sticks = usb_folders()
         self.usb_text = _("USB stick: {path}").format(path=str(sticks[0])) if sticks else \
-            _("No USB stick: exports go to {path}").format(path=str(data_dir() / "exports"))
+            _("No USB stick: exports go to {path}").format(path=str(local_exports()))
 
     def result(self, game_id: int | None = None) -> GameResult | None:
         wanted = self.selected if game_id is None else game_id

@@ -44,12 +44,17 @@ def usb_folders() -> list[Path]:
     return found
 
 
+def local_exports() -> Path:
+    """Where exports go when no USB stick is in: the `exports` folder beside the journal."""
+    return data_dir() / "exports"
+
+
 def export_folder() -> tuple[Path, bool]:
-    """Where exports go: the first USB stick (True), else the `exports` folder beside the journal."""
+    """Where exports go: the first USB stick (True), else `local_exports()`."""
     sticks = usb_folders()
     if sticks:
         return sticks[0] / "goldtable", True
-    return data_dir() / "exports", False
+    return local_exports(), False
 
 
 def sync_folder(folder: Path) -> None:

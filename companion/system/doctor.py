@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.engine.paths import export_folder, usb_folders
+from companion.engine.paths import local_exports, usb_folders
 
 #: Below this much free space on the journal's disk, doctor warns (a game journal is kilobytes; the OS
 #: itself misbehaves on a full card long before Goldtable does).
@@ -154,7 +154,7 @@ def check_usb(sticks: list[Path], statvfs: Callable[[Path], Any] = os.statvfs) -
     """Where History's exports go: the first USB stick in, which must take files, else the exports folder
     beside the journal.  When History says "Could not save", this line says why."""
     if not sticks:
-        return Check("usb", True, f"no USB stick: History's exports go to {export_folder()[0]}")
+        return Check("usb", True, f"no USB stick: History's exports go to {local_exports()}")
     stick = sticks[0]
     try:
         stats = statvfs(stick)
