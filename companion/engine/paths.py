@@ -86,13 +86,51 @@ def write_durably(path: Path, content: str | bytes, *, replace: bool = True, mak
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        if not replace and (path.exists() or path.is_symlink()):
-            raise FileExistsError(errno.EEXIST, "already exists", str(path))
-        os.replace(temporary, path)
+        if replace:
+            os.replace(temporary, path)
+        else:
+            _rename_without_replacing(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     sync_folder(folder)
+
+
+def _rename_without_replacing(temporary: str, path: Path) -> None:
+    """Give `temporary` the name `path` only if no file has it, in one step where the file system allows:
+    a look first and a rename after would write over a file made in between.  The kernel's
+    `renameat2(RENAME_NOREPLACE)` does it on ext4 and on FAT and exFAT sticks; a hard link where a file
+    system lacks that; the look and the rename only where it has neither (a FUSE stick may)."""
+    if _renameat2_no_replace(temporary, path):
+        return
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links here
+        if path.exists() or path.is_symlink():
+            raise FileExistsError(errno.EEXIST, "already exists", str(path)) from None
+        os.replace(temporary, path)
+    else:
+        os.unlink(temporary)
+
+
+def _renameat2_no_replace(temporary: str, path: Path) -> bool:
+    """The kernel's no-replace rename: True when done, False when this system or file system has none
+    (FileExistsError when the name is taken, OSError for any other failure)."""
+    import ctypes  # only here: the app asks this module for its folders before its first frame
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:  # a C library older than glibc 2.28
+        return False
+    at_cwd, no_replace = -100, 1  # AT_FDCWD, RENAME_NOREPLACE
+    if renameat2(at_cwd, os.fsencode(temporary), at_cwd, os.fsencode(path), no_replace) == 0:
+        return True
+    number = ctypes.get_errno()
+    if number in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(number, os.strerror(number), str(path))
 
 
 def _give_usual_mode(handle: int) -> None:

@@ -56,6 +56,52 @@ def test_without_replace_a_file_already_there_is_kept(tmp_path: Path) -> None:
     assert (tmp_path / "other.json").read_text(encoding="utf-8") == "ours"
 
 
+def someone_writes_it_meanwhile(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another program makes `path` while ours is being written, and any look at it comes just before."""
+    fsync = os.fsync
+
+    def flush_and_file_appears(fd: int) -> None:
+        fsync(fd)
+        if not path.exists():
+            path.write_text("someone's", encoding="utf-8")
+
+    monkeypatch.setattr(os, "fsync", flush_and_file_appears)
+    monkeypatch.setattr(Path, "exists", lambda self: False)
+    monkeypatch.setattr(Path, "is_symlink", lambda self: False)
+
+
+@pytest.mark.parametrize("kernel", ["renameat2", "hard link"])
+def test_without_replace_a_file_made_meanwhile_is_kept_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           kernel: str) -> None:
+    """The name is taken in one step: a file made between a look and the rename is never written over."""
+    if kernel == "hard link":
+        monkeypatch.setattr(paths, "_renameat2_no_replace", lambda temporary, path: False)
+    path = tmp_path / "goldtable-games.csv"
+    someone_writes_it_meanwhile(path, monkeypatch)
+    with pytest.raises(FileExistsError):
+        write_durably(path, "ours", replace=False)
+    monkeypatch.undo()
+    assert path.read_text(encoding="utf-8") == "someone's" and list(tmp_path.iterdir()) == [path]
+
+
+def test_without_hard_links_or_renameat2_the_look_still_keeps_a_file(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FUSE stick may have neither: the file is then looked for first, as well as can be."""
+    def no_links(*_args: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(paths, "_renameat2_no_replace", lambda temporary, path: False)
+    monkeypatch.setattr(os, "link", no_links)
+    path = tmp_path / "game.json"
+    path.write_text("someone's", encoding="utf-8")
+    with pytest.raises(FileExistsError):
+        write_durably(path, "ours", replace=False)
+    write_durably(tmp_path / "other.json", "ours", replace=False)
+    assert path.read_text(encoding="utf-8") == "someone's"
+    assert sorted(entry.name for entry in tmp_path.iterdir()) == ["game.json", "other.json"]
+    assert (tmp_path / "other.json").read_text(encoding="utf-8") == "ours"
+
+
 @pytest.mark.parametrize("umask", [0o022, 0o077])
 def test_a_written_file_gets_the_mode_a_new_file_gets_not_the_temporary_files(tmp_path: Path, umask: int) -> None:
     """An exported record or picture is for others to read as well, unless the umask says otherwise."""
