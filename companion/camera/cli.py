@@ -13,8 +13,11 @@ from typing import Any
 
 from companion.engine.errors import UserError, read_text_file
 
-_MISSING = ("OpenCV and numpy are needed for the camera: pip install 'goldtable[camera]' "
-            "(on a Pi: sudo apt install python3-opencv python3-numpy)")
+#: Goldtable is installed from its folder, not from PyPI: `pip install 'goldtable[camera]'` would fetch
+#: whatever PyPI has by that name.  On a Pi, Debian's OpenCV shares its numpy with picamera2 (OpenCV's own
+#: wheel wants numpy 2, which Bookworm's picamera2 parts were not built for).
+_MISSING = ("OpenCV and numpy are needed for the camera: on a Raspberry Pi, sudo apt install python3-opencv; "
+            "elsewhere, in Goldtable's folder, .venv/bin/pip install '.[camera]'")
 
 
 def _require_camera() -> None:

@@ -175,3 +175,16 @@ def test_a_tile_profile_taught_before_tiles_were_cut_whole_is_taught_again(tmp_p
     assert again.returncode == 0 and "still to teach: 1 2" in again.stdout, again.stdout
     renewed = load_profile(profile)
     assert not renewed.stale and [item.face for item in renewed.taught] == ["0"]
+
+
+def test_without_opencv_it_says_how_to_install_it_from_goldtables_folder(tmp_path: Path) -> None:
+    """Not `pip install 'goldtable[camera]'`: Goldtable does not come from PyPI, so that would fetch a
+    stranger's package of the name."""
+    blocked = tmp_path / "no-opencv" / "cv2"
+    blocked.mkdir(parents=True)
+    (blocked / "__init__.py").write_text("raise ImportError('no OpenCV here')\n", encoding="utf-8")
+    env = {"GOLDTABLE_DATA": str(tmp_path), "PATH": "/usr/bin", "PYTHONPATH": f"{blocked.parent}:{REPO}"}
+    result = subprocess.run([sys.executable, "-m", "companion.cli", "camera", "list"], capture_output=True,
+                            text=True, timeout=120, env=env)
+    refused(result, "sudo apt install python3-opencv", "pip install '.[camera]'")
+    assert "goldtable[camera]" not in result.stderr
