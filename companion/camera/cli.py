@@ -15,7 +15,7 @@ from companion.engine.errors import UserError, read_text_file
 
 #: Goldtable is installed from its folder, not from PyPI: `pip install 'goldtable[camera]'` would fetch
 #: whatever PyPI has by that name.  On a Pi, Debian's OpenCV shares its numpy with picamera2 (OpenCV's own
-#: wheel wants numpy 2, which Bookworm's picamera2 parts were not built for).
+#: wheel brings numpy 2 into the venv, ahead of the numpy 1.24 Bookworm's picamera2 helpers were built with).
 _MISSING = ("OpenCV and numpy are needed for the camera: on a Raspberry Pi, sudo apt install python3-opencv; "
             "elsewhere, in Goldtable's folder, .venv/bin/pip install '.[camera]'")
 
