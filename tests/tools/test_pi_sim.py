@@ -1,8 +1,10 @@
 """The parts of tools/pi-sim that need no virtual machine: the guide's commands as the check reads them,
-the simulated Pi's device tree, the Pico's USB descriptors, where a tap lands on a turned screen."""
+the simulated Pi's device tree, the Pico's USB descriptors, where a tap lands on a turned screen, how the
+camera's readings in the image are compared with this PC's."""
 
 from __future__ import annotations
 
+import json
 import struct
 import sys
 from pathlib import Path
@@ -44,6 +46,7 @@ def test_the_guide_has_every_step_the_check_runs() -> None:
     assert "git clone git://10.0.2.2:9418/goldtable ~/goldtable" in scripts
     assert doc.PLACEHOLDER not in scripts
     assert "python3-lgpio" in scripts and "raspi-config nonint do_boot_behaviour B4" in scripts
+    assert "sudo apt install -y python3-opencv" in scripts  # the camera's step (check 10)
     # a reboot is a step of its own: the check reboots the machine there and carries on
     assert all(step.script is None or "sudo reboot" not in step.script for step in steps)
     assert [step.tag for step in steps if step.reboot] == ["card", "desktop", "console"]
@@ -201,3 +204,56 @@ def test_a_check_on_the_desktop_brings_the_kiosk_check_with_it() -> None:
     assert numbers({1, 9}) == []
     assert numbers(set()) == [2, 3, 4, 6, 7, 8]
     assert numbers({5, 9}, shuts_down=True) == [2], "check 5's desktop half shuts the kiosk down"
+
+
+def test_only_the_camera_check_starts_no_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Check 10 needs only the image (qemu-user): `--only 10` goes straight to it, on every release asked for."""
+    from pisim import suite
+    from pisim.checks import Run
+    from pisim.image import Target
+
+    ran: list[tuple[str, str]] = []
+    monkeypatch.setattr(suite, "on_machines", lambda run, target: ran.append(("machines", target.suite)))
+    monkeypatch.setattr(suite, "check_camera", lambda run, target: ran.append(("camera", target.suite)))
+    for only, expected in (({10}, [("camera", "trixie"), ("camera", "bookworm")]),
+                           ({1}, [("machines", "trixie"), ("machines", "bookworm")]),
+                           (set(), [("machines", "trixie"), ("camera", "trixie"), ("machines", "bookworm"),
+                                    ("camera", "bookworm")])):
+        ran.clear()
+        run = Run(log=None, repository="", only=only, sensor=None, pico_port=0)  # type: ignore[arg-type]
+        suite.run_all(run, [Target("trixie"), Target("bookworm")])
+        assert ran == expected, only
+
+
+def camera_lines(*rolls: tuple[str, list[str], list[float], bool]) -> str:
+    """`goldtable camera read --json` output for rolls of the committed photos, under some folder."""
+    return "".join(json.dumps({"image": f"/home/pi/goldtable/tests/data/camera/sample/{name}", "faces": faces,
+                               "confidence": confidence, "uncertain": asked}) + "\n"
+                   for name, faces, confidence, asked in rolls)
+
+
+def test_the_image_must_read_every_roll_as_this_pc_does() -> None:
+    from pisim.camera import compare, readings
+
+    here = readings(camera_lines(("digger-000/rolls/roll-000.jpg", ["G", "K"], [0.82, 0.98], True),
+                                 ("digger-000/rolls/roll-001.jpg", ["Y", "G"], [0.90, 0.97], False)))
+    assert set(here) == {"tests/data/camera/sample/digger-000/rolls/roll-000.jpg",
+                         "tests/data/camera/sample/digger-000/rolls/roll-001.jpg"}
+    alike = readings(camera_lines(("digger-000/rolls/roll-000.jpg", ["G", "K"], [0.80, 0.98], True),
+                                  ("digger-000/rolls/roll-001.jpg", ["Y", "G"], [0.90, 0.96], False)))
+    assert compare(here, alike) == pytest.approx(0.02)
+    other_face = readings(camera_lines(("digger-000/rolls/roll-000.jpg", ["G", "K"], [0.82, 0.98], True),
+                                       ("digger-000/rolls/roll-001.jpg", ["Y", "B"], [0.90, 0.97], False)))
+    with pytest.raises(Failure, match=r"roll-001.jpg: read \['Y', 'B'\] \(asked: False\) in the image"):
+        compare(here, other_face)
+    not_asked = readings(camera_lines(("digger-000/rolls/roll-000.jpg", ["G", "K"], [0.82, 0.98], False),
+                                      ("digger-000/rolls/roll-001.jpg", ["Y", "G"], [0.90, 0.97], False)))
+    with pytest.raises(Failure, match=r"roll-000\.jpg"):
+        compare(here, not_asked)
+    with pytest.raises(Failure, match="read 1 rolls in the image, 2 on this PC"):
+        compare(here, dict(list(alike.items())[:1]))
+    drifting = readings(camera_lines(("digger-000/rolls/roll-000.jpg", ["G", "K"], [0.52, 0.98], True),
+                                     ("digger-000/rolls/roll-001.jpg", ["Y", "G"], [0.90, 0.97], False)))
+    with pytest.raises(Failure, match=r"confidences up to 0\.30 apart"):
+        compare(here, drifting)
+

@@ -2,8 +2,9 @@
 
 A shell block the check runs is fenced as ```sh followed by tags naming the steps it belongs to (Markdown
 shows only the language). `card` brings the system up to date, `install` installs Goldtable, `doctor`
-checks it, `desktop` and `console` set up the two kiosk modes, `update` updates an installation. The
-only thing the check changes is the placeholder for the repository address.
+checks it, `desktop` and `console` set up the two kiosk modes, `camera` adds what the camera needs,
+`update` updates an installation. The only thing the check changes is the placeholder for the repository
+address.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pisim.host import REPO
 
 GUIDE = REPO / "docs" / "raspberry-pi.md"
 PLACEHOLDER = "<your goldtable repository>"
-TAGS = ("card", "install", "doctor", "desktop", "console", "update")
+TAGS = ("card", "install", "doctor", "desktop", "console", "camera", "update")
 #: A command on a line of its own that reboots the Pi: the check reboots the machine and carries on.
 REBOOT = re.compile(r"^\s*sudo\s+reboot\s*(#.*)?$")
 FENCE = re.compile(r"^```sh[ \t]+([a-z ]+?)[ \t]*\n(.*?)^```[ \t]*$", flags=re.MULTILINE | re.DOTALL)

@@ -1,10 +1,11 @@
-"""What `tools/pi-sim/check` runs, in order: checks 1 to 4 and 6 to 8 on every release, 5 and 9 on trixie."""
+"""What `tools/pi-sim/check` runs, in order: checks 1 to 4, 6 to 8 and 10 on every release, 5 and 9 on trixie."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
 
+from pisim.camera import CAMERA, check_camera
 from pisim.checks import (
     Run,
     attempt,
@@ -43,24 +44,33 @@ def to_run(run: Run, checks: tuple[tuple[int, Callable[[Run, Machine], None]], .
 
 
 def run_all(run: Run, targets: list[Target]) -> None:
+    """On every release: the machines' checks, then the camera's (check 10), which needs only the image:
+    `--only 10` starts no machine."""
+    for target in targets:
+        if run.only != {CAMERA}:
+            on_machines(run, target)
+        if run.wanted(CAMERA):
+            check_camera(run, target)
+
+
+def on_machines(run: Run, target: Target) -> None:
     """Checks 1 to 4 and 6 to 8 on every release (each release's own desktop, kernel and file system);
     5 and 9 on trixie (today's Raspberry Pi OS) only: they need a second card booted to the console."""
-    for target in targets:
-        trixie = target.suite == "trixie"
-        on_the_desktop = ON_THE_DESKTOP if trixie else ON_AN_OLDER_DESKTOP
-        wanted = trixie or run.wanted(1) or any(run.wanted(number) for number, _check in on_the_desktop)
-        vm = check_install(run, target) if wanted else None
-        if vm is None:
-            continue
-        desktop_off = None
-        try:
-            for _number, check in to_run(run, on_the_desktop, shuts_down=trixie and run.wanted(5)):
-                check(run, vm)
-            if trixie and run.wanted(5):
-                desktop_off = attempt(partial(shutdown_desktop, run, vm))
-        finally:
-            vm.shutdown()
-        if trixie and (run.wanted(9) or run.wanted(5)):
-            console_off = check_console(run, target)
-            if run.wanted(5) and desktop_off is not None:
-                run.check(5, "Shut down", joined(desktop_off, console_off))
+    trixie = target.suite == "trixie"
+    on_the_desktop = ON_THE_DESKTOP if trixie else ON_AN_OLDER_DESKTOP
+    wanted = trixie or run.wanted(1) or any(run.wanted(number) for number, _check in on_the_desktop)
+    vm = check_install(run, target) if wanted else None
+    if vm is None:
+        return
+    desktop_off = None
+    try:
+        for _number, check in to_run(run, on_the_desktop, shuts_down=trixie and run.wanted(5)):
+            check(run, vm)
+        if trixie and run.wanted(5):
+            desktop_off = attempt(partial(shutdown_desktop, run, vm))
+    finally:
+        vm.shutdown()
+    if trixie and (run.wanted(9) or run.wanted(5)):
+        console_off = check_console(run, target)
+        if run.wanted(5) and desktop_off is not None:
+            run.check(5, "Shut down", joined(desktop_off, console_off))
