@@ -60,6 +60,21 @@ def test_blocks_split_at_their_reboots_and_untagged_blocks_are_not_run() -> None
         ("install", "sudo apt update\n"), ("install", None), ("install", "echo after\n")]
 
 
+def test_the_guide_is_read_once_per_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Editing the guide while the checks run (a new step written for the next run) once stopped a run at
+    its console card: the card's steps and its cache key stay those the run began with."""
+    guide = tmp_path / "raspberry-pi.md"
+    guide.write_text("```sh install\necho first\n```\n", encoding="utf-8")
+    monkeypatch.setattr(doc, "GUIDE", guide)
+    doc.guide_text.cache_clear()
+    try:
+        before = (doc.steps(("install",), "REPO"), doc.digest())
+        guide.write_text("```sh install newtag\necho second\n```\n", encoding="utf-8")
+        assert (doc.steps(("install",), "REPO"), doc.digest()) == before
+    finally:
+        doc.guide_text.cache_clear()
+
+
 def test_an_unknown_or_missing_tag_is_an_error() -> None:
     with pytest.raises(ValueError, match="unknown step tag 'instal'"):
         doc.steps(("install",), "REPO", "```sh instal\necho\n```\n")

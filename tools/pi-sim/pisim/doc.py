@@ -9,9 +9,10 @@ address.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from pisim.host import REPO
 
@@ -35,9 +36,14 @@ class Step:
         return self.script is None
 
 
+@functools.cache  # once per run: the guide edited while the checks run must not change their steps midway
+def guide_text() -> str:
+    return GUIDE.read_text(encoding="utf-8")
+
+
 def steps(tags: tuple[str, ...], repository: str, text: str | None = None) -> list[Step]:
     """The guide's blocks with one of `tags`, in the guide's order, split at its reboots."""
-    guide = GUIDE.read_text(encoding="utf-8") if text is None else text
+    guide = guide_text() if text is None else text
     found: list[Step] = []
     for match in FENCE.finditer(guide):
         block_tags = match.group(1).split()
@@ -66,10 +72,4 @@ def steps(tags: tuple[str, ...], repository: str, text: str | None = None) -> li
 
 def digest(text: str | None = None) -> str:
     """The guide's text, for the cache of installed cards."""
-    import hashlib
-
-    return hashlib.sha256((GUIDE.read_text(encoding="utf-8") if text is None else text).encode()).hexdigest()[:16]
-
-
-def guide_path() -> Path:
-    return GUIDE
+    return hashlib.sha256((guide_text() if text is None else text).encode()).hexdigest()[:16]
