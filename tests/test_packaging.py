@@ -3,9 +3,9 @@ runs from another directory: replay, layout check on a user's edited copy, scree
 shipped layouts and rule texts, doctor and the kiosk templates.  So every file read at run time must be
 package data (companion/data, locale, kv, kiosk templates).
 
-Builds the wheel with this venv's pip (`pip wheel --no-deps`, build isolation from pip's cache) and
-installs the dependencies from pip's cache; about a minute on this machine, hence marked `slow`
-(deselect with `-m "not slow"` for a quick run; the default run includes it).
+Builds the wheel with this venv's pip (`pip wheel --no-deps`, with build isolation) and installs the
+dependencies, pip having a home and a cache of its own in the test's folder: about a minute on this
+machine, hence marked `slow` (deselect with `-m "not slow"` for a quick run; the default run includes it).
 """
 
 from __future__ import annotations
@@ -48,9 +48,18 @@ class Installed:
                               cwd=self.elsewhere, env=self.env, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
-def _pip(*args: str, python: str = sys.executable) -> None:
+def own_home(home: Path) -> dict[str, str]:
+    """The environment with a home of its own, for pip and the venv's ensurepip: pip asks `rustc --version`
+    for its user agent, and rustup then writes ~/.rustup; pip's cache would land in the user's home too.
+    The user's own pip settings are still read."""
+    home.mkdir(exist_ok=True)
+    return {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"),
+            "XDG_CONFIG_HOME": os.environ.get("XDG_CONFIG_HOME", str(Path.home() / ".config"))}
+
+
+def _pip(*args: str, home: Path, python: str = sys.executable) -> None:
     result = subprocess.run([python, "-m", "pip", "--disable-pip-version-check", "-q", *args],
-                            capture_output=True, text=True, timeout=900)
+                            capture_output=True, text=True, timeout=900, env=own_home(home))
     assert result.returncode == 0, result.stderr[-3000:]
 
 
@@ -66,10 +75,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
         else:
             shutil.copy2(origin, source / name)
-    _pip("wheel", "--no-deps", "-w", str(base / "dist"), str(source))
+    home = base / "pip-home"
+    _pip("wheel", "--no-deps", "-w", str(base / "dist"), str(source), home=home)
     wheel = next((base / "dist").glob("goldtable-*.whl"))
-    subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=300)
-    _pip("install", str(wheel), python=str(base / "venv" / "bin" / "python"))
+    subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, timeout=300, env=own_home(home))
+    _pip("install", str(wheel), home=home, python=str(base / "venv" / "bin" / "python"))
     yield Installed(base, wheel)
     shutil.rmtree(base, ignore_errors=True)
 
