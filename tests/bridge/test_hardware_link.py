@@ -138,8 +138,9 @@ def test_the_handler_answers_itself_once_and_never_waits_for_the_port(link_with:
 
 
 def test_the_app_starts_with_a_sensor_that_cannot_start_and_plays_by_touch(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GOLDTABLE_DATA": str(tmp_path)}
-    env.pop("KIVY_HOME", None)  # the child's own, under its data folder
+    # the child's Kivy folder under its data folder, named outright: the child imports the UI tests' helpers,
+    # and so Kivy, before the app would choose it, and Kivy alone made ~/.kivy in the user's real home
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GOLDTABLE_DATA": str(tmp_path), "KIVY_HOME": str(tmp_path / "kivy")}
     result = subprocess.run([sys.executable, "-m", "tests.bridge.failing_source_app", str(tmp_path)], cwd=ROOT,
                             env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
