@@ -151,8 +151,7 @@ def check_camera(run_: Run, target: Target) -> None:
             in_the_image(root, "sudo apt update -qq\n", run_.log, "apt update in the image")
             for step in doc.steps(("install", "camera"), repository):
                 if step.script is not None:
-                    first = next(line for line in step.script.splitlines() if line.strip())
-                    in_the_image(root, step.script, run_.log, f"the guide's {step.tag} step `{first.strip()}`")
+                    in_the_image(root, step.script, run_.log, step.name)
             versions = in_the_image(root, "goldtable/.venv/bin/python -c 'import cv2, numpy; "
                                           "print(cv2.__version__, numpy.__version__)'\n", run_.log, "OpenCV's version")
             there = readings(in_the_image(root, f"cd goldtable\nexport GOLDTABLE=.venv/bin/goldtable "

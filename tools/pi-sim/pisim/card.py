@@ -74,8 +74,7 @@ def run_steps(vm: Machine, steps: list[doc.Step], desktop_terminal: bool = False
         script = (DESKTOP_TERMINAL if desktop_terminal else "") + step.script
         result = vm.ssh("bash -e", input_text=script, check=False, timeout=STEP_TIMEOUT)
         if vm.last_status != 0:
-            first = next(line for line in step.script.splitlines() if line.strip())
-            raise Failure(f"the guide's {step.tag} step `{first.strip()}` failed: {vm.last_error or result[-200:]}")
+            raise Failure(f"{step.name} failed: {vm.last_error or result[-200:]}")
     return commands
 
 

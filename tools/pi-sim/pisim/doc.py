@@ -35,6 +35,12 @@ class Step:
     def reboot(self) -> bool:
         return self.script is None
 
+    @property
+    def name(self) -> str:
+        """The step as a failure names it: its tag and its first command."""
+        first = next(line for line in (self.script or "sudo reboot").splitlines() if line.strip())
+        return f"the guide's {self.tag} step `{first.strip()}`"
+
 
 @functools.cache  # once per run: the guide edited while the checks run must not change their steps midway
 def guide_text() -> str:
